@@ -1,0 +1,313 @@
+"""Text -> AST: the Lark LALR parser, its transformer, and MySQL-shaped syntax errors.
+
+The transformer runs inside the LALR parse (``transformer=``), so the rest of the program never
+sees a parse tree. Checks MySQL makes while parsing (1059, 1102, 1525, 3067, reserved words) are
+made here too, so such a statement never reaches the executor and changes nothing.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from ..interpreter import ast
+from ..interpreter.errors import ER, MySQLError
+from ..interpreter.filters import FilterType
+from .lexical import unescape_string, unquote_identifier
+from ..interpreter.source_options import resolve_source_option
+from .splitter import StatementText, split_statements, ClientCommand
+
+GRAMMAR_PATH = Path(__file__).with_name("replfilter.lark")
+
+# MySQL 8.4 reserved words that could otherwise be taken for names here (a bare reserved word is
+# a syntax error in MySQL; Lark's contextual lexer would accept it as an identifier).
+RESERVED_WORDS = frozenset(
+    """
+    ACCESSIBLE ADD ALL ALTER ANALYZE AND AS ASC ASENSITIVE BEFORE BETWEEN BIGINT BINARY BLOB BOTH
+    BY CALL CASCADE CASE CHANGE CHAR CHARACTER CHECK COLLATE COLUMN CONDITION CONSTRAINT CONTINUE
+    CONVERT CREATE CROSS CUBE CUME_DIST CURRENT_DATE CURRENT_TIME CURRENT_TIMESTAMP CURRENT_USER
+    CURSOR DATABASE DATABASES DAY_HOUR DAY_MICROSECOND DAY_MINUTE DAY_SECOND DEC DECIMAL DECLARE
+    DEFAULT DELAYED DELETE DENSE_RANK DESC DESCRIBE DETERMINISTIC DISTINCT DISTINCTROW DIV DOUBLE
+    DROP DUAL EACH ELSE ELSEIF EMPTY ENCLOSED ESCAPED EXCEPT EXISTS EXIT EXPLAIN FALSE FETCH
+    FIRST_VALUE FLOAT FLOAT4 FLOAT8 FOR FORCE FOREIGN FROM FULLTEXT FUNCTION GENERATED GET GRANT
+    GROUP GROUPING GROUPS HAVING HIGH_PRIORITY HOUR_MICROSECOND HOUR_MINUTE HOUR_SECOND IF IGNORE
+    IN INDEX INFILE INNER INOUT INSENSITIVE INSERT INT INT1 INT2 INT3 INT4 INT8 INTEGER INTERSECT
+    INTERVAL INTO IO_AFTER_GTIDS IO_BEFORE_GTIDS IS ITERATE JOIN JSON_TABLE KEY KEYS KILL LAG
+    LAST_VALUE LATERAL LEAD LEADING LEAVE LEFT LIKE LIMIT LINEAR LINES LOAD LOCALTIME
+    LOCALTIMESTAMP LOCK LONG LONGBLOB LONGTEXT LOOP LOW_PRIORITY MASTER_BIND
+    MASTER_SSL_VERIFY_SERVER_CERT MATCH MAXVALUE MEDIUMBLOB MEDIUMINT MEDIUMTEXT MIDDLEINT
+    MINUTE_MICROSECOND MINUTE_SECOND MOD MODIFIES NATURAL NOT NO_WRITE_TO_BINLOG NTH_VALUE NTILE
+    NULL NUMERIC OF ON OPTIMIZE OPTIMIZER_COSTS OPTION OPTIONALLY OR ORDER OUT OUTER OUTFILE OVER
+    PARTITION PERCENT_RANK PRECISION PRIMARY PROCEDURE PURGE RANGE RANK READ READS READ_WRITE REAL
+    RECURSIVE REFERENCES REGEXP RELEASE RENAME REPEAT REPLACE REQUIRE RESIGNAL RESTRICT RETURN
+    REVOKE RIGHT RLIKE ROW ROWS ROW_NUMBER SCHEMA SCHEMAS SECOND_MICROSECOND SELECT SENSITIVE
+    SEPARATOR SET SHOW SIGNAL SMALLINT SPATIAL SPECIFIC SQL SQLEXCEPTION SQLSTATE SQLWARNING
+    SQL_BIG_RESULT SQL_CALC_FOUND_ROWS SQL_SMALL_RESULT SSL STARTING STORED STRAIGHT_JOIN SYSTEM
+    TABLE TERMINATED THEN TINYBLOB TINYINT TINYTEXT TO TRAILING TRIGGER TRUE UNDO UNION UNIQUE
+    UNLOCK UNSIGNED UPDATE USAGE USE USING UTC_DATE UTC_TIME UTC_TIMESTAMP VALUES VARBINARY
+    VARCHAR VARCHARACTER VARYING VIRTUAL WHEN WHERE WHILE WINDOW WITH WRITE XOR YEAR_MONTH
+    ZEROFILL
+    """.split()
+)
+
+MAX_IDENT_CHARS = 64
+MAX_IDENT_BYTES = 192
+
+
+class ParseFailure(Exception):
+    """A syntax error at a position of the statement text (turned into 1064 by :func:`parse`)."""
+
+    def __init__(self, position: int) -> None:
+        super().__init__(position)
+        self.position = position
+
+
+def _check_no_linefeed(value: str) -> str:
+    """MySQL's TEXT_STRING_sys_nonewline: a line feed, even from ``\\n``, is refused with 1525."""
+    if "\n" in value:
+        raise MySQLError.of(ER.WRONG_VALUE, "argument contains not-allowed LF", value)
+    return value
+
+
+def _check_db_part(name: str) -> str:
+    """The grammar's ``schema`` check on the db part of DO/IGNORE_TABLE (spec 2.2)."""
+    if not name or len(name.encode("utf-8")) > MAX_IDENT_BYTES or name.endswith(" "):
+        raise MySQLError.of(ER.WRONG_DB_NAME, name[:100])
+    if len(name) > MAX_IDENT_CHARS:
+        raise MySQLError.of(ER.TOO_LONG_IDENT, name[:100])
+    return name
+
+
+@v_args(inline=True)
+class ToAst(Transformer):
+    """Parse tree -> :mod:`replfilter.interpreter.ast` nodes."""
+
+    # ---- leaves
+    def ident(self, token: Token | str) -> str:
+        if not isinstance(token, Token):
+            return token  # a non-reserved keyword used as a name
+        if token.type == "IDENT" and token.value.upper() in RESERVED_WORDS:
+            raise ParseFailure(token.start_pos or 0)
+        return unquote_identifier(token.value)
+
+    def nonreserved(self, token: Token) -> str:
+        return token.value
+
+    def text_string(self, token: Token) -> str:
+        return unescape_string(token.value)
+
+    def number(self, token: Token) -> int:
+        return int(token.value)
+
+    def null(self, _token: Token) -> None:
+        return None
+
+    # ---- CHANGE REPLICATION FILTER
+    def db_filter_type(self, token: Token) -> FilterType:
+        return FilterType.from_keyword(token.value)
+
+    table_filter_type = db_filter_type
+    wild_filter_type = db_filter_type
+
+    def db_filter(self, ftype: FilterType, *names: str | None) -> ast.FilterDef:
+        return ast.FilterDef(ftype, tuple(n for n in names if n is not None))
+
+    def table_ident(self, db: str, table: str) -> str:
+        return f"{_check_db_part(db)}.{table}"
+
+    table_filter = db_filter
+
+    def wild_filter(self, ftype: FilterType, *patterns: str | None) -> ast.FilterDef:
+        values = tuple(p for p in patterns if p is not None)
+        for pattern in values:
+            _check_no_linefeed(pattern)
+            if "." not in pattern:
+                raise MySQLError.of(ER.INVALID_RPL_WILD_TABLE_FILTER_PATTERN)
+        return ast.FilterDef(ftype, values)
+
+    def db_pair(self, source: str, target: str) -> tuple[str, str]:
+        return (source, target)
+
+    def rewrite_filter(self, _kw: Token, *pairs: tuple[str, str] | None) -> ast.FilterDef:
+        return ast.FilterDef(FilterType.REWRITE_DB, tuple(p for p in pairs if p is not None))
+
+    def opt_channel(self, *children: object) -> str | None:
+        name = children[-1] if children else None
+        if name is None:
+            return None
+        assert isinstance(name, str)
+        return _check_no_linefeed(name).lower()
+
+    def change_filter(self, _c: Token, _r: Token, _f: Token, *rest: object) -> ast.ChangeReplicationFilter:
+        *defs, channel = rest
+        return ast.ChangeReplicationFilter(tuple(defs), channel)  # type: ignore[arg-type]
+
+    # ---- CHANGE REPLICATION SOURCE / CHANGE MASTER
+    def source_option(self, name: Token, value: ast.SourceValue) -> ast.SourceOption:
+        option = resolve_source_option(name.value, value)
+        if option is None:
+            raise ParseFailure(name.start_pos)
+        return option
+
+    def change_source(self, *children: object) -> ast.ChangeReplicationSource:
+        *options, channel = [c for c in children if not isinstance(c, Token)]
+        return ast.ChangeReplicationSource(tuple(options), channel)  # type: ignore[arg-type]
+
+    def change_master(self, *children: object) -> ast.ChangeReplicationSource:
+        *options, channel = [c for c in children if not isinstance(c, Token)]
+        return ast.ChangeReplicationSource(tuple(options), channel, legacy=True)  # type: ignore[arg-type]
+
+    # ---- RESET / SHOW / START / STOP
+    def replica_word(self, token: Token) -> bool:
+        """True for the legacy SLAVE spelling."""
+        return token.type == "SLAVE"
+
+    def reset_replica(self, _kw: Token, legacy: bool, all_kw: Token | None, channel: str | None) -> ast.ResetReplica:
+        return ast.ResetReplica(all_kw is not None, channel, legacy)
+
+    def show_status(self, _kw: Token, legacy: bool, _status: Token, channel: str | None) -> ast.ShowReplicaStatus:
+        return ast.ShowReplicaStatus(channel, legacy)
+
+    def thread_type(self, token: Token) -> str:
+        word = token.value.upper()
+        return "IO_THREAD" if word == "RELAY_THREAD" else word
+
+    def thread_types(self, *threads: str) -> tuple[str, ...]:
+        return tuple(threads)
+
+    def start_replica(self, _kw: Token, legacy: bool, threads: tuple[str, ...] | None, channel: str | None) -> ast.StartReplica:
+        return ast.StartReplica(threads or (), channel, legacy)
+
+    def stop_replica(self, _kw: Token, legacy: bool, threads: tuple[str, ...] | None, channel: str | None) -> ast.StopReplica:
+        return ast.StopReplica(threads or (), channel, legacy)
+
+    # ---- SELECT ... FROM performance_schema.*
+    def column(self, name: str) -> str:
+        return name
+
+    def select_star(self) -> tuple[str, ...] | None:
+        return None
+
+    def select_count(self, _count: Token) -> str:
+        return "COUNT(*)"
+
+    def select_columns(self, *columns: str) -> tuple[str, ...]:
+        return tuple(columns)
+
+    def table_name(self, first: str, second: str | None = None) -> tuple[str | None, str]:
+        return (first, second) if second is not None else (None, first)
+
+    def condition(self, column: str, operator: Token, value: str | int) -> ast.Comparison:
+        return ast.Comparison(column, "<>" if operator.value == "!=" else operator.value, value)
+
+    def where_clause(self, _kw: Token, *parts: object) -> tuple[ast.Comparison, ...]:
+        return tuple(p for p in parts if isinstance(p, ast.Comparison))
+
+    def direction(self, token: Token) -> bool:
+        return token.type == "DESC"
+
+    def order_item(self, column: str, descending: bool | None) -> ast.OrderItem:
+        return ast.OrderItem(column, bool(descending))
+
+    def order_clause(self, _o: Token, _b: Token, *items: ast.OrderItem) -> tuple[ast.OrderItem, ...]:
+        return items
+
+    def limit_clause(self, _kw: Token, number: Token) -> int:
+        return int(number.value)
+
+    def select_ps(self, _sel: Token, columns: object, _from: Token, table: tuple[str | None, str],
+                  where: tuple[ast.Comparison, ...] | None, order: tuple[ast.OrderItem, ...] | None,
+                  limit: int | None) -> ast.SelectPerformanceSchema:
+        schema, name = table
+        return ast.SelectPerformanceSchema(
+            schema=schema,
+            table=name,
+            columns=None if columns is None or columns == "COUNT(*)" else columns,  # type: ignore[arg-type]
+            count=columns == "COUNT(*)",
+            where=where or (),
+            order_by=order or (),
+            limit=limit,
+        )
+
+    def show_warnings(self, *_tokens: Token) -> ast.ShowWarnings:
+        return ast.ShowWarnings()
+
+    def show_warning_count(self, *_tokens: Token) -> ast.ShowWarnings:
+        return ast.ShowWarnings(count_only=True)
+
+    def start(self, *statements: object) -> list[object]:
+        return [s for s in statements if s is not None]
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    return Lark(
+        GRAMMAR_PATH.read_text(encoding="utf-8"),
+        parser="lalr",
+        lexer="contextual",
+        transformer=ToAst(),
+        maybe_placeholders=True,
+        propagate_positions=False,
+        cache=True,
+    )
+
+
+def _near(text: str, position: int) -> tuple[str, int]:
+    """MySQL's ``near '%-.80s' at line %d``: the text from the error on, and its line."""
+    position = max(0, min(position, len(text)))
+    return text[position : position + 80], text.count("\n", 0, position) + 1
+
+
+def syntax_error(text: str, position: int) -> MySQLError:
+    near, line = _near(text, position)
+    return MySQLError.of(ER.PARSE_ERROR, near, line)
+
+
+def _error_position(text: str, exc: UnexpectedInput) -> int:
+    if isinstance(exc, UnexpectedEOF):
+        return len(text)
+    if isinstance(exc, UnexpectedToken):
+        if exc.token.type == "$END":
+            return len(text)
+        return exc.token.start_pos if exc.token.start_pos is not None else len(text)
+    if isinstance(exc, UnexpectedCharacters):
+        return exc.pos_in_stream
+    return len(text)
+
+
+def parse_statement(text: str) -> ast.Statement:
+    """Parse one statement (no terminator needed). Raises :class:`MySQLError` (1064 and the
+    parse-time checks). An empty text is MySQL's "Query was empty" (1065)."""
+    statements = parse_many(text)
+    if not statements:
+        raise MySQLError(1065, "42000", "Query was empty")
+    if len(statements) > 1:
+        raise syntax_error(text, text.index(";"))
+    return statements[0]
+
+
+def parse_many(text: str) -> list[ast.Statement]:
+    """Parse ``;``-separated statements with the grammar itself (no client commands)."""
+    text = text.strip()
+    try:
+        return _lark().parse(text)  # type: ignore[return-value]
+    except ParseFailure as exc:
+        raise syntax_error(text, exc.position) from None
+    except UnexpectedInput as exc:
+        raise syntax_error(text, _error_position(text, exc)) from None
+
+
+def parse(text: str) -> list[ast.Statement]:
+    """Parse a script's statements, cut as the mysql client cuts them; client commands are not
+    allowed here (use :mod:`replfilter.runner` for scripts that contain them)."""
+    statements: list[ast.Statement] = []
+    for item in split_statements(text):
+        if isinstance(item, ClientCommand):
+            raise syntax_error(item.name, 0)
+        assert isinstance(item, StatementText)
+        if item.text:
+            statements.append(parse_statement(item.text))
+    return statements

@@ -1,0 +1,135 @@
+"""The statements of the dialect as frozen dataclasses: what the parser produces and the executor reads.
+
+Nodes hold values after the parser's own processing (unquoted identifiers, unescaped strings,
+lower-cased channel names), so two spellings MySQL treats alike give equal nodes. ``to_sql`` in
+:mod:`replfilter.grammar.printer` prints any node back to text that parses to an equal node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from .filters import FilterType, Rule
+
+
+@dataclass(frozen=True)
+class FilterDef:
+    """``REPLICATE_xxx = (...)``: one type and its list exactly as written (may be empty)."""
+
+    ftype: FilterType
+    rules: tuple[Rule, ...]
+
+
+@dataclass(frozen=True)
+class ChangeReplicationFilter:
+    """Definitions in statement order; a repeated type is kept here and resolved (last wins) by
+    the executor, so printing the node reproduces the statement."""
+
+    filters: tuple[FilterDef, ...]
+    channel: str | None = None
+
+    def effective(self) -> dict[FilterType, tuple[Rule, ...]]:
+        """Type -> list, the last occurrence of a type winning completely (spec 2.3)."""
+        result: dict[FilterType, tuple[Rule, ...]] = {}
+        for fdef in self.filters:
+            result[fdef.ftype] = fdef.rules
+        return result
+
+
+SourceValue = Union[str, int, None]
+
+
+@dataclass(frozen=True)
+class SourceOption:
+    """One ``NAME = value`` of CHANGE REPLICATION SOURCE; ``name`` is the 8.4 spelling
+    (``SOURCE_HOST``), ``written`` the spelling used (``MASTER_HOST``) for warnings and printing."""
+
+    name: str
+    value: SourceValue
+    written: str
+
+
+@dataclass(frozen=True)
+class ChangeReplicationSource:
+    options: tuple[SourceOption, ...]
+    channel: str | None = None
+    legacy: bool = False  # CHANGE MASTER TO
+
+
+@dataclass(frozen=True)
+class ResetReplica:
+    all: bool = False
+    channel: str | None = None
+    legacy: bool = False  # RESET SLAVE
+
+
+@dataclass(frozen=True)
+class ShowReplicaStatus:
+    channel: str | None = None
+    legacy: bool = False  # SHOW SLAVE STATUS: 8.0 column names
+
+
+THREAD_TYPES = ("IO_THREAD", "SQL_THREAD")
+
+
+@dataclass(frozen=True)
+class StartReplica:
+    threads: tuple[str, ...] = ()  # empty: both; RELAY_THREAD is normalised to IO_THREAD
+    channel: str | None = None
+    legacy: bool = False
+
+
+@dataclass(frozen=True)
+class StopReplica:
+    threads: tuple[str, ...] = ()
+    channel: str | None = None
+    legacy: bool = False
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``column = 'value'`` (or ``<>``/``!=``) in a WHERE clause."""
+
+    column: str
+    operator: str
+    value: str | int
+
+
+@dataclass(frozen=True)
+class OrderItem:
+    column: str
+    descending: bool = False
+
+
+@dataclass(frozen=True)
+class SelectPerformanceSchema:
+    """A query on one of the two performance_schema filter tables.
+
+    ``columns`` is ``None`` for ``*``; ``count`` is true for ``COUNT(*)``.
+    """
+
+    schema: str | None
+    table: str
+    columns: tuple[str, ...] | None = None
+    count: bool = False
+    where: tuple[Comparison, ...] = ()
+    order_by: tuple[OrderItem, ...] = ()
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class ShowWarnings:
+    count_only: bool = False
+
+
+Statement = Union[
+    ChangeReplicationFilter,
+    ChangeReplicationSource,
+    ResetReplica,
+    ShowReplicaStatus,
+    StartReplica,
+    StopReplica,
+    SelectPerformanceSchema,
+    ShowWarnings,
+]

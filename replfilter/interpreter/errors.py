@@ -1,0 +1,158 @@
+"""MySQL errors and notes, numbered and worded as MySQL 8.4 sends them to clients.
+
+Every refusal the interpreter produces is a :class:`MySQLError` built from this catalogue, so the
+number, SQLSTATE and text a user sees are the server's, not ours. Texts are ``share/messages_to_clients.txt``
+of 8.4 (see ``mysql-filter-statements.md`` section 4.1), including the server's own typo in 3083.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+@dataclass(frozen=True)
+class ErrorSpec:
+    code: int
+    sqlstate: str
+    template: str
+
+
+class ER(Enum):
+    """The catalogue: symbol -> (number, SQLSTATE, printf-style 8.4 text)."""
+
+    PARSE_ERROR = ErrorSpec(
+        1064,
+        "42000",
+        "You have an error in your SQL syntax; check the manual that corresponds to your MySQL "
+        "server version for the right syntax to use near '%s' at line %d",
+    )
+    TOO_LONG_IDENT = ErrorSpec(1059, "42000", "Identifier name '%s' is too long")
+    WRONG_DB_NAME = ErrorSpec(1102, "42000", "Incorrect database name '%s'")
+    WRONG_VALUE = ErrorSpec(1525, "HY000", "Incorrect %s value: '%s'")
+    INVALID_RPL_WILD_TABLE_FILTER_PATTERN = ErrorSpec(
+        3067,
+        "HY000",
+        "Supplied filter list contains a value which is not in the required format "
+        "'db_pattern.table_pattern'",
+    )
+    REPLICA_CONFIGURATION = ErrorSpec(
+        1794,
+        "HY000",
+        "Replica is not configured or failed to initialize properly. You must at least set "
+        "--server-id to enable either a source or a replica. Additional error messages can be "
+        "found in the MySQL error log.",
+    )
+    BAD_REPLICA = ErrorSpec(
+        1200,
+        "HY000",
+        "The server is not configured as replica; fix in config file or with CHANGE REPLICATION "
+        "SOURCE TO",
+    )
+    REPLICA_CHANNEL_DOES_NOT_EXIST = ErrorSpec(3074, "HY000", "Replica channel '%s' does not exist.")
+    REPLICA_CHANNEL_NAME_INVALID_OR_TOO_LONG = ErrorSpec(
+        3076, "HY000", "Couldn't create channel: Channel name is either invalid or too long."
+    )
+    REPLICA_MULTIPLE_CHANNELS_CMD = ErrorSpec(
+        3079,
+        "HY000",
+        "Multiple channels exist on the replica. Please provide channel name as an argument.",
+    )
+    REPLICA_MAX_CHANNELS_EXCEEDED = ErrorSpec(
+        3080, "HY000", "Maximum number of replication channels allowed exceeded."
+    )
+    REPLICA_CHANNEL_MUST_STOP = ErrorSpec(
+        3081,
+        "HY000",
+        "This operation cannot be performed with running replication threads; run STOP REPLICA "
+        "FOR CHANNEL '%s' first",
+    )
+    REPLICA_CHANNEL_WAS_RUNNING = ErrorSpec(
+        3083, "HY000", "Replication thread(s) for channel '%s' are already runnning."
+    )
+    REPLICA_CHANNEL_WAS_NOT_RUNNING = ErrorSpec(
+        3084, "HY000", "Replication thread(s) for channel '%s' are already stopped."
+    )
+    REPLICA_CHANNEL_SQL_THREAD_MUST_STOP = ErrorSpec(
+        3085,
+        "HY000",
+        "This operation cannot be performed with a running replica sql thread; run STOP REPLICA "
+        "SQL_THREAD FOR CHANNEL '%s' first.",
+    )
+    REPLICA_CHANNEL_OPERATION_NOT_ALLOWED = ErrorSpec(
+        3139, "HY000", "%s cannot be performed on channel '%s'."
+    )
+    WARN_DEPRECATED_SYNTAX = ErrorSpec(
+        1287,
+        "HY000",
+        "'%s' is deprecated and will be removed in a future release. Please use %s instead",
+    )
+    NO_DB_ERROR = ErrorSpec(1046, "3D000", "No database selected")
+    NO_SUCH_TABLE = ErrorSpec(1146, "42S02", "Table '%s.%s' doesn't exist")
+    BAD_FIELD_ERROR = ErrorSpec(1054, "42S22", "Unknown column '%s' in '%s'")
+    TABLEACCESS_DENIED_ERROR = ErrorSpec(
+        1142, "42000", "%s command denied to user '%s'@'%s' for table '%s'"
+    )
+    UNKNOWN_SYSTEM_VARIABLE = ErrorSpec(1193, "HY000", "Unknown system variable '%s'")
+    NOT_SUPPORTED_YET = ErrorSpec(
+        1235, "42000", "This version of MySQL doesn't yet support '%s'"
+    )
+    BAD_REPLICA_UNTIL_COND = ErrorSpec(1277, "HY000", "Incorrect parameter or combination of parameters for START REPLICA UNTIL")
+    WRONG_ARGUMENTS = ErrorSpec(1210, "HY000", "Incorrect arguments to %s")
+    FILE_NOT_FOUND = ErrorSpec(29, "HY000", "File '%s' not found (OS errno %d - %s)")
+
+    @property
+    def code(self) -> int:
+        return self.value.code
+
+
+class MySQLError(Exception):
+    """A statement's refusal: the client sees ``ERROR code (sqlstate): message``."""
+
+    def __init__(self, code: int, sqlstate: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.sqlstate = sqlstate
+        self.message = message
+
+    @classmethod
+    def of(cls, spec: ER, *args: object) -> "MySQLError":
+        return cls(spec.value.code, spec.value.sqlstate, render(spec, *args))
+
+    def __repr__(self) -> str:
+        return f"MySQLError({self.code}, {self.sqlstate!r}, {self.message!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MySQLError) and (self.code, self.sqlstate, self.message) == (
+            other.code,
+            other.sqlstate,
+            other.message,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.code, self.message))
+
+
+def render(spec: ER, *args: object) -> str:
+    return spec.value.template % args if args else spec.value.template
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One row of the diagnostics area, as SHOW WARNINGS lists it: Level, Code, Message."""
+
+    level: str  # "Note" | "Warning" | "Error"
+    code: int
+    message: str
+
+    @classmethod
+    def note(cls, spec: ER, *args: object) -> "Condition":
+        return cls("Note", spec.value.code, render(spec, *args))
+
+    @classmethod
+    def warning(cls, spec: ER, *args: object) -> "Condition":
+        return cls("Warning", spec.value.code, render(spec, *args))
+
+    @classmethod
+    def from_error(cls, error: MySQLError) -> "Condition":
+        return cls("Error", error.code, error.message)

@@ -1,0 +1,78 @@
+"""The options of CHANGE REPLICATION SOURCE TO that the simulated replica keeps, and their spellings.
+
+A replica here has no network connection; it keeps what SHOW REPLICA STATUS shows and what makes a
+channel *configured* (a non-empty SOURCE_HOST). The 8.0 ``MASTER_*`` spellings map to the 8.4
+``SOURCE_*`` names and earn warning 1287, as in 8.0. Options MySQL has but this replica does not
+simulate (SSL, compression, ...) are refused with 1235 rather than silently ignored.
+"""
+
+from __future__ import annotations
+
+from . import ast
+
+# 8.4 name -> value kind ("string" or "number").
+SUPPORTED_OPTIONS: dict[str, str] = {
+    "SOURCE_HOST": "string",
+    "SOURCE_USER": "string",
+    "SOURCE_PASSWORD": "string",
+    "SOURCE_PORT": "number",
+    "SOURCE_CONNECT_RETRY": "number",
+    "SOURCE_RETRY_COUNT": "number",
+    "SOURCE_DELAY": "number",
+    "SOURCE_LOG_FILE": "string",
+    "SOURCE_LOG_POS": "number",
+    "RELAY_LOG_FILE": "string",
+    "RELAY_LOG_POS": "number",
+    "SOURCE_AUTO_POSITION": "number",
+    "SOURCE_BIND": "string",
+}
+
+# Options of MySQL 8.4's CHANGE REPLICATION SOURCE TO that are valid SQL but not simulated.
+UNSIMULATED_OPTIONS = frozenset(
+    """
+    PRIVILEGE_CHECKS_USER REQUIRE_ROW_FORMAT REQUIRE_TABLE_PRIMARY_KEY_CHECK
+    ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS SOURCE_HEARTBEAT_PERIOD SOURCE_CONNECTION_AUTO_FAILOVER
+    SOURCE_COMPRESSION_ALGORITHMS SOURCE_ZSTD_COMPRESSION_LEVEL SOURCE_SSL SOURCE_SSL_CA
+    SOURCE_SSL_CAPATH SOURCE_SSL_CERT SOURCE_SSL_CRL SOURCE_SSL_CRLPATH SOURCE_SSL_KEY
+    SOURCE_SSL_CIPHER SOURCE_SSL_VERIFY_SERVER_CERT SOURCE_TLS_VERSION SOURCE_TLS_CIPHERSUITES
+    SOURCE_PUBLIC_KEY_PATH GET_SOURCE_PUBLIC_KEY NETWORK_NAMESPACE IGNORE_SERVER_IDS GTID_ONLY
+    """.split()
+)
+
+# Options the receiver (IO) thread uses: changing them needs that thread stopped; the others
+# need the applier (SQL) thread stopped.
+RECEIVER_OPTIONS = frozenset(
+    {"SOURCE_HOST", "SOURCE_USER", "SOURCE_PASSWORD", "SOURCE_PORT", "SOURCE_CONNECT_RETRY",
+     "SOURCE_RETRY_COUNT", "SOURCE_LOG_FILE", "SOURCE_LOG_POS", "SOURCE_AUTO_POSITION", "SOURCE_BIND"}
+)
+
+
+def canonical_name(written: str) -> str:
+    """``master_host`` -> ``SOURCE_HOST``; other names upper-cased."""
+    name = written.upper()
+    if name.startswith("MASTER_"):
+        return "SOURCE_" + name[len("MASTER_"):]
+    if name == "GET_MASTER_PUBLIC_KEY":
+        return "GET_SOURCE_PUBLIC_KEY"
+    return name
+
+
+def is_known_option(written: str) -> bool:
+    name = canonical_name(written)
+    return name in SUPPORTED_OPTIONS or name in UNSIMULATED_OPTIONS
+
+
+def resolve_source_option(written: str, value: ast.SourceValue) -> ast.SourceOption | None:
+    """The option node, or None when MySQL's grammar would not accept this name/value pair
+    (unknown name, or a number where a string belongs and the reverse): a syntax error."""
+    name = canonical_name(written)
+    if name in UNSIMULATED_OPTIONS:
+        return ast.SourceOption(name, value, written.upper())
+    kind = SUPPORTED_OPTIONS.get(name)
+    if kind is None:
+        return None
+    if kind == "string" and not isinstance(value, str):
+        return None
+    if kind == "number" and not isinstance(value, int):
+        return None
+    return ast.SourceOption(name, value, written.upper())
