@@ -1,0 +1,137 @@
+"""The replica's state: channels (with their source settings, threads and filters) and the global filter.
+
+Immutable on purpose: the executor computes a new state and the caller swaps it in only when the
+whole statement succeeded, so "a failed statement changes nothing" holds by construction. No I/O
+happens here; persistence (``--datadir``) and the Spark runtime observe state changes from outside.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Iterator
+
+from .filters import EMPTY_FILTERS, FilterSet, NameCollation
+
+DEFAULT_CHANNEL = ""
+GROUP_REPLICATION_CHANNELS = ("group_replication_applier", "group_replication_recovery")
+MAX_CHANNELS = 256
+
+
+def channel_sort_key(name: str) -> bytes:
+    """MySQL keeps channels in a map ordered by the bytes of the name; ``''`` sorts first."""
+    return name.encode("utf-8")
+
+
+def is_group_replication_channel(name: str) -> bool:
+    return name in GROUP_REPLICATION_CHANNELS
+
+
+@dataclass(frozen=True)
+class SourceSettings:
+    """What CHANGE REPLICATION SOURCE TO stored for a channel (its connection metadata).
+
+    Field names are the option names without ``SOURCE_`` (``SOURCE_HOST`` -> ``host``,
+    ``RELAY_LOG_FILE`` -> ``relay_log_file``); defaults are MySQL 8.4's.
+    """
+
+    host: str = ""
+    user: str = ""
+    password: str = ""
+    port: int = 3306
+    connect_retry: int = 60
+    retry_count: int = 10
+    delay: int = 0
+    log_file: str = ""
+    log_pos: int = 4
+    relay_log_file: str = ""
+    relay_log_pos: int = 0
+    auto_position: int = 0
+    bind: str = ""
+
+    @staticmethod
+    def field_for(option_name: str) -> str:
+        name = option_name.lower()
+        return name[len("source_"):] if name.startswith("source_") else name
+
+    def with_option(self, option_name: str, value: object) -> "SourceSettings":
+        return replace(self, **{self.field_for(option_name): value})
+
+    def to_dict(self) -> dict[str, object]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> "SourceSettings":
+        known = {f.name: f for f in fields(cls)}
+        unknown = set(data) - set(known)
+        if unknown:
+            raise ValueError(f"unknown source setting(s): {', '.join(sorted(unknown))}")
+        for key, value in data.items():
+            expected = type(getattr(cls(), key))
+            if not isinstance(value, expected) or isinstance(value, bool):
+                raise ValueError(f"source setting {key!r} must be {expected.__name__}, not {value!r}")
+        return cls(**data)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Channel:
+    name: str
+    source: SourceSettings = field(default_factory=SourceSettings)
+    io_running: bool = False
+    sql_running: bool = False
+    filters: FilterSet = EMPTY_FILTERS
+
+    @property
+    def configured(self) -> bool:
+        """MySQL's ``is_configured``: the channel exists and has a non-empty source host."""
+        return self.source.host != ""
+
+    @property
+    def is_group_replication(self) -> bool:
+        return is_group_replication_channel(self.name)
+
+    @property
+    def any_thread_running(self) -> bool:
+        return self.io_running or self.sql_running
+
+
+@dataclass(frozen=True)
+class ReplicaState:
+    """All channels in name order, the global filter, and ``lower_case_table_names``."""
+
+    channels: tuple[Channel, ...] = (Channel(DEFAULT_CHANNEL),)
+    global_filters: FilterSet = EMPTY_FILTERS
+    collation: NameCollation = field(default_factory=NameCollation)
+
+    @classmethod
+    def fresh(cls, lower_case_table_names: int = 0) -> "ReplicaState":
+        """A new replica: only the unconfigured default channel exists."""
+        return cls(collation=NameCollation(lower_case_table_names))
+
+    def __iter__(self) -> Iterator[Channel]:
+        return iter(self.channels)
+
+    def channel(self, name: str) -> Channel | None:
+        for channel in self.channels:
+            if channel.name == name:
+                return channel
+        return None
+
+    @property
+    def channel_names(self) -> tuple[str, ...]:
+        return tuple(channel.name for channel in self.channels)
+
+    def configured_channels(self) -> tuple[Channel, ...]:
+        """Configured, non-group-replication channels in name order: the ones clause-less
+        CHANGE REPLICATION FILTER, START/STOP and SHOW REPLICA STATUS act on."""
+        return tuple(c for c in self.channels if c.configured and not c.is_group_replication)
+
+    def with_channel(self, channel: Channel) -> "ReplicaState":
+        others = [c for c in self.channels if c.name != channel.name]
+        ordered = sorted([*others, channel], key=lambda c: channel_sort_key(c.name))
+        return replace(self, channels=tuple(ordered))
+
+    def without_channel(self, name: str) -> "ReplicaState":
+        return replace(self, channels=tuple(c for c in self.channels if c.name != name))
+
+    def with_global_filters(self, filters: FilterSet) -> "ReplicaState":
+        return replace(self, global_filters=filters)
