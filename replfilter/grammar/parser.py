@@ -115,8 +115,8 @@ class ToAst(Transformer):
     def db_filter(self, ftype: FilterType, *names: str | None) -> ast.FilterDef:
         return ast.FilterDef(ftype, tuple(n for n in names if n is not None))
 
-    def table_ident(self, db: str, table: str) -> str:
-        return f"{_check_db_part(db)}.{table}"
+    def table_ident(self, db: str, table: str) -> ast.QualifiedName:
+        return ast.QualifiedName(_check_db_part(db), table)
 
     table_filter = db_filter
 

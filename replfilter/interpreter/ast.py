@@ -14,11 +14,23 @@ from .filters import FilterType, Rule
 
 
 @dataclass(frozen=True)
+class QualifiedName:
+    """``db.table`` of a DO/IGNORE_TABLE list, kept in two parts so lower_case_table_names can
+    fold the database part alone (the grammar's ``schema`` rule does that in MySQL)."""
+
+    db: str
+    table: str
+
+    def __str__(self) -> str:
+        return f"{self.db}.{self.table}"
+
+
+@dataclass(frozen=True)
 class FilterDef:
     """``REPLICATE_xxx = (...)``: one type and its list exactly as written (may be empty)."""
 
     ftype: FilterType
-    rules: tuple[Rule, ...]
+    rules: tuple[Rule | QualifiedName, ...]
 
 
 @dataclass(frozen=True)
@@ -29,9 +41,9 @@ class ChangeReplicationFilter:
     filters: tuple[FilterDef, ...]
     channel: str | None = None
 
-    def effective(self) -> dict[FilterType, tuple[Rule, ...]]:
+    def effective(self) -> dict[FilterType, tuple[Rule | QualifiedName, ...]]:
         """Type -> list, the last occurrence of a type winning completely (spec 2.3)."""
-        result: dict[FilterType, tuple[Rule, ...]] = {}
+        result: dict[FilterType, tuple[Rule | QualifiedName, ...]] = {}
         for fdef in self.filters:
             result[fdef.ftype] = fdef.rules
         return result

@@ -79,6 +79,23 @@ class ER(Enum):
         "This operation cannot be performed with a running replica sql thread; run STOP REPLICA "
         "SQL_THREAD FOR CHANNEL '%s' first.",
     )
+    REPLICA_CHANNEL_IO_THREAD_MUST_STOP = ErrorSpec(
+        3086,
+        "HY000",
+        "This operation cannot be performed with a running replica io thread; run STOP REPLICA "
+        "IO_THREAD FOR CHANNEL '%s' first.",
+    )
+    INSECURE_PLAIN_TEXT = ErrorSpec(
+        1759, "HY000", "Sending passwords in plain text without SSL/TLS is extremely insecure."
+    )
+    INSECURE_CHANGE_SOURCE = ErrorSpec(
+        1760,
+        "HY000",
+        "Storing MySQL user name or password information in the connection metadata repository "
+        "is not secure and is therefore not recommended. Please consider using the USER and "
+        "PASSWORD connection options for START REPLICA; see the 'START REPLICA Syntax' in the "
+        "MySQL Manual for more information.",
+    )
     REPLICA_CHANNEL_OPERATION_NOT_ALLOWED = ErrorSpec(
         3139, "HY000", "%s cannot be performed on channel '%s'."
     )
@@ -90,14 +107,9 @@ class ER(Enum):
     NO_DB_ERROR = ErrorSpec(1046, "3D000", "No database selected")
     NO_SUCH_TABLE = ErrorSpec(1146, "42S02", "Table '%s.%s' doesn't exist")
     BAD_FIELD_ERROR = ErrorSpec(1054, "42S22", "Unknown column '%s' in '%s'")
-    TABLEACCESS_DENIED_ERROR = ErrorSpec(
-        1142, "42000", "%s command denied to user '%s'@'%s' for table '%s'"
-    )
-    UNKNOWN_SYSTEM_VARIABLE = ErrorSpec(1193, "HY000", "Unknown system variable '%s'")
     NOT_SUPPORTED_YET = ErrorSpec(
         1235, "42000", "This version of MySQL doesn't yet support '%s'"
     )
-    BAD_REPLICA_UNTIL_COND = ErrorSpec(1277, "HY000", "Incorrect parameter or combination of parameters for START REPLICA UNTIL")
     WRONG_ARGUMENTS = ErrorSpec(1210, "HY000", "Incorrect arguments to %s")
     FILE_NOT_FOUND = ErrorSpec(29, "HY000", "File '%s' not found (OS errno %d - %s)")
 

@@ -1,0 +1,344 @@
+"""Statement execution: (state, statement, statement time) -> (new state, result), MySQL 8.4's way.
+
+Each handler follows the order of checks of the server function named in its docstring, so an
+input that breaks two rules gets the error MySQL would report first. Handlers never mutate: they
+return a new :class:`ReplicaState` or raise :class:`MySQLError`, and the caller keeps the old state
+on error. SHOW WARNINGS lives in :mod:`.session` because it reads the session, not the replica.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from . import ast
+from .errors import ER, Condition, MySQLError
+from .filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, NameCollation, Rule
+from .perfschema import select_performance_schema
+from .results import Ok, Result
+from .show_status import show_replica_status
+from .source_options import RECEIVER_OPTIONS, SUPPORTED_OPTIONS
+from .state import (
+    DEFAULT_CHANNEL,
+    MAX_CHANNELS,
+    Channel,
+    ReplicaState,
+    channel_sort_key,
+    is_group_replication_channel,
+)
+
+MAX_CHANNEL_NAME_CHARS = 64
+MAX_CHANNEL_NAME_BYTES = 192
+
+
+@dataclass(frozen=True)
+class Execution:
+    state: ReplicaState
+    result: Result
+
+
+def execute(state: ReplicaState, statement: ast.Statement, now_us: int) -> Execution:
+    """Run one statement at statement time ``now_us`` (one timestamp per statement, as NOW(6))."""
+    match statement:
+        case ast.ChangeReplicationFilter():
+            return Execution(change_replication_filter(state, statement, now_us), Ok())
+        case ast.ChangeReplicationSource():
+            return change_replication_source(state, statement, now_us)
+        case ast.StartReplica():
+            return start_replica(state, statement)
+        case ast.StopReplica():
+            return stop_replica(state, statement)
+        case ast.ResetReplica():
+            return reset_replica(state, statement)
+        case ast.ShowReplicaStatus():
+            result = show_replica_status(state, statement.channel, statement.legacy)
+            if statement.legacy:
+                result = replace(result, warnings=(_deprecated("SHOW SLAVE STATUS", "SHOW REPLICA STATUS"),))
+            return Execution(state, result)
+        case ast.SelectPerformanceSchema():
+            return Execution(state, select_performance_schema(state, statement))
+    raise TypeError(f"not a statement the executor runs: {statement!r}")
+
+
+def _deprecated(old: str, new: str) -> Condition:
+    return Condition.warning(ER.WARN_DEPRECATED_SYNTAX, old, new)
+
+
+# ---- CHANGE REPLICATION FILTER ------------------------------------------------------------------
+
+
+def _stored_rules(ftype: FilterType, rules: tuple[Rule | ast.QualifiedName, ...], collation: NameCollation) -> list[Rule]:
+    """Statement values -> stored rules. With lower_case_table_names != 0 the db part of a table
+    rule is lower-cased (the grammar's ``schema`` rule); nothing else is folded (spec 9.2)."""
+    stored: list[Rule] = []
+    for rule in rules:
+        if isinstance(rule, ast.QualifiedName):
+            db = rule.db.lower() if collation.case_insensitive else rule.db
+            stored.append(f"{db}.{rule.table}")
+        else:
+            stored.append(rule)
+    return stored
+
+
+def _replace_types(
+    filters: FilterSet,
+    lists: dict[FilterType, tuple[Rule | ast.QualifiedName, ...]],
+    configured_by: ConfiguredBy,
+    now_us: int,
+    collation: NameCollation,
+) -> FilterSet:
+    for ftype, rules in lists.items():
+        filters = filters.set_type(ftype, _stored_rules(ftype, rules, collation), configured_by, now_us, collation)
+    return filters
+
+
+def change_replication_filter(state: ReplicaState, stmt: ast.ChangeReplicationFilter, now_us: int) -> ReplicaState:
+    """``Sql_cmd_change_repl_filter::change_rpl_filter`` (spec 4.2)."""
+    lists = stmt.effective()
+    collation = state.collation
+    if stmt.channel is None:
+        if not state.channels:
+            raise MySQLError.of(ER.REPLICA_CONFIGURATION)
+        targets = state.configured_channels()
+        for channel in targets:
+            if channel.sql_running:
+                raise MySQLError.of(ER.REPLICA_CHANNEL_SQL_THREAD_MUST_STOP, channel.name)
+        for channel in targets:
+            new_filters = _replace_types(channel.filters, lists, ConfiguredBy.CHANGE_REPLICATION_FILTER, now_us, collation)
+            state = state.with_channel(replace(channel, filters=new_filters))
+        return state.with_global_filters(
+            _replace_types(state.global_filters, lists, ConfiguredBy.CHANGE_REPLICATION_FILTER, now_us, collation)
+        )
+    name = stmt.channel
+    if is_group_replication_channel(name):
+        raise MySQLError.of(ER.REPLICA_CHANNEL_OPERATION_NOT_ALLOWED, "CHANGE REPLICATION FILTER", name)
+    channel = state.channel(name)
+    if channel is None or not channel.configured:
+        raise MySQLError.of(ER.REPLICA_CONFIGURATION)
+    if channel.sql_running:
+        raise MySQLError.of(ER.REPLICA_CHANNEL_SQL_THREAD_MUST_STOP, name)
+    new_filters = _replace_types(
+        channel.filters, lists, ConfiguredBy.CHANGE_REPLICATION_FILTER_FOR_CHANNEL, now_us, collation
+    )
+    return state.with_channel(replace(channel, filters=new_filters))
+
+
+# ---- CHANGE REPLICATION SOURCE TO -----------------------------------------------------------------
+
+# What the group replication channels accept (spec 4.4 step 2): the applier takes none of the
+# options simulated here, the recovery channel only its credentials.
+_GR_ALLOWED_OPTIONS = {
+    "group_replication_applier": frozenset(),
+    "group_replication_recovery": frozenset({"SOURCE_USER", "SOURCE_PASSWORD"}),
+}
+
+
+def valid_channel_name(name: str) -> bool:
+    """The table-name check MySQL applies when creating a channel (spec section 3)."""
+    return (
+        name != ""
+        and len(name) <= MAX_CHANNEL_NAME_CHARS
+        and len(name.encode("utf-8")) <= MAX_CHANNEL_NAME_BYTES
+        and not name.endswith(" ")
+    )
+
+
+def change_replication_source(state: ReplicaState, stmt: ast.ChangeReplicationSource, now_us: int) -> Execution:
+    """``change_master_cmd`` / ``change_master`` (spec 4.4)."""
+    for option in stmt.options:
+        if option.name not in SUPPORTED_OPTIONS:
+            raise MySQLError.of(ER.NOT_SUPPORTED_YET, f"CHANGE REPLICATION SOURCE option {option.name} in replfilter")
+    name = stmt.channel
+    if name is not None and is_group_replication_channel(name):
+        allowed = _GR_ALLOWED_OPTIONS[name]
+        if any(option.name not in allowed for option in stmt.options):
+            raise MySQLError.of(
+                ER.REPLICA_CHANNEL_OPERATION_NOT_ALLOWED, "CHANGE REPLICATION SOURCE with the given parameters", name
+            )
+    if name is None:
+        if len([c for c in state.channels if not c.is_group_replication]) > 1:
+            raise MySQLError.of(ER.REPLICA_MULTIPLE_CHANNELS_CMD)
+        name = DEFAULT_CHANNEL
+    channel = state.channel(name)
+    if channel is None:
+        if len(state.channels) >= MAX_CHANNELS:
+            raise MySQLError.of(ER.REPLICA_MAX_CHANNELS_EXCEEDED)
+        if not valid_channel_name(name):
+            raise MySQLError.of(ER.REPLICA_CHANNEL_NAME_INVALID_OR_TOO_LONG)
+        channel = Channel(name)
+    for option in stmt.options:
+        if option.name in RECEIVER_OPTIONS and channel.io_running:
+            raise MySQLError.of(ER.REPLICA_CHANNEL_IO_THREAD_MUST_STOP, name)
+        if option.name not in RECEIVER_OPTIONS and channel.sql_running:
+            raise MySQLError.of(ER.REPLICA_CHANNEL_SQL_THREAD_MUST_STOP, name)
+        if option.name == "SOURCE_HOST" and option.value == "":
+            raise MySQLError.of(ER.WRONG_ARGUMENTS, option.written)
+
+    was_configured = channel.configured
+    given = {option.name: option.value for option in stmt.options}
+    source = channel.source
+    if ("SOURCE_HOST" in given or "SOURCE_PORT" in given) and not ({"SOURCE_LOG_FILE", "SOURCE_LOG_POS"} & given.keys()):
+        # A different source: the old coordinates mean nothing there (MySQL resets them too).
+        source = replace(source, log_file="", log_pos=4)
+    for option_name, value in given.items():
+        source = source.with_option(option_name, value)
+    channel = replace(channel, source=source)
+    if not was_configured and channel.configured and not channel.is_group_replication:
+        channel = replace(channel, filters=channel.filters.with_global_copy(state.global_filters, now_us))
+
+    warnings: list[Condition] = []
+    if stmt.legacy:
+        warnings.append(_deprecated("CHANGE MASTER", "CHANGE REPLICATION SOURCE"))
+    for option in stmt.options:
+        if option.written != option.name:
+            warnings.append(_deprecated(option.written, option.name))
+    if {"SOURCE_USER", "SOURCE_PASSWORD"} & given.keys():
+        warnings.append(Condition.note(ER.INSECURE_PLAIN_TEXT))
+        warnings.append(Condition.note(ER.INSECURE_CHANGE_SOURCE))
+    return Execution(state.with_channel(channel), Ok(warnings=tuple(warnings)))
+
+
+# ---- START / STOP REPLICA ---------------------------------------------------------------------------
+
+
+def _thread_words(threads: tuple[str, ...]) -> tuple[bool, bool]:
+    """(io, sql) requested; no thread list means both."""
+    if not threads:
+        return True, True
+    return "IO_THREAD" in threads, "SQL_THREAD" in threads
+
+
+def _gr_thread_command(verb: str, threads: tuple[str, ...]) -> str:
+    if threads == ("SQL_THREAD",):
+        return f"{verb} REPLICA SQL_THREAD FOR CHANNEL"
+    if threads == ("IO_THREAD",):
+        return f"{verb} REPLICA IO_THREAD FOR CHANNEL"
+    return f"{verb} REPLICA FOR CHANNEL"
+
+
+def _thread_targets(state: ReplicaState, channel_name: str | None, verb: str, threads: tuple[str, ...]) -> list[Channel]:
+    """The channels START/STOP act on (spec 4.5)."""
+    if channel_name is None:
+        targets = list(state.configured_channels())
+        if not targets and verb == "START":
+            raise MySQLError.of(ER.BAD_REPLICA)
+        if not targets:
+            default = state.channel(DEFAULT_CHANNEL)
+            targets = [default] if default is not None else []
+        return targets
+    channel = state.channel(channel_name)
+    if channel is None:
+        if channel_name == DEFAULT_CHANNEL:
+            return []
+        raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, channel_name)
+    if channel.is_group_replication:
+        if channel.name == "group_replication_recovery" or set(threads) != {"SQL_THREAD"}:
+            raise MySQLError.of(
+                ER.REPLICA_CHANNEL_OPERATION_NOT_ALLOWED, _gr_thread_command(verb, threads), channel.name
+            )
+    elif verb == "START" and not channel.configured:
+        raise MySQLError.of(ER.BAD_REPLICA)
+    return [channel]
+
+
+def start_replica(state: ReplicaState, stmt: ast.StartReplica) -> Execution:
+    """``start_slave_cmd``: start the requested threads; already running ones earn note 3083."""
+    want_io, want_sql = _thread_words(stmt.threads)
+    warnings: list[Condition] = []
+    if stmt.legacy:
+        warnings.append(_deprecated("START SLAVE", "START REPLICA"))
+    for channel in _thread_targets(state, stmt.channel, "START", stmt.threads):
+        already = (not want_io or channel.io_running) and (not want_sql or channel.sql_running)
+        if already:
+            warnings.append(Condition.note(ER.REPLICA_CHANNEL_WAS_RUNNING, channel.name))
+            continue
+        state = state.with_channel(
+            replace(channel, io_running=channel.io_running or want_io, sql_running=channel.sql_running or want_sql)
+        )
+    return Execution(state, Ok(warnings=tuple(warnings)))
+
+
+def stop_replica(state: ReplicaState, stmt: ast.StopReplica) -> Execution:
+    """``stop_slave_cmd``: stop the requested threads; already stopped ones earn note 3084."""
+    want_io, want_sql = _thread_words(stmt.threads)
+    warnings: list[Condition] = []
+    if stmt.legacy:
+        warnings.append(_deprecated("STOP SLAVE", "STOP REPLICA"))
+    for channel in _thread_targets(state, stmt.channel, "STOP", stmt.threads):
+        running = (want_io and channel.io_running) or (want_sql and channel.sql_running)
+        if not running:
+            warnings.append(Condition.note(ER.REPLICA_CHANNEL_WAS_NOT_RUNNING, channel.name))
+            continue
+        state = state.with_channel(
+            replace(channel, io_running=channel.io_running and not want_io, sql_running=channel.sql_running and not want_sql)
+        )
+    return Execution(state, Ok(warnings=tuple(warnings)))
+
+
+# ---- RESET REPLICA [ALL] ----------------------------------------------------------------------------
+
+
+def _reset_order(state: ReplicaState, reset_all: bool) -> list[Channel]:
+    """Plain RESET walks channels in name order; RESET ALL does the default channel first, then the
+    others, then the group replication channels (spec 4.6)."""
+    if not reset_all:
+        return list(state.channels)
+    default = [c for c in state.channels if c.name == DEFAULT_CHANNEL]
+    others = [c for c in state.channels if c.name != DEFAULT_CHANNEL and not c.is_group_replication]
+    group = [c for c in state.channels if c.is_group_replication]
+    return default + others + group
+
+
+def _reset_one(state: ReplicaState, channel: Channel, reset_all: bool) -> ReplicaState:
+    if reset_all:
+        state = state.without_channel(channel.name)
+        if channel.name == DEFAULT_CHANNEL:
+            # The default channel is recreated at once: unconfigured, with a brand-new filter.
+            state = state.with_channel(Channel(DEFAULT_CHANNEL, filters=EMPTY_FILTERS))
+        return state
+    # RESET REPLICA forgets positions and relay logs; connection settings and filters stay.
+    source = replace(channel.source, log_file="", log_pos=4, relay_log_file="", relay_log_pos=0)
+    return state.with_channel(replace(channel, source=source))
+
+
+def reset_replica(state: ReplicaState, stmt: ast.ResetReplica) -> Execution:
+    """``reset_slave_cmd``.
+
+    Deliberate deviation: MySQL resets channels one by one and stops at the first channel with
+    running threads, leaving earlier ones reset (spec 11.18). replfilter checks every channel
+    first and changes nothing when one is running, so that a failed statement never leaves a
+    half-applied change; the error (3081, naming the first running channel in MySQL's order) is
+    the one MySQL reports.
+    """
+    warnings: tuple[Condition, ...] = ()
+    if stmt.legacy:
+        old = "RESET SLAVE ALL" if stmt.all else "RESET SLAVE"
+        new = "RESET REPLICA ALL" if stmt.all else "RESET REPLICA"
+        warnings = (_deprecated(old, new),)
+    if stmt.channel is not None:
+        channel = state.channel(stmt.channel)
+        if channel is None:
+            if stmt.channel == DEFAULT_CHANNEL:
+                return Execution(state, Ok(warnings=warnings))
+            raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, stmt.channel)
+        targets = [channel]
+    else:
+        targets = _reset_order(state, stmt.all)
+    for channel in targets:
+        if channel.any_thread_running:
+            raise MySQLError.of(ER.REPLICA_CHANNEL_MUST_STOP, channel.name)
+    for channel in targets:
+        state = _reset_one(state, channel, stmt.all)
+    return Execution(state, Ok(warnings=warnings))
+
+
+__all__ = [
+    "Execution",
+    "execute",
+    "change_replication_filter",
+    "change_replication_source",
+    "start_replica",
+    "stop_replica",
+    "reset_replica",
+    "valid_channel_name",
+    "channel_sort_key",
+]

@@ -1,0 +1,113 @@
+"""A client session on the simulated replica: the current state, the diagnostics area, the clock.
+
+This is the one object the CLI, the shell, Python callers and the Spark runtime share. It swaps in
+a new state only after a statement fully succeeded (observers such as ``--datadir`` persistence
+included), and it is thread-safe because the Spark applier moves counters from its own thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable, Iterable
+
+from . import ast
+from .errors import Condition, MySQLError
+from .executor import execute
+from .results import Ok, Result, ResultSet
+from .state import ReplicaState
+
+Clock = Callable[[], int]
+StateObserver = Callable[[ReplicaState, ReplicaState], None]
+"""Called with (old, new) before a change is committed; raising MySQLError vetoes the change."""
+
+
+def wall_clock_us() -> int:
+    return time.time_ns() // 1000
+
+
+class Session:
+    def __init__(
+        self,
+        state: ReplicaState | None = None,
+        *,
+        clock: Clock = wall_clock_us,
+        observers: Iterable[StateObserver] = (),
+    ) -> None:
+        self._state = state if state is not None else ReplicaState.fresh()
+        self._clock = clock
+        self._observers = list(observers)
+        self._diagnostics: tuple[Condition, ...] = ()
+        self._lock = threading.RLock()
+
+    @property
+    def state(self) -> ReplicaState:
+        return self._state
+
+    @property
+    def diagnostics(self) -> tuple[Condition, ...]:
+        """The conditions of the last statement (what SHOW WARNINGS lists)."""
+        return self._diagnostics
+
+    def add_observer(self, observer: StateObserver) -> None:
+        self._observers.append(observer)
+
+    def execute(self, statement: ast.Statement) -> Result:
+        """Run one parsed statement; raise MySQLError with the state untouched on failure."""
+        if isinstance(statement, ast.ShowWarnings):
+            return self._show_warnings(statement)
+        with self._lock:
+            try:
+                execution = execute(self._state, statement, self._clock())
+                self._commit(execution.state)
+            except MySQLError as error:
+                self._diagnostics = (Condition.from_error(error),)
+                raise
+            self._diagnostics = execution.result.warnings
+            return execution.result
+
+    def execute_sql(self, text: str) -> list[Result]:
+        """Parse and run every statement of ``text``; stop at the first error (raised)."""
+        from ..grammar.splitter import StatementText, split_statements
+
+        results = []
+        for item in split_statements(text):
+            if not isinstance(item, StatementText) or not item.text:
+                continue
+            results.append(self.execute_text(item.text))
+        return results
+
+    def execute_text(self, statement_text: str) -> Result:
+        """One statement's text (no terminator): a parse error also lands in the diagnostics."""
+        from ..grammar.parser import parse_statement
+
+        try:
+            statement = parse_statement(statement_text)
+        except MySQLError as error:
+            self._diagnostics = (Condition.from_error(error),)
+            raise
+        return self.execute(statement)
+
+    def update(self, change: Callable[[ReplicaState], ReplicaState]) -> ReplicaState:
+        """Apply a state change that is not a statement (counters moved by the applier)."""
+        with self._lock:
+            new_state = change(self._state)
+            self._commit(new_state)
+            return new_state
+
+    def _commit(self, new_state: ReplicaState) -> None:
+        if new_state is self._state:
+            return
+        for observer in self._observers:
+            observer(self._state, new_state)
+        self._state = new_state
+
+    def _show_warnings(self, statement: ast.ShowWarnings) -> Result:
+        """SHOW WARNINGS reads, and does not reset, the previous statement's diagnostics."""
+        if statement.count_only:
+            return ResultSet(("@@session.warning_count",), ((len(self._diagnostics),),))
+        rows = tuple((c.level, c.code, c.message) for c in self._diagnostics)
+        return ResultSet(("Level", "Code", "Message"), rows)
+
+
+__all__ = ["Session", "wall_clock_us", "Ok", "ResultSet"]
