@@ -1,0 +1,516 @@
+"""The reference evaluator: what a channel's filters decide for each event, why, and which
+``performance_schema.replication_applier_filters`` COUNTERs move.
+
+This is the single source of truth for filter decisions (the Spark runtime is checked against
+it). It restates ``mysql-filter-evaluation.md`` sections 3-7 and 9 as pure functions:
+
+* :func:`decide` — one event against one :class:`FilterSet` -> :class:`Decision`.
+* :func:`apply_event` / :func:`apply_events` — the same against a :class:`ReplicaState`,
+  returning the new state with the event's channel counters moved.
+* :class:`Evaluator` — memoising decisions by :func:`decision_key`, the small tuple of event
+  fields a decision depends on (the Spark runtime reuses the idea: decide once per distinct key).
+
+Choices where the spec leaves room, each tested in ``tests/test_evaluator*.py``:
+
+* Version: 8.4-era code. XA boundaries are exempt like BEGIN/COMMIT (checklist 37, "new").
+* Name equality uses ``NameCollation.key`` (the filter set stores exact table rules under that
+  key), while lower-casing an incoming name and LIKE matching use ``str.lower`` as the spec says;
+  the two differ only for a handful of non-ASCII letters such as ``ß``.
+* The source error-code quirk (a second DB_OK count, spec section 7 quirk 2) is not modelled:
+  events carry no error code, so every event moves each counter at most once.
+* ``DROP TRIGGER`` whose event has an empty table list means "trigger not found on the replica"
+  and is skipped whatever the rules (spec section 3.2 step 4), the only SKIP without rules.
+* The *deciding* filter is the rule that ended the evaluation: a table rule that hit; else, for
+  an APPLY after a do-db match, that do-db rule; else ``None`` with the default named in
+  ``reason``. ``rewrite`` is reported separately (``rewritten_db``, ``rewrite_rule``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping, Sequence
+
+from .events import (
+    BOUNDARY_COMMANDS,
+    DATABASE_COMMANDS,
+    CommandKind,
+    Event,
+    QueryEvent,
+    RowEvent,
+    TableRef,
+    TransactionEvent,
+)
+from .filters import FilterSet, FilterType, NameCollation, display_rules
+from .state import ReplicaState
+from .wildcard import WildList
+
+FT = FilterType
+
+
+class Verdict(str, Enum):
+    """APPLY or SKIP; a ``str`` so ``decision == "APPLY"`` reads naturally."""
+
+    APPLY = "APPLY"
+    SKIP = "SKIP"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+APPLY = Verdict.APPLY
+SKIP = Verdict.SKIP
+
+_NO_COUNTS: Mapping[FilterType, int] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the applier does with one event, and why.
+
+    ``db`` is the database the decision used: for a query event the event's database after
+    lower-casing and rewrite, for a row event the table's database after the same; ``None`` for
+    transaction events. ``rewritten_db`` is set only when a rewrite rule matched.
+    ``increments`` are the COUNTER moves, per filter type (read-only mapping).
+    """
+
+    decision: Verdict
+    filter_type: FilterType | None
+    rule: str | None
+    reason: str
+    db: str | None = None
+    rewritten_db: str | None = None
+    rewrite_rule: str | None = None
+    increments: Mapping[FilterType, int] = field(default_factory=lambda: _NO_COUNTS)
+
+    @property
+    def applied(self) -> bool:
+        return self.decision is APPLY
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (what ``replfilter evaluate`` prints per event)."""
+        return {
+            "decision": self.decision.value,
+            "filter": self.filter_type.keyword if self.filter_type else None,
+            "rule": self.rule,
+            "reason": self.reason,
+            "db": self.db,
+            "rewritten_db": self.rewritten_db,
+            "rewrite_rule": self.rewrite_rule,
+            "counters": {ftype.keyword: n for ftype, n in self.increments.items()},
+        }
+
+
+# --- compiled rules ------------------------------------------------------------------------
+
+
+class CompiledFilters:
+    """One filter set prepared for fast lookups under one collation.
+
+    Exact table rules become a dict keyed by the collation key of the whole ``db.table``
+    string (as MySQL's hash is), wild rules one alternation regex per type, db rules a dict of
+    collation key -> first configured spelling.
+    """
+
+    __slots__ = (
+        "collation", "ci", "key", "do_db", "ignore_db", "do_table", "ignore_table",
+        "wild_do", "wild_ignore", "rewrite", "table_rules_on", "has_db_rules", "has_do_tables",
+    )
+
+    def __init__(self, filters: FilterSet, collation: NameCollation):
+        self.collation = collation
+        self.ci = collation.case_insensitive
+        self.key = collation.key
+        self.do_db = self._names(filters.rules(FT.DO_DB))
+        self.ignore_db = self._names(filters.rules(FT.IGNORE_DB))
+        self.do_table = self._names(filters.rules(FT.DO_TABLE))
+        self.ignore_table = self._names(filters.rules(FT.IGNORE_TABLE))
+        self.wild_do = WildList(filters.rules(FT.WILD_DO_TABLE), collation)  # type: ignore[arg-type]
+        self.wild_ignore = WildList(filters.rules(FT.WILD_IGNORE_TABLE), collation)  # type: ignore[arg-type]
+        self.rewrite: tuple[tuple[str, str, str], ...] = tuple(
+            (self.key(src), src, dst) for src, dst in filters.rules(FT.REWRITE_DB)  # type: ignore[misc]
+        )
+        self.table_rules_on = filters.table_rules_on
+        self.has_db_rules = bool(self.do_db or self.ignore_db)
+        self.has_do_tables = bool(self.do_table or self.wild_do)
+
+    def _names(self, rules: Iterable[Any]) -> dict[str, str]:
+        names: dict[str, str] = {}
+        for rule in rules:
+            names.setdefault(self.key(rule), rule)
+        return names
+
+    def rewrite_db(self, db: str) -> tuple[str, str] | None:
+        """First rule whose ``from`` equals ``db`` under the collation -> (from, to); no chaining."""
+        if self.rewrite:
+            k = self.key(db)
+            for src_key, src, dst in self.rewrite:
+                if src_key == k:
+                    return src, dst
+        return None
+
+
+def _rules_key(filters: FilterSet, collation: NameCollation) -> tuple:
+    """What compilation depends on: the rules, the is_on flag, the collation (not counters)."""
+    return (tuple(slot.rules for slot in filters.slots), filters.table_rules_on, collation.lower_case_table_names)
+
+
+@lru_cache(maxsize=512)
+def _compile_cached(key: tuple) -> CompiledFilters:
+    rules, on, lctn = key
+    filters = FilterSet()
+    slots = tuple(replace(slot, rules=r) for slot, r in zip(filters.slots, rules))
+    return CompiledFilters(replace(filters, slots=slots, table_rules_on=on), NameCollation(lctn))
+
+
+def compile_filters(filters: FilterSet, collation: NameCollation) -> CompiledFilters:
+    """Compile (cached by rules, not by counters, so moving counters does not recompile)."""
+    return _compile_cached(_rules_key(filters, collation))
+
+
+# --- the primitive predicates (spec 3.1) ----------------------------------------------------
+
+
+@dataclass
+class _Trace:
+    """Mutable scratch for one evaluation: counters moved and the db-level do match."""
+
+    counts: dict[FilterType, int] = field(default_factory=dict)
+    do_db_rule: str | None = None
+
+    def bump(self, ftype: FilterType) -> None:
+        self.counts[ftype] = self.counts.get(ftype, 0) + 1
+
+
+def _db_ok(c: CompiledFilters, db: str, trace: _Trace) -> tuple[bool, FilterType | None, str | None, str]:
+    """Table A: (passes, filter type, rule, reason). do-db, when present, hides ignore-db."""
+    if c.do_db:
+        rule = c.do_db.get(c.key(db))
+        if rule is not None:
+            trace.bump(FT.DO_DB)
+            trace.do_db_rule = rule
+            return True, FT.DO_DB, rule, f"database {db!r} is in replicate-do-db"
+        return False, None, None, f"database {db!r} is not in replicate-do-db"
+    if c.ignore_db:
+        rule = c.ignore_db.get(c.key(db))
+        if rule is not None:
+            trace.bump(FT.IGNORE_DB)
+            return False, FT.IGNORE_DB, rule, f"database {db!r} is in replicate-ignore-db"
+    return True, None, None, "no do-db rules and no matching ignore-db rule"
+
+
+def _db_ok_with_wild(c: CompiledFilters, db: str, trace: _Trace) -> tuple[Verdict, FilterType | None, str | None, str]:
+    """Table B (Bug #46110): a database statement against wild rules, subject ``db + "."``."""
+    subject = db + "."
+    rule = c.wild_do.first_match(subject)
+    if rule is not None:
+        trace.bump(FT.WILD_DO_TABLE)
+        return APPLY, FT.WILD_DO_TABLE, rule, f"{subject!r} matches replicate-wild-do-table"
+    rule = c.wild_ignore.first_match(subject)
+    if rule is not None:
+        trace.bump(FT.WILD_IGNORE_TABLE)
+        return SKIP, FT.WILD_IGNORE_TABLE, rule, f"{subject!r} matches replicate-wild-ignore-table"
+    if c.wild_do:
+        return SKIP, None, None, f"database statement: {subject!r} matches no replicate-wild-do-table rule"
+    return APPLY, None, None, "database statement: no wild-do-table rules and no matching wild-ignore-table rule"
+
+
+def _tables_ok(
+    c: CompiledFilters, tables: Iterable[tuple[str, str, bool]], trace: _Trace
+) -> tuple[Verdict, FilterType | None, str | None, str]:
+    """Table C: the first updating table that hits a rule decides; then the defaults."""
+    saw_updating = False
+    key = c.key
+    for db, name, updating in tables:
+        if not updating:
+            continue
+        saw_updating = True
+        subject = f"{db}.{name}"
+        if c.do_table:
+            rule = c.do_table.get(key(subject))
+            if rule is not None:
+                trace.bump(FT.DO_TABLE)
+                return APPLY, FT.DO_TABLE, rule, f"table {subject!r} is in replicate-do-table"
+        if c.ignore_table:
+            rule = c.ignore_table.get(key(subject))
+            if rule is not None:
+                trace.bump(FT.IGNORE_TABLE)
+                return SKIP, FT.IGNORE_TABLE, rule, f"table {subject!r} is in replicate-ignore-table"
+        rule = c.wild_do.first_match(subject)
+        if rule is not None:
+            trace.bump(FT.WILD_DO_TABLE)
+            return APPLY, FT.WILD_DO_TABLE, rule, f"table {subject!r} matches replicate-wild-do-table"
+        rule = c.wild_ignore.first_match(subject)
+        if rule is not None:
+            trace.bump(FT.WILD_IGNORE_TABLE)
+            return SKIP, FT.WILD_IGNORE_TABLE, rule, f"table {subject!r} matches replicate-wild-ignore-table"
+    if not saw_updating:
+        return SKIP, None, None, "the statement's table list has no updating table"
+    if c.has_do_tables:
+        return SKIP, None, None, "no table rule matched and do-table or wild-do-table rules exist"
+    return APPLY, None, None, "no table rule matched and there are no do-table or wild-do-table rules"
+
+
+# --- events -------------------------------------------------------------------------------
+
+_NOT_COUNTED_FOR_REWRITE = frozenset(
+    {CommandKind.CREATE_DB, CommandKind.DROP_DB, CommandKind.BEGIN, CommandKind.COMMIT}
+)
+_TRANSACTION_DECISION = Decision(APPLY, None, None, "transaction event: never filtered")
+
+
+def _finish(
+    verdict: Verdict,
+    ftype: FilterType | None,
+    rule: str | None,
+    reason: str,
+    db: str,
+    rewrite: tuple[str, str] | None,
+    trace: _Trace,
+) -> Decision:
+    if verdict is APPLY and ftype is None and trace.do_db_rule is not None:
+        ftype, rule = FT.DO_DB, trace.do_db_rule
+        reason = f"database {db!r} is in replicate-do-db; {reason}"
+    return Decision(
+        verdict,
+        ftype,
+        rule,
+        reason,
+        db,
+        rewrite[1] if rewrite else None,
+        display_rules(FT.REWRITE_DB, (rewrite,)) if rewrite else None,
+        MappingProxyType(trace.counts) if trace.counts else _NO_COUNTS,
+    )
+
+
+def decide_query(c: CompiledFilters, ev: QueryEvent) -> Decision:
+    """Spec section 3.2 / 9 ``on QueryEvent``."""
+    trace = _Trace()
+    folded = ev.default_db.lower() if c.ci else ev.default_db
+    rewrite = c.rewrite_db(folded)
+    d = rewrite[1] if rewrite else folded
+    cmd = ev.command
+    # REWRITE_DB counts when the (folded) string changed, whatever the outcome (quirk 1: A->a
+    # under lctn != 0 never counts), except for CREATE/DROP DATABASE, BEGIN and COMMIT.
+    if d != folded and cmd not in _NOT_COUNTED_FOR_REWRITE:
+        trace.bump(FT.REWRITE_DB)
+
+    if cmd in BOUNDARY_COMMANDS:
+        return _finish(APPLY, None, None, f"{cmd.value} is never filtered", d, rewrite, trace)
+
+    ok, ftype, rule, reason = _db_ok(c, d, trace)
+    if not ok:
+        return _finish(SKIP, ftype, rule, reason, d, rewrite, trace)
+    if cmd in DATABASE_COMMANDS and not c.has_db_rules:
+        verdict, ftype, rule, reason = _db_ok_with_wild(c, d, trace)
+        return _finish(verdict, ftype, rule, reason, d, rewrite, trace)
+    if cmd is CommandKind.DROP_TRIGGER and not ev.tables:
+        return _finish(SKIP, None, None, "DROP TRIGGER: the trigger is not found on the replica", d, rewrite, trace)
+    if not ev.tables or cmd in DATABASE_COMMANDS:
+        return _finish(APPLY, ftype, rule, _db_pass_reason(reason, "the statement has no table list"), d, rewrite, trace)
+    if not c.table_rules_on:
+        return _finish(APPLY, ftype, rule, _db_pass_reason(reason, "no table rules"), d, rewrite, trace)
+    if ev.exempt_from_table_rules:
+        what = "SET" if cmd is CommandKind.SET_OPTION else "DROP TEMPORARY TABLE IF EXISTS"
+        return _finish(APPLY, ftype, rule, f"{what} is exempt from table rules", d, rewrite, trace)
+    resolved = [(t.db if t.db is not None else d, t.table, t.updating) for t in ev.tables]
+    verdict, ftype, rule, reason = _tables_ok(c, resolved, trace)
+    return _finish(verdict, ftype, rule, reason, d, rewrite, trace)
+
+
+def _db_pass_reason(db_reason: str, table_part: str) -> str:
+    return f"{db_reason}; {table_part}"
+
+
+def decide_row(c: CompiledFilters, ev: RowEvent) -> Decision:
+    """Spec section 3.4 / 9 ``on TableMapEvent``: the table's own database decides."""
+    trace = _Trace()
+    db, table = (ev.db.lower(), ev.table.lower()) if c.ci else (ev.db, ev.table)
+    rewrite = c.rewrite_db(db)
+    if rewrite is not None:
+        trace.bump(FT.REWRITE_DB)  # any match counts for a Table_map, even a no-op rename
+        db = rewrite[1]
+    ok, ftype, rule, reason = _db_ok(c, db, trace)
+    if not ok:
+        return _finish(SKIP, ftype, rule, reason, db, rewrite, trace)
+    if not c.table_rules_on:
+        return _finish(APPLY, ftype, rule, _db_pass_reason(reason, "no table rules"), db, rewrite, trace)
+    verdict, ftype, rule, reason = _tables_ok(c, ((db, table, True),), trace)
+    return _finish(verdict, ftype, rule, reason, db, rewrite, trace)
+
+
+def decide_compiled(c: CompiledFilters, event: Event) -> Decision:
+    if isinstance(event, RowEvent):
+        return decide_row(c, event)
+    if isinstance(event, QueryEvent):
+        return decide_query(c, event)
+    if isinstance(event, TransactionEvent):
+        return _TRANSACTION_DECISION
+    raise TypeError(f"not an event: {event!r}")
+
+
+def decide(filters: FilterSet, collation: NameCollation, event: Event) -> Decision:
+    """Decide one event against one channel's filter set. Pure: counters are only reported."""
+    return decide_compiled(compile_filters(filters, collation), event)
+
+
+# --- state level ----------------------------------------------------------------------------
+
+
+class UnknownChannelError(ValueError):
+    """An event names a channel the replica does not have."""
+
+    def __init__(self, channel: str):
+        self.channel = channel
+        super().__init__(f"event for channel {channel!r}, which does not exist on this replica")
+
+
+def _channel_filters(state: ReplicaState, channel: str) -> FilterSet:
+    found = state.channel(channel)
+    if found is None:
+        raise UnknownChannelError(channel)
+    return found.filters
+
+
+def with_counts(state: ReplicaState, counts: Mapping[str, Mapping[FilterType, int]]) -> ReplicaState:
+    """Move each channel's COUNTERs by the given increments (channel name -> type -> n)."""
+    for name, increments in counts.items():
+        if any(increments.values()):
+            channel = state.channel(name)
+            if channel is None:
+                raise UnknownChannelError(name)
+            state = state.with_channel(replace(channel, filters=channel.filters.with_counts(dict(increments))))
+    return state
+
+
+def apply_event(state: ReplicaState, event: Event) -> tuple[Decision, ReplicaState]:
+    """Decide ``event`` on its channel and return the state with that channel's counters moved."""
+    decision = decide(_channel_filters(state, event.channel), state.collation, event)
+    if decision.increments:
+        state = with_counts(state, {event.channel: decision.increments})
+    return decision, state
+
+
+def apply_events(state: ReplicaState, events: Iterable[Event]) -> tuple[list[Decision], ReplicaState]:
+    """Decide a batch in order; counters of all events are moved once at the end (same result
+    as applying one by one, since decisions never depend on counters)."""
+    evaluator = Evaluator(state)
+    decisions = evaluator.decide_all(events)
+    return decisions, evaluator.state()
+
+
+# --- memoising evaluator ------------------------------------------------------------------
+
+DecisionKey = tuple
+"""``(channel, kind, command, db, tables)`` — see :func:`decision_key`."""
+
+
+def decision_key(event: Event) -> DecisionKey:
+    """The small key a decision depends on; events with equal keys get equal decisions.
+
+    * query: ``(channel, "query", command, default_db, tables)`` where ``command`` is the
+      command kind's value, with ``"+TEMPORARY_IF_EXISTS"`` appended for a DROP TABLE that has
+      both flags (the one flag combination that changes decisions), and ``tables`` is a tuple of
+      ``(db or None, table, updating)`` triples in statement order;
+    * row: ``(channel, "row", "", db, table)``;
+    * transaction: ``(channel, "transaction", kind, "", "")``.
+
+    The SQL text and GTID are not part of it. Names are not case-folded: a cache is per
+    evaluator, hence per ``lower_case_table_names``.
+    """
+    if type(event) is RowEvent:
+        return (event.channel, "row", "", event.db, event.table)
+    if type(event) is QueryEvent:
+        command = event.command.value
+        if event.command is CommandKind.DROP_TABLE and event.temporary and event.if_exists:
+            command += "+TEMPORARY_IF_EXISTS"
+        tables = tuple((t.db, t.table, t.updating) for t in event.tables)
+        return (event.channel, "query", command, event.default_db, tables)
+    if type(event) is TransactionEvent:
+        return (event.channel, "transaction", event.kind.value, "", "")
+    raise TypeError(f"not an event: {event!r}")
+
+
+class Evaluator:
+    """Decides events against a replica state, memoising one decision per :func:`decision_key`.
+
+    Counters accumulate inside the evaluator (as a count of events per key); :meth:`state`
+    returns the starting state with them moved, :meth:`counters` the increments per channel.
+    ``memoise=False`` decides every event afresh (same results; used to measure the gain).
+    """
+
+    def __init__(self, state: ReplicaState, memoise: bool = True):
+        self._state = state
+        self._memoise = memoise
+        self._compiled = {ch.name: compile_filters(ch.filters, state.collation) for ch in state.channels}
+        # key -> [decision, times seen]
+        self._cache: dict[DecisionKey, list] = {}
+        self._uncached: dict[str, dict[FilterType, int]] = {}
+
+    def decide(self, event: Event) -> Decision:
+        if self._memoise:
+            key = decision_key(event)
+            entry = self._cache.get(key)
+            if entry is None:
+                entry = self._cache[key] = [self._decide_fresh(event), 0]
+            entry[1] += 1
+            return entry[0]
+        decision = self._decide_fresh(event)
+        if decision.increments:
+            totals = self._uncached.setdefault(event.channel, {})
+            for ftype, n in decision.increments.items():
+                totals[ftype] = totals.get(ftype, 0) + n
+        return decision
+
+    def _decide_fresh(self, event: Event) -> Decision:
+        compiled = self._compiled.get(event.channel)
+        if compiled is None:
+            raise UnknownChannelError(event.channel)
+        return decide_compiled(compiled, event)
+
+    def decide_all(self, events: Iterable[Event]) -> list[Decision]:
+        """Decide many events; the hot loop of the benchmark, kept free of per-call overhead."""
+        if not self._memoise:
+            return [self.decide(event) for event in events]
+        cache = self._cache
+        key_of = decision_key
+        out: list[Decision] = []
+        append = out.append
+        for event in events:
+            key = key_of(event)
+            entry = cache.get(key)
+            if entry is None:
+                entry = cache[key] = [self._decide_fresh(event), 0]
+            entry[1] += 1
+            append(entry[0])
+        return out
+
+    @property
+    def distinct_keys(self) -> int:
+        return len(self._cache)
+
+    def counters(self) -> dict[str, dict[FilterType, int]]:
+        """Counter increments so far, per channel name and filter type."""
+        totals: dict[str, dict[FilterType, int]] = {
+            name: dict(counts) for name, counts in self._uncached.items()
+        }
+        for key, (decision, seen) in self._cache.items():
+            if decision.increments:
+                per_channel = totals.setdefault(key[0], {})
+                for ftype, n in decision.increments.items():
+                    per_channel[ftype] = per_channel.get(ftype, 0) + n * seen
+        return totals
+
+    def state(self) -> ReplicaState:
+        """The starting state with every decided event's counters moved."""
+        return with_counts(self._state, self.counters())
+
+
+def decide_batch(
+    filters: FilterSet, collation: NameCollation, events: Sequence[Event]
+) -> list[Decision]:
+    """Decide many events against one filter set (no state, no channel lookup)."""
+    compiled = compile_filters(filters, collation)
+    return [decide_compiled(compiled, event) for event in events]
