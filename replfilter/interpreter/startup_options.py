@@ -272,7 +272,8 @@ class _OptionFileReader:
             return
         body = line[1:].lstrip(_WHITESPACE)
         for keyword in ("includedir", "include"):
-            if body.startswith(keyword) and body[len(keyword):len(keyword) + 1] in tuple(_WHITESPACE):
+            following = body[len(keyword):len(keyword) + 1]
+            if body.startswith(keyword) and following != "" and following in _WHITESPACE:
                 argument = body[len(keyword):].strip(_WHITESPACE)
                 if not argument:
                     raise StartupError(
