@@ -1,0 +1,150 @@
+"""Running scripts the way ``mysql`` runs them in batch mode: statements from a file, from ``-e``
+or from standard input; ``source`` inside a script; ``--force``; errors on standard error with the
+line (and file) where the statement starts; exit status 1 after any error.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Iterable, TextIO
+
+from .formatting import OutputMode, format_error, format_result, statement_json
+from .grammar.splitter import ClientCommand, StatementBuffer, StatementText
+from .interpreter.errors import MySQLError
+from .interpreter.session import Session
+
+MAX_SOURCE_DEPTH = 16  # mysql has no limit but recursion would never end; this says so instead
+
+
+class StopScript(Exception):
+    """Raised to end a run: an error without --force, or ``quit``."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    mode: OutputMode = OutputMode(batch=True)
+    json: bool = False
+    force: bool = False
+
+
+class ScriptRunner:
+    """Feeds a :class:`Session` from script text and prints what mysql prints."""
+
+    def __init__(self, session: Session, out: TextIO, err: TextIO, options: RunOptions = RunOptions()) -> None:
+        self.session = session
+        self.out = out
+        self.err = err
+        self.options = options
+        self.errors = 0
+        self._depth = 0
+
+    # ---- entry points
+    def run_text(self, text: str, file_name: str | None = None) -> int:
+        return self.run_lines(text.split("\n"), file_name)
+
+    def run_lines(self, lines: Iterable[str], file_name: str | None = None) -> int:
+        """Run everything; returns the process exit status (0, or 1 after any error)."""
+        try:
+            self._run(lines, file_name)
+        except StopScript:
+            pass
+        return 1 if self.errors else 0
+
+    def run_file(self, path: str) -> int:
+        try:
+            self._source(path, line=None, file_name=None)
+        except StopScript:
+            pass
+        return 1 if self.errors else 0
+
+    # ---- internals
+    def _run(self, lines: Iterable[str], file_name: str | None) -> None:
+        buffer = StatementBuffer()
+        for line in lines:
+            for item in buffer.feed_line(line.rstrip("\r")):
+                self._item(item, file_name)
+        for item in buffer.finish():
+            self._item(item, file_name)
+
+    def _item(self, item: StatementText | ClientCommand, file_name: str | None) -> None:
+        if isinstance(item, ClientCommand):
+            self._command(item, file_name)
+        else:
+            self._statement(item, file_name)
+
+    def _statement(self, item: StatementText, file_name: str | None) -> None:
+        if not item.text:
+            self._client_error("ERROR: \nNo query specified\n")
+            return
+        started = time.perf_counter()
+        try:
+            result = self.session.execute_text(item.text)
+        except MySQLError as error:
+            self._error(error, item, file_name)
+            return
+        elapsed = time.perf_counter() - started
+        if self.options.json:
+            self.out.write(statement_json(item.line, item.text, result) + "\n")
+            return
+        mode = replace(self.options.mode, vertical=self.options.mode.vertical or item.vertical)
+        self.out.write(format_result(result, mode, elapsed))
+
+    def _error(self, error: MySQLError, item: StatementText, file_name: str | None) -> None:
+        self.errors += 1
+        if self.options.json:
+            self.out.write(statement_json(item.line, item.text, error) + "\n")
+        else:
+            self.out.flush()
+            self.err.write(format_error(error, line=item.line, file=file_name) + "\n")
+            self.err.flush()
+        if not self.options.force:
+            raise StopScript
+
+    def _client_error(self, message: str) -> None:
+        self.errors += 1
+        self.out.flush()
+        self.err.write(message)
+        self.err.flush()
+        if not self.options.force:
+            raise StopScript
+
+    def _command(self, command: ClientCommand, file_name: str | None) -> None:
+        name = command.name
+        if name == "quit":
+            raise StopScript
+        if name == "source":
+            self._source(command.argument, command.line, file_name)
+        elif name == "warnings":
+            self.options = replace(self.options, mode=replace(self.options.mode, show_warnings=True))
+        elif name == "nowarning":
+            self.options = replace(self.options, mode=replace(self.options.mode, show_warnings=False))
+        elif name == "print":
+            pass  # prints the current statement buffer in mysql; nothing is buffered between items
+        else:
+            where = f" at line {command.line}" + (f" in file: '{file_name}'" if file_name else "")
+            self._client_error(f"ERROR{where}: the client command '{name}' is only available in the interactive shell\n")
+
+    def _source(self, path: str, line: int | None, file_name: str | None) -> None:
+        if not path:
+            self._client_error("ERROR: Usage: \\. <filename> | source <filename>\n")
+            return
+        if self._depth >= MAX_SOURCE_DEPTH:
+            self._client_error(f"ERROR: Failed to open file '{path}': source nested more than {MAX_SOURCE_DEPTH} deep\n")
+            return
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            # mysql: "ERROR: Failed to open file 'x', error: 2"
+            self._client_error(f"ERROR: Failed to open file '{path}', error: {exc.errno}\n")
+            return
+        except UnicodeDecodeError as exc:
+            self._client_error(f"ERROR: File '{path}' is not UTF-8 text (byte {exc.start})\n")
+            return
+        self._depth += 1
+        try:
+            # Errors inside a sourced file name it; the top-level script file is not named.
+            self._run(text.split("\n"), path if line is not None else None)
+        finally:
+            self._depth -= 1
