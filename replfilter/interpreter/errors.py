@@ -19,7 +19,10 @@ class ErrorSpec:
 
 
 class ER(Enum):
-    """The catalogue: symbol -> (number, SQLSTATE, printf-style 8.4 text)."""
+    """The catalogue: symbol -> (number, SQLSTATE, printf-style 8.4 text).
+
+    Precisions such as ``%-.128s`` are MySQL's own and cut long arguments the way the server does
+    (Python's ``%`` honours them too)."""
 
     PARSE_ERROR = ErrorSpec(
         1064,
@@ -27,9 +30,9 @@ class ER(Enum):
         "You have an error in your SQL syntax; check the manual that corresponds to your MySQL "
         "server version for the right syntax to use near '%s' at line %d",
     )
-    TOO_LONG_IDENT = ErrorSpec(1059, "42000", "Identifier name '%s' is too long")
-    WRONG_DB_NAME = ErrorSpec(1102, "42000", "Incorrect database name '%s'")
-    WRONG_VALUE = ErrorSpec(1525, "HY000", "Incorrect %s value: '%s'")
+    TOO_LONG_IDENT = ErrorSpec(1059, "42000", "Identifier name '%-.100s' is too long")
+    WRONG_DB_NAME = ErrorSpec(1102, "42000", "Incorrect database name '%-.100s'")
+    WRONG_VALUE = ErrorSpec(1525, "HY000", "Incorrect %-.32s value: '%-.128s'")
     INVALID_RPL_WILD_TABLE_FILTER_PATTERN = ErrorSpec(
         3067,
         "HY000",
@@ -97,7 +100,7 @@ class ER(Enum):
         "MySQL Manual for more information.",
     )
     REPLICA_CHANNEL_OPERATION_NOT_ALLOWED = ErrorSpec(
-        3139, "HY000", "%s cannot be performed on channel '%s'."
+        3139, "HY000", "%-.192s cannot be performed on channel '%-.192s'."
     )
     WARN_DEPRECATED_SYNTAX = ErrorSpec(
         1287,
