@@ -285,8 +285,26 @@ def parse_statement(text: str) -> ast.Statement:
     if not statements:
         raise MySQLError(1065, "42000", "Query was empty")
     if len(statements) > 1:
-        raise syntax_error(text, text.index(";"))
+        stripped = text.strip()
+        raise syntax_error(stripped, _second_statement_position(stripped))
     return statements[0]
+
+
+def _second_statement_position(text: str) -> int:
+    """Where the statement after the first ``;`` starts: without multi-statement support the
+    server reports its syntax error there (``near 'SELECT 2'``). Semicolons inside quotes and
+    comments do not count, so the text is lexed, comments kept, rather than searched."""
+    ignored = {"COMMENT_DASH", "COMMENT_HASH", "COMMENT_BLOCK"}
+    after_semicolon = False
+    try:
+        for token in _lark().lex(text, dont_ignore=True):
+            if token.type == "SEMICOLON":
+                after_semicolon = True
+            elif after_semicolon and token.type not in ignored and not token.type.startswith("__IGNORE"):
+                return token.start_pos if token.start_pos is not None else len(text)
+    except UnexpectedInput:
+        pass
+    return len(text)
 
 
 def parse_many(text: str) -> list[ast.Statement]:
