@@ -508,6 +508,50 @@ class Evaluator:
         return with_counts(self._state, self.counters())
 
 
+@dataclass(frozen=True)
+class TransactionOutcome:
+    """What became of one GTID transaction (spec section 3.6): the GTID is always consumed;
+    the transaction is *empty* when none of its content events was applied. ``xa_filtered``
+    marks an XA transaction a filter hit: MySQL reports ER_XA_REPLICATION_FILTERS there and its
+    data outcome is unsupported (checklist 78) — callers should treat it as an error case."""
+
+    channel: str
+    gtid: str | None
+    applied: int
+    skipped: int
+    xa: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return self.applied == 0
+
+    @property
+    def xa_filtered(self) -> bool:
+        return self.xa and self.skipped > 0
+
+
+def transaction_outcomes(events: Sequence[Event], decisions: Sequence[Decision]) -> list[TransactionOutcome]:
+    """Group a decided stream into GTID transactions, per channel: each GTID (or anonymous
+    GTID) event opens one that lasts until the channel's next GTID event. Boundaries and
+    session-context events (INTVAR, RAND, USER_VAR) are not content."""
+    groups: list[list] = []
+    open_: dict[str, list] = {}
+    for event, decision in zip(events, decisions):
+        if isinstance(event, TransactionEvent):
+            if event.kind.value in ("GTID", "ANONYMOUS_GTID"):
+                open_[event.channel] = [event.channel, event.gtid, 0, 0, False]
+                groups.append(open_[event.channel])
+            continue
+        current = open_.get(event.channel)
+        if current is None:
+            continue
+        if isinstance(event, QueryEvent) and event.command in BOUNDARY_COMMANDS:
+            current[4] = current[4] or event.command is CommandKind.XA_START
+            continue
+        current[2 if decision.applied else 3] += 1
+    return [TransactionOutcome(*fields_) for fields_ in groups]
+
+
 def decide_batch(
     filters: FilterSet, collation: NameCollation, events: Sequence[Event]
 ) -> list[Decision]:
