@@ -69,8 +69,12 @@ Item = Union[StatementText, ClientCommand]
 class StatementBuffer:
     """Feed lines; collect complete statements and client commands in order.
 
-    The scanner state (inside a quote or a block comment) survives line breaks, so a string
-    literal may span lines as it may in mysql.
+    Mirrors ``add_line`` of the mysql client (default ``--skip-comments``): the text handed over is
+    what mysql sends to the server, so ``--``/``#`` comments and ``/* */`` comments are left out
+    (``/*!`` and ``/*+`` are kept), spaces before a statement are skipped, and a line that holds
+    only a comment leaves the buffer empty. A statement's ``line`` is mysql's ``query_start_line``:
+    the last line read while the buffer was empty. The scanner state (inside a quote or a block
+    comment) survives line breaks, so a string literal may span lines as it may in mysql.
     """
 
     line_number: int = 0
@@ -81,7 +85,7 @@ class StatementBuffer:
     @property
     def in_progress(self) -> bool:
         """Some statement text is pending (the shell shows its continuation prompt)."""
-        return bool("".join(self._parts).strip()) or self._quote is not None
+        return bool(self._parts) or self._quote is not None
 
     @property
     def pending_text(self) -> str:
@@ -94,80 +98,86 @@ class StatementBuffer:
     def feed_line(self, line: str) -> list[Item]:
         """Consume one input line (without its newline) and return what it completed."""
         self.line_number += 1
+        if not self._parts:
+            self._start_line = self.line_number
         items: list[Item] = []
         if not self.in_progress:
             command = _word_command(line)
             if command is not None:
                 name, argument = command
                 return [ClientCommand(name, argument, self.line_number)]
+        out: list[str] = []  # characters of this line accepted into the statement
+        need_space = False  # a comment ended: the next character is preceded by a space
         i, n = 0, len(line)
-        chunk_start = 0
         while i < n:
             ch = line[i]
             if self._quote == "/*":
                 end = line.find("*/", i)
                 if end < 0:
-                    i = n
                     break
                 i = end + 2
                 self._quote = None
+                need_space = True
                 continue
             if self._quote is not None:
                 if ch == "\\" and self._quote != "`":
+                    out.append(line[i : i + 2])
                     i += 2
                     continue
                 if ch == self._quote:
-                    if i + 1 < n and line[i + 1] == self._quote:
-                        i += 2
-                        continue
                     self._quote = None
+                out.append(ch)
                 i += 1
                 continue
-            if ch in "'\"`":
-                self._quote = ch
-                i += 1
+            if ch.isspace() and not out and not self._parts:
+                i += 1  # spaces before a statement
                 continue
-            if line.startswith("/*", i):
+            if line.startswith("/*", i) and not line.startswith(("/*!", "/*+"), i):
                 self._quote = "/*"
                 i += 2
                 continue
-            if ch == "#" or (line.startswith("--", i) and (i + 2 == n or line[i + 2] in " \t\r")):
-                i = n
-                break
+            if ch == "#" or (line.startswith("--", i) and (i + 2 == n or line[i + 2].isspace())):
+                break  # comment to the end of the line
             if ch == ";":
-                self._append(line[chunk_start:i])
+                self._parts.extend(out)
+                out = []
                 items.extend(self._finish(vertical=False))
                 i += 1
-                chunk_start = i
                 continue
             if ch == "\\" and i + 1 < n:
                 letter = line[i + 1]
                 if letter in "gG":
-                    self._append(line[chunk_start:i])
+                    self._parts.extend(out)
+                    out = []
                     items.extend(self._finish(vertical=letter == "G", allow_empty=True))
                     i += 2
-                    chunk_start = i
                     continue
                 name = BACKSLASH_COMMANDS.get(letter)
                 if name is not None:
-                    self._append(line[chunk_start:i])
+                    self._parts.extend(out)
+                    out = []
                     if name == "clear":
                         self.clear()
                         i += 2
-                        chunk_start = i
                         continue
                     if name in COMMANDS_WITH_ARGUMENT:
                         argument = line[i + 2 :].strip().rstrip(";").strip()
                         items.append(ClientCommand(name, argument, self.line_number))
                         i = n
-                        chunk_start = n
                         break
                     items.append(ClientCommand(name, "", self.line_number))
                     i += 2
-                    chunk_start = i
                     continue
+            if ch in "'\"`":
+                self._quote = ch
+            if need_space and not ch.isspace():
+                out.append(" ")
+            need_space = False
+            out.append(ch)
             i += 1
-        self._append(line[chunk_start:] + "\n")
+        if (out or self._parts) and self._quote != "/*":
+            out.append("\n")
+        self._parts.extend(out)
         return items
 
     def finish(self) -> list[Item]:
@@ -176,11 +186,6 @@ class StatementBuffer:
             self.clear()
             return []
         return self._finish(vertical=False, complete=False)
-
-    def _append(self, text: str) -> None:
-        if not "".join(self._parts).strip() and text.strip():
-            self._start_line = self.line_number
-        self._parts.append(text)
 
     def _finish(self, vertical: bool, complete: bool = True, allow_empty: bool = False) -> list[Item]:
         text = "".join(self._parts).strip()
@@ -191,8 +196,7 @@ class StatementBuffer:
         if not text:
             # ``\g`` on its own: mysql says "No query specified"; the caller reports it.
             return [StatementText("", self.line_number, vertical, complete)]
-        start = self._start_line or self.line_number
-        return [StatementText(text, start, vertical, complete)]
+        return [StatementText(text, self._start_line or self.line_number, vertical, complete)]
 
 
 def _word_command(line: str) -> tuple[str, str] | None:

@@ -1,0 +1,299 @@
+"""The ``replfilter`` command as scripts use it: inputs, outputs, errors, startup options, datadir.
+
+Most tests call ``cli.main`` in-process with real files; a few run the installed console script
+in a child process where a second process or the real exit status matters.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from replfilter import cli
+
+CONFIGURE = "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h1' FOR CHANNEL 'ch1';\n"
+
+
+class FakeTty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def run(argv: list[str], stdin: str = "", tty: bool = False) -> tuple[int, str, str]:
+    out = FakeTty() if tty else io.StringIO()
+    err = io.StringIO()
+    status = cli.main(argv, stdin=io.StringIO(stdin), stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+# ---- where statements come from -------------------------------------------------------------------
+
+
+def test_execute_option_runs_statements_and_prints_tab_separated_when_not_a_terminal() -> None:
+    status, out, err = run(["--replicate-do-db=db1", "-e", "SELECT FILTER_NAME, FILTER_RULE FROM performance_schema.replication_applier_global_filters"])
+    assert (status, err) == (0, "")
+    assert out == "FILTER_NAME\tFILTER_RULE\nREPLICATE_DO_DB\tdb1\n"
+
+
+def test_script_file_argument(tmp_path: Path) -> None:
+    script = write(tmp_path, "s.sql", CONFIGURE + "SHOW REPLICA STATUS;\n")
+    status, out, _ = run([script])
+    assert status == 0
+    header, row = out.splitlines()
+    assert header.split("\t")[0] == "Replica_IO_State" and len(header.split("\t")) == 60
+    assert row.split("\t")[1] == "h1"
+
+
+def test_standard_input() -> None:
+    status, out, _ = run([], stdin=CONFIGURE + "SELECT COUNT(*) FROM performance_schema.replication_applier_filters;")
+    assert (status, out) == (0, "COUNT(*)\n0\n")
+
+
+def test_boxed_table_on_a_terminal_and_with_dash_t() -> None:
+    sql = "SELECT FILTER_RULE FROM performance_schema.replication_applier_global_filters"
+    expected = "+-------------+\n| FILTER_RULE |\n+-------------+\n| db1         |\n+-------------+\n"
+    assert run(["--replicate-do-db=db1", "-e", sql], tty=True)[1] == expected
+    assert run(["--replicate-do-db=db1", "-t", "-e", sql])[1] == expected
+
+
+def test_vertical_with_backslash_g_in_a_script() -> None:
+    status, out, _ = run(["--replicate-do-db=db1", "-e", "SELECT FILTER_NAME FROM performance_schema.replication_applier_global_filters\\G"])
+    assert out == "*************************** 1. row ***************************\nFILTER_NAME: REPLICATE_DO_DB\n"
+
+
+def test_batch_escaping_of_tab_newline_and_backslash() -> None:
+    sql = CONFIGURE + "CHANGE REPLICATION FILTER REPLICATE_DO_DB=(`a\tb`, `c\\d`) FOR CHANNEL 'ch1';" \
+        "SELECT FILTER_RULE FROM performance_schema.replication_applier_filters"
+    status, out, _ = run(["-B", "-N", "-e", sql])
+    assert out == "a\\tb,c\\\\d\n"
+
+
+# ---- errors ------------------------------------------------------------------------------------------
+
+
+def test_error_reports_line_of_statement_start_and_stops(tmp_path: Path) -> None:
+    script = write(tmp_path, "s.sql", "-- comment\n\nSHOW REPLICA\n  STATUS FOR CHANNEL 'x';\nSHOW WARNINGS;\n")
+    status, out, err = run([script])
+    assert status == 1
+    assert out == ""
+    assert err == "ERROR 3074 (HY000) at line 3: Replica channel 'x' does not exist.\n"
+
+
+def test_force_goes_on_after_errors_and_exit_status_is_still_1() -> None:
+    status, out, err = run(["-f", "-e", "SHOW REPLICA STATUS FOR CHANNEL 'x'; SHOW WARNINGS"])
+    assert status == 1
+    assert "ERROR 3074 (HY000) at line 1" in err
+    assert out == "Level\tCode\tMessage\nError\t3074\tReplica channel 'x' does not exist.\n"
+
+
+def test_syntax_error_shape() -> None:
+    status, _, err = run(["-e", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = db1"])
+    assert status == 1
+    assert err == (
+        "ERROR 1064 (42000) at line 1: You have an error in your SQL syntax; check the manual that "
+        "corresponds to your MySQL server version for the right syntax to use near 'db1' at line 1\n"
+    )
+
+
+def test_source_inside_a_script_names_the_file_in_errors(tmp_path: Path) -> None:
+    inner = write(tmp_path, "inner.sql", CONFIGURE + "\nRESET REPLICA FOR CHANNEL 'nope';\n")
+    outer = write(tmp_path, "outer.sql", f"SHOW WARNINGS;\nsource {inner}\nSHOW WARNINGS;\n")
+    status, _, err = run([outer])
+    assert status == 1
+    assert err == f"ERROR 3074 (HY000) at line 3 in file: '{inner}': Replica channel 'nope' does not exist.\n"
+
+
+def test_source_of_a_missing_file_is_the_mysql_client_error(tmp_path: Path) -> None:
+    status, _, err = run(["-e", f"source {tmp_path}/missing.sql"])
+    assert status == 1
+    assert err == f"ERROR: Failed to open file '{tmp_path}/missing.sql', error: 2\n"
+
+
+def test_missing_script_file_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    status, _, err = run([str(tmp_path / "nope.sql")])
+    assert status == 1 and "Failed to open file" in err and "Traceback" not in err
+
+
+def test_state_survives_a_failed_statement() -> None:
+    sql = CONFIGURE + (
+        "CHANGE REPLICATION FILTER REPLICATE_DO_DB=(a) FOR CHANNEL 'ch1';"
+        "CHANGE REPLICATION FILTER REPLICATE_DO_DB=(b), REPLICATE_WILD_DO_TABLE=('nodot') FOR CHANNEL 'ch1';"
+        "SELECT FILTER_RULE FROM performance_schema.replication_applier_filters"
+    )
+    status, out, err = run(["-f", "-N", "-e", sql])
+    assert "ERROR 3067" in err
+    assert out == "a\n"
+
+
+# ---- --format json ------------------------------------------------------------------------------------
+
+
+def test_json_format_one_object_per_statement() -> None:
+    status, out, _ = run(["--format", "json", "-f", "-e", "START SLAVE;\nSHOW REPLICA STATUS FOR CHANNEL 'x';\nSHOW WARNINGS"])
+    records = [json.loads(line) for line in out.splitlines()]
+    assert status == 1
+    assert records[0]["line"] == 1 and records[0]["error"]["code"] == 1200
+    assert records[1] == {
+        "line": 2,
+        "statement": "SHOW REPLICA STATUS FOR CHANNEL 'x'",
+        "error": {"code": 3074, "sqlstate": "HY000", "message": "Replica channel 'x' does not exist."},
+        "warnings": [],
+    }
+    assert records[2]["columns"] == ["Level", "Code", "Message"]
+    assert records[2]["rows"] == [["Error", 3074, "Replica channel 'x' does not exist."]]
+
+
+def test_json_format_carries_warnings() -> None:
+    _, out, _ = run(["--format", "json", "-e", "CHANGE MASTER TO MASTER_HOST='h'"])
+    record = json.loads(out)
+    assert record["ok"] == 0
+    assert [w["code"] for w in record["warnings"]] == [1287, 1287]
+
+
+# ---- startup options and option files ----------------------------------------------------------------
+
+
+def test_startup_options_global_and_per_channel_with_a_datadir(tmp_path: Path) -> None:
+    datadir = str(tmp_path / "data")
+    assert run(["--datadir", datadir, "-e", CONFIGURE])[0] == 0
+    status, out, err = run([
+        "--datadir", datadir,
+        "--replicate-do-db=g1", "--replicate_ignore_table", "gdb.t", "--replicate-do-db=ch1:c1",
+        "-N", "-e", "SELECT CHANNEL_NAME, FILTER_NAME, FILTER_RULE, CONFIGURED_BY FROM performance_schema.replication_applier_filters",
+    ])
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [
+        "ch1\tREPLICATE_DO_DB\tc1\tSTARTUP_OPTIONS_FOR_CHANNEL",
+        "ch1\tREPLICATE_IGNORE_TABLE\tgdb.t\tSTARTUP_OPTIONS",
+    ]
+
+
+def test_startup_warning_for_unknown_channel_and_error_for_bad_rule() -> None:
+    status, _, err = run(["--replicate-do-db=nochannel:x", "-e", "SHOW WARNINGS"])
+    assert status == 0
+    assert err == (
+        "replfilter: [Warning] There are per-channel replication filter(s) configured for channel "
+        "'nochannel' which does not exist. The filter(s) have been discarded.\n"
+    )
+    status, out, err = run(["--replicate-rewrite-db=a-b", "-e", "SHOW WARNINGS"])
+    assert (status, out) == (1, "")
+    assert err == "replfilter: [ERROR] Bad syntax in replicate-rewrite-db - missing '->'!\n"
+
+
+def test_defaults_file_mysqld_group(tmp_path: Path) -> None:
+    extra = write(tmp_path, "extra.cnf", "[mysqld]\nreplicate_ignore_db = from_include\n")
+    cnf = write(tmp_path, "my.cnf", f"[client]\nuser=x\n[mysqld]\nreplicate-do-db = db1\nloose-replicate-do-db=db2\nserver-id=2\n!include {extra}\n")
+    status, out, _ = run(["--defaults-file", cnf, "-N", "-e", "SELECT FILTER_NAME, FILTER_RULE FROM performance_schema.replication_applier_global_filters"])
+    assert status == 0
+    assert out.splitlines() == ["REPLICATE_DO_DB\tdb1,db2", "REPLICATE_IGNORE_DB\tfrom_include"]
+
+
+def test_missing_defaults_file(tmp_path: Path) -> None:
+    status, _, err = run(["--defaults-file", str(tmp_path / "none.cnf"), "-e", "SHOW WARNINGS"])
+    assert status == 1
+    assert "none.cnf" in err and err.startswith("replfilter: [ERROR]")
+
+
+def test_lower_case_table_names_startup_setting() -> None:
+    sql = CONFIGURE + "CHANGE REPLICATION FILTER REPLICATE_DO_TABLE=(DB1.T1, db1.t1) FOR CHANNEL 'ch1'; SHOW REPLICA STATUS"
+    _, out, _ = run(["--lower-case-table-names=1", "-e", sql])
+    row = dict(zip(*[line.split("\t") for line in out.splitlines()]))
+    assert row["Replicate_Do_Table"] == "db1.T1"
+
+
+# ---- the data directory -----------------------------------------------------------------------------
+
+
+def test_channels_persist_but_statement_filters_do_not(tmp_path: Path) -> None:
+    datadir = str(tmp_path / "d")
+    run(["--datadir", datadir, "-e", CONFIGURE + "CHANGE REPLICATION FILTER REPLICATE_DO_DB=(x) FOR CHANNEL 'ch1'"])
+    status, out, _ = run(["--datadir", datadir, "-N", "-e",
+                          "SHOW REPLICA STATUS; SELECT COUNT(*) FROM performance_schema.replication_applier_filters"])
+    lines = out.splitlines()
+    assert status == 0
+    assert lines[0].split("\t")[1] == "h1" and lines[0].split("\t")[55] == "ch1"
+    assert lines[1] == "0"
+
+
+def test_reset_replica_all_persists_removal(tmp_path: Path) -> None:
+    datadir = str(tmp_path / "d")
+    run(["--datadir", datadir, "-e", CONFIGURE])
+    run(["--datadir", datadir, "-e", "RESET REPLICA ALL"])
+    status, _, err = run(["--datadir", datadir, "-e", "SHOW REPLICA STATUS FOR CHANNEL 'ch1'"])
+    assert status == 1 and "3074" in err
+
+
+def test_corrupt_datadir_is_reported_and_left_alone(tmp_path: Path) -> None:
+    datadir = tmp_path / "d"
+    datadir.mkdir()
+    metadata = datadir / "connection_metadata.json"
+    metadata.write_text('{"version": 1, "channels": [', encoding="utf-8")
+    status, _, err = run(["--datadir", str(datadir), "-e", CONFIGURE])
+    assert status == 1
+    assert err.startswith(f"replfilter: [ERROR] Corrupt '{metadata}' at line 1, column 29")
+    assert metadata.read_text(encoding="utf-8") == '{"version": 1, "channels": ['
+
+
+def test_wrong_shape_datadir_names_the_problem(tmp_path: Path) -> None:
+    datadir = tmp_path / "d"
+    datadir.mkdir()
+    (datadir / "connection_metadata.json").write_text('{"version": 1, "channels": [{"name": "a", "source": {"port": "x"}}]}')
+    status, _, err = run(["--datadir", str(datadir), "-e", "SHOW WARNINGS"])
+    assert status == 1 and "source setting 'port' must be int" in err
+
+
+def test_a_second_process_on_the_same_datadir_is_refused(tmp_path: Path) -> None:
+    datadir = str(tmp_path / "d")
+    holder = subprocess.Popen(
+        [sys.executable, "-m", "replfilter", "--datadir", datadir],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        lock = Path(datadir) / "replfilter.lock"
+        for _ in range(200):
+            if lock.exists() and lock.read_text().startswith("replfilter pid"):
+                break
+            import time
+
+            time.sleep(0.05)
+        second = subprocess.run(
+            [sys.executable, "-m", "replfilter", "--datadir", datadir, "-e", "SHOW WARNINGS"],
+            capture_output=True, text=True,
+        )
+        assert second.returncode == 1
+        assert f"data directory '{datadir}' is in use by replfilter pid {holder.pid}" in second.stderr
+    finally:
+        holder.communicate("", timeout=30)
+    assert holder.returncode == 0
+
+
+def test_atomic_write_leaves_no_temporary_files(tmp_path: Path) -> None:
+    datadir = tmp_path / "d"
+    run(["--datadir", str(datadir), "-e", CONFIGURE])
+    assert sorted(os.listdir(datadir)) == ["connection_metadata.json", "replfilter.lock"]
+    document = json.loads((datadir / "connection_metadata.json").read_text())
+    assert [c["name"] for c in document["channels"]] == ["", "ch1"]
+
+
+def test_console_script_and_python_dash_m_do_not_start_spark() -> None:
+    probe = "import sys, replfilter.cli; replfilter.cli.main(['-e','SHOW WARNINGS']); sys.exit('pyspark' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True).returncode == 0
+
+
+@pytest.mark.parametrize("argv", [["--bogus-flag"], ["--replicate-do-table"]])
+def test_bad_command_line_is_an_error_not_a_traceback(argv: list[str]) -> None:
+    result = subprocess.run([sys.executable, "-m", "replfilter", *argv, "-e", "SHOW WARNINGS"], capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr and result.stderr.strip()
