@@ -191,11 +191,12 @@ def split_statements(sql: str) -> list[str]:
             head.append(tok.upper)
         if head[:1] == ["CREATE"] and _ROUTINE_OBJECTS & set(head):
             word = tok.upper
+            previous = tokens[index - 1].upper if index else ""
             following = tokens[index + 1].upper if index + 1 < len(tokens) else ""
-            if word in ("BEGIN", "CASE") and following != "WORK":
+            if word in ("BEGIN", "CASE") and following != "WORK" and previous != "END":
                 depth += 1
             elif word == "END" and following not in ("IF", "LOOP", "WHILE", "REPEAT"):
-                depth -= 1
+                depth -= 1  # END and END CASE close BEGIN and CASE; END IF etc. were never opened
     pieces.append(sql[start:])
     return [p.strip() for p in pieces if p.strip()]
 
