@@ -37,7 +37,38 @@ class Execution:
 
 
 def execute(state: ReplicaState, statement: ast.Statement, now_us: int) -> Execution:
-    """Run one statement at statement time ``now_us`` (one timestamp per statement, as NOW(6))."""
+    """Run one statement at statement time ``now_us`` (one timestamp per statement, as NOW(6)).
+
+    The 1287 warnings of legacy spellings come first: MySQL pushes them while parsing."""
+    execution = _execute(state, statement, now_us)
+    warnings = deprecation_warnings(statement)
+    if warnings:
+        execution = Execution(execution.state, replace(execution.result, warnings=warnings + execution.result.warnings))
+    return execution
+
+
+def deprecation_warnings(statement: ast.Statement) -> tuple[Condition, ...]:
+    """Warning 1287 for each 8.0 legacy spelling in ``statement``, in the order the 8.0 grammar
+    pushes them (statement keyword first, then each MASTER_* option). They are raised while
+    parsing, so they stay in the diagnostics area even when the statement then fails."""
+    match statement:
+        case ast.ChangeReplicationSource():
+            warnings = [_deprecated("CHANGE MASTER", "CHANGE REPLICATION SOURCE")] if statement.legacy else []
+            warnings += [_deprecated(o.written, o.name) for o in statement.options if o.written != o.name]
+            return tuple(warnings)
+        case ast.StartReplica(legacy=True):
+            return (_deprecated("START SLAVE", "START REPLICA"),)
+        case ast.StopReplica(legacy=True):
+            return (_deprecated("STOP SLAVE", "STOP REPLICA"),)
+        case ast.ResetReplica(legacy=True):
+            # The 8.0 grammar warns for the SLAVE keyword of RESET, with or without ALL.
+            return (_deprecated("RESET SLAVE", "RESET REPLICA"),)
+        case ast.ShowReplicaStatus(legacy=True):
+            return (_deprecated("SHOW SLAVE STATUS", "SHOW REPLICA STATUS"),)
+    return ()
+
+
+def _execute(state: ReplicaState, statement: ast.Statement, now_us: int) -> Execution:
     match statement:
         case ast.ChangeReplicationFilter():
             return Execution(change_replication_filter(state, statement, now_us), Ok())
@@ -50,10 +81,7 @@ def execute(state: ReplicaState, statement: ast.Statement, now_us: int) -> Execu
         case ast.ResetReplica():
             return reset_replica(state, statement)
         case ast.ShowReplicaStatus():
-            result = show_replica_status(state, statement.channel, statement.legacy)
-            if statement.legacy:
-                result = replace(result, warnings=(_deprecated("SHOW SLAVE STATUS", "SHOW REPLICA STATUS"),))
-            return Execution(state, result)
+            return Execution(state, show_replica_status(state, statement.channel, statement.legacy))
         case ast.SelectPerformanceSchema():
             return Execution(state, select_performance_schema(state, statement))
     raise TypeError(f"not a statement the executor runs: {statement!r}")
@@ -186,11 +214,6 @@ def change_replication_source(state: ReplicaState, stmt: ast.ChangeReplicationSo
         channel = replace(channel, filters=channel.filters.with_global_copy(state.global_filters, now_us))
 
     warnings: list[Condition] = []
-    if stmt.legacy:
-        warnings.append(_deprecated("CHANGE MASTER", "CHANGE REPLICATION SOURCE"))
-    for option in stmt.options:
-        if option.written != option.name:
-            warnings.append(_deprecated(option.written, option.name))
     if {"SOURCE_USER", "SOURCE_PASSWORD"} & given.keys():
         warnings.append(Condition.note(ER.INSECURE_PLAIN_TEXT))
         warnings.append(Condition.note(ER.INSECURE_CHANGE_SOURCE))
@@ -244,8 +267,6 @@ def start_replica(state: ReplicaState, stmt: ast.StartReplica) -> Execution:
     """``start_slave_cmd``: start the requested threads; already running ones earn note 3083."""
     want_io, want_sql = _thread_words(stmt.threads)
     warnings: list[Condition] = []
-    if stmt.legacy:
-        warnings.append(_deprecated("START SLAVE", "START REPLICA"))
     for channel in _thread_targets(state, stmt.channel, "START", stmt.threads):
         already = (not want_io or channel.io_running) and (not want_sql or channel.sql_running)
         if already:
@@ -261,8 +282,6 @@ def stop_replica(state: ReplicaState, stmt: ast.StopReplica) -> Execution:
     """``stop_slave_cmd``: stop the requested threads; already stopped ones earn note 3084."""
     want_io, want_sql = _thread_words(stmt.threads)
     warnings: list[Condition] = []
-    if stmt.legacy:
-        warnings.append(_deprecated("STOP SLAVE", "STOP REPLICA"))
     for channel in _thread_targets(state, stmt.channel, "STOP", stmt.threads):
         running = (want_io and channel.io_running) or (want_sql and channel.sql_running)
         if not running:
@@ -310,10 +329,6 @@ def reset_replica(state: ReplicaState, stmt: ast.ResetReplica) -> Execution:
     the one MySQL reports.
     """
     warnings: tuple[Condition, ...] = ()
-    if stmt.legacy:
-        old = "RESET SLAVE ALL" if stmt.all else "RESET SLAVE"
-        new = "RESET REPLICA ALL" if stmt.all else "RESET REPLICA"
-        warnings = (_deprecated(old, new),)
     if stmt.channel is not None:
         channel = state.channel(stmt.channel)
         if channel is None:
@@ -334,6 +349,7 @@ def reset_replica(state: ReplicaState, stmt: ast.ResetReplica) -> Execution:
 __all__ = [
     "Execution",
     "execute",
+    "deprecation_warnings",
     "change_replication_filter",
     "change_replication_source",
     "start_replica",

@@ -13,7 +13,7 @@ from typing import Callable, Iterable
 
 from . import ast
 from .errors import Condition, MySQLError
-from .executor import execute
+from .executor import deprecation_warnings, execute
 from .results import Ok, Result, ResultSet
 from .state import ReplicaState
 
@@ -61,7 +61,8 @@ class Session:
                 execution = execute(self._state, statement, self._clock())
                 self._commit(execution.state)
             except MySQLError as error:
-                self._diagnostics = (Condition.from_error(error),)
+                # Parse-time warnings (legacy spellings) stay in front of the error, as in MySQL.
+                self._diagnostics = (*deprecation_warnings(statement), Condition.from_error(error))
                 raise
             self._diagnostics = execution.result.warnings
             return execution.result
