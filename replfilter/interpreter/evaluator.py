@@ -99,7 +99,7 @@ class Decision:
             "db": self.db,
             "rewritten_db": self.rewritten_db,
             "rewrite_rule": self.rewrite_rule,
-            "counters": {ftype.keyword: n for ftype, n in self.increments.items()},
+            "counters": {ftype.keyword: self.increments[ftype] for ftype in FilterType if ftype in self.increments},
         }
 
 
