@@ -122,6 +122,7 @@ class CompiledFilters:
     def __init__(self, filters: FilterSet, collation: NameCollation):
         self.collation = collation
         self.ci = collation.case_insensitive
+        # ``key`` is NameCollation.key; the hot paths inline it as ``x.casefold() if ci else x``.
         self.key = collation.key
         self.do_db = self._names(filters.rules(FT.DO_DB))
         self.ignore_db = self._names(filters.rules(FT.IGNORE_DB))
@@ -145,7 +146,7 @@ class CompiledFilters:
     def rewrite_db(self, db: str) -> tuple[str, str] | None:
         """First rule whose ``from`` equals ``db`` under the collation -> (from, to); no chaining."""
         if self.rewrite:
-            k = self.key(db)
+            k = db.casefold() if self.ci else db
             for src_key, src, dst in self.rewrite:
                 if src_key == k:
                     return src, dst
@@ -173,12 +174,14 @@ def compile_filters(filters: FilterSet, collation: NameCollation) -> CompiledFil
 # --- the primitive predicates (spec 3.1) ----------------------------------------------------
 
 
-@dataclass
 class _Trace:
     """Mutable scratch for one evaluation: counters moved and the db-level do match."""
 
-    counts: dict[FilterType, int] = field(default_factory=dict)
-    do_db_rule: str | None = None
+    __slots__ = ("counts", "do_db_rule")
+
+    def __init__(self) -> None:
+        self.counts: dict[FilterType, int] = {}
+        self.do_db_rule: str | None = None
 
     def bump(self, ftype: FilterType) -> None:
         self.counts[ftype] = self.counts.get(ftype, 0) + 1
@@ -187,14 +190,14 @@ class _Trace:
 def _db_ok(c: CompiledFilters, db: str, trace: _Trace) -> tuple[bool, FilterType | None, str | None, str]:
     """Table A: (passes, filter type, rule, reason). do-db, when present, hides ignore-db."""
     if c.do_db:
-        rule = c.do_db.get(c.key(db))
+        rule = c.do_db.get(db.casefold() if c.ci else db)
         if rule is not None:
             trace.bump(FT.DO_DB)
             trace.do_db_rule = rule
             return True, FT.DO_DB, rule, f"database {db!r} is in replicate-do-db"
         return False, None, None, f"database {db!r} is not in replicate-do-db"
     if c.ignore_db:
-        rule = c.ignore_db.get(c.key(db))
+        rule = c.ignore_db.get(db.casefold() if c.ci else db)
         if rule is not None:
             trace.bump(FT.IGNORE_DB)
             return False, FT.IGNORE_DB, rule, f"database {db!r} is in replicate-ignore-db"
@@ -222,19 +225,20 @@ def _tables_ok(
 ) -> tuple[Verdict, FilterType | None, str | None, str]:
     """Table C: the first updating table that hits a rule decides; then the defaults."""
     saw_updating = False
-    key = c.key
+    ci = c.ci
     for db, name, updating in tables:
         if not updating:
             continue
         saw_updating = True
         subject = f"{db}.{name}"
+        key = subject.casefold() if ci else subject
         if c.do_table:
-            rule = c.do_table.get(key(subject))
+            rule = c.do_table.get(key)
             if rule is not None:
                 trace.bump(FT.DO_TABLE)
                 return APPLY, FT.DO_TABLE, rule, f"table {subject!r} is in replicate-do-table"
         if c.ignore_table:
-            rule = c.ignore_table.get(key(subject))
+            rule = c.ignore_table.get(key)
             if rule is not None:
                 trace.bump(FT.IGNORE_TABLE)
                 return SKIP, FT.IGNORE_TABLE, rule, f"table {subject!r} is in replicate-ignore-table"
@@ -258,6 +262,14 @@ def _tables_ok(
 _NOT_COUNTED_FOR_REWRITE = frozenset(
     {CommandKind.CREATE_DB, CommandKind.DROP_DB, CommandKind.BEGIN, CommandKind.COMMIT}
 )
+
+# Per command value: (never filtered, database statement, counts REWRITE_DB). Looked up by the
+# member's plain ``_value_`` string: Enum hashing and ``.value`` go through Python code, and
+# this is the hot path of every cache miss.
+_COMMAND_CLASS: dict[str, tuple[bool, bool, bool]] = {
+    kind._value_: (kind in BOUNDARY_COMMANDS, kind in DATABASE_COMMANDS, kind not in _NOT_COUNTED_FOR_REWRITE)
+    for kind in CommandKind
+}
 _TRANSACTION_DECISION = Decision(APPLY, None, None, "transaction event: never filtered")
 
 
@@ -289,26 +301,27 @@ def decide_query(c: CompiledFilters, ev: QueryEvent) -> Decision:
     """Spec section 3.2 / 9 ``on QueryEvent``."""
     trace = _Trace()
     folded = ev.default_db.lower() if c.ci else ev.default_db
-    rewrite = c.rewrite_db(folded)
+    rewrite = c.rewrite_db(folded) if c.rewrite else None
     d = rewrite[1] if rewrite else folded
     cmd = ev.command
+    never_filtered, database_statement, rewrite_counts = _COMMAND_CLASS[cmd._value_]
     # REWRITE_DB counts when the (folded) string changed, whatever the outcome (quirk 1: A->a
     # under lctn != 0 never counts), except for CREATE/DROP DATABASE, BEGIN and COMMIT.
-    if d != folded and cmd not in _NOT_COUNTED_FOR_REWRITE:
+    if rewrite_counts and d != folded:
         trace.bump(FT.REWRITE_DB)
 
-    if cmd in BOUNDARY_COMMANDS:
-        return _finish(APPLY, None, None, f"{cmd.value} is never filtered", d, rewrite, trace)
+    if never_filtered:
+        return _finish(APPLY, None, None, f"{cmd._value_} is never filtered", d, rewrite, trace)
 
     ok, ftype, rule, reason = _db_ok(c, d, trace)
     if not ok:
         return _finish(SKIP, ftype, rule, reason, d, rewrite, trace)
-    if cmd in DATABASE_COMMANDS and not c.has_db_rules:
+    if database_statement and not c.has_db_rules:
         verdict, ftype, rule, reason = _db_ok_with_wild(c, d, trace)
         return _finish(verdict, ftype, rule, reason, d, rewrite, trace)
     if cmd is CommandKind.DROP_TRIGGER and not ev.tables:
         return _finish(SKIP, None, None, "DROP TRIGGER: the trigger is not found on the replica", d, rewrite, trace)
-    if not ev.tables or cmd in DATABASE_COMMANDS:
+    if not ev.tables or database_statement:
         return _finish(APPLY, ftype, rule, _db_pass_reason(reason, "the statement has no table list"), d, rewrite, trace)
     if not c.table_rules_on:
         return _finish(APPLY, ftype, rule, _db_pass_reason(reason, "no table rules"), d, rewrite, trace)
@@ -328,7 +341,7 @@ def decide_row(c: CompiledFilters, ev: RowEvent) -> Decision:
     """Spec section 3.4 / 9 ``on TableMapEvent``: the table's own database decides."""
     trace = _Trace()
     db, table = (ev.db.lower(), ev.table.lower()) if c.ci else (ev.db, ev.table)
-    rewrite = c.rewrite_db(db)
+    rewrite = c.rewrite_db(db) if c.rewrite else None
     if rewrite is not None:
         trace.bump(FT.REWRITE_DB)  # any match counts for a Table_map, even a no-op rename
         db = rewrite[1]
@@ -423,13 +436,13 @@ def decision_key(event: Event) -> DecisionKey:
     if type(event) is RowEvent:
         return (event.channel, "row", "", event.db, event.table)
     if type(event) is QueryEvent:
-        command = event.command.value
-        if event.command is CommandKind.DROP_TABLE and event.temporary and event.if_exists:
+        command = event.command._value_
+        if event.temporary and event.if_exists and event.command is CommandKind.DROP_TABLE:
             command += "+TEMPORARY_IF_EXISTS"
-        tables = tuple((t.db, t.table, t.updating) for t in event.tables)
+        tables = tuple([(t.db, t.table, t.updating) for t in event.tables])
         return (event.channel, "query", command, event.default_db, tables)
     if type(event) is TransactionEvent:
-        return (event.channel, "transaction", event.kind.value, "", "")
+        return (event.channel, "transaction", event.kind._value_, "", "")
     raise TypeError(f"not an event: {event!r}")
 
 
@@ -476,10 +489,12 @@ class Evaluator:
             return [self.decide(event) for event in events]
         cache = self._cache
         key_of = decision_key
+        row = RowEvent
         out: list[Decision] = []
         append = out.append
         for event in events:
-            key = key_of(event)
+            # decision_key inlined for row events, the bulk of a stream
+            key = (event.channel, "row", "", event.db, event.table) if type(event) is row else key_of(event)
             entry = cache.get(key)
             if entry is None:
                 entry = cache[key] = [self._decide_fresh(event), 0]
