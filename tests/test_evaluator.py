@@ -8,7 +8,6 @@ import json
 import pytest
 
 from replfilter.interpreter.evaluator import (
-    Decision,
     Evaluator,
     UnknownChannelError,
     Verdict,

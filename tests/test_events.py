@@ -440,6 +440,12 @@ def test_no_database_selected_means_nothing_logged() -> None:
     assert len(statement_events("CREATE DATABASE x", "", "STATEMENT").events) == 1
 
 
+def test_one_statement_at_a_time() -> None:
+    with pytest.raises(SqlEventsError, match="script_events"):
+        statement_events("USE d; INSERT INTO t VALUES (1)")
+    assert statement_events("INSERT INTO t VALUES (1);  -- done", "d").command is CK.INSERT
+
+
 def test_unknown_format_is_a_clear_error() -> None:
     with pytest.raises(SqlEventsError, match="binlog format"):
         statement_events("BEGIN", "", "ROWS")

@@ -40,7 +40,6 @@ from .events import (
     Event,
     QueryEvent,
     RowEvent,
-    TableRef,
     TransactionEvent,
 )
 from .filters import FilterSet, FilterType, NameCollation, display_rules

@@ -182,11 +182,14 @@ def split_statements(sql: str) -> list[str]:
     start = 0
     depth = 0
     head: list[str] = []
+    has_tokens = False  # a piece of only comments and blanks is no statement
     for index, tok in enumerate(tokens):
         if tok.kind == "op" and tok.text == ";" and depth <= 0:
-            pieces.append(sql[start : tok.start])
-            start, depth, head = tok.end, 0, []
+            if has_tokens:
+                pieces.append(sql[start : tok.start])
+            start, depth, head, has_tokens = tok.end, 0, [], False
             continue
+        has_tokens = True
         if len(head) < 12 and tok.kind == "word":
             head.append(tok.upper)
         if head[:1] == ["CREATE"] and _ROUTINE_OBJECTS & set(head):
@@ -197,8 +200,9 @@ def split_statements(sql: str) -> list[str]:
                 depth += 1
             elif word == "END" and following not in ("IF", "LOOP", "WHILE", "REPEAT"):
                 depth -= 1  # END and END CASE close BEGIN and CASE; END IF etc. were never opened
-    pieces.append(sql[start:])
-    return [p.strip() for p in pieces if p.strip()]
+    if has_tokens:
+        pieces.append(sql[start:])
+    return [p.strip() for p in pieces]
 
 
 # --- results --------------------------------------------------------------------------------
@@ -260,7 +264,10 @@ def statement_events(
 ) -> DerivedStatement:
     """The events one statement produces (a trailing ``;`` is allowed)."""
     fmt = BinlogFormat.parse(binlog_format)
-    text = sql.strip().rstrip(";").strip()
+    parts = split_statements(sql)
+    if len(parts) > 1:
+        raise SqlEventsError(f"expected one statement, got {len(parts)}; use script_events for a script")
+    text = parts[0] if parts else ""
     analysis = analyse_statement(text, default_db)
     return _derive(text, analysis, default_db, fmt, channel)
 
