@@ -227,3 +227,65 @@ def test_evaluator_without_memo_gives_the_same_results() -> None:
     assert memo.counters() == plain.counters()
     assert memo.state() == plain.state()
     assert plain.distinct_keys == 0
+
+
+# --- helpers for the extensions and the CLI ---------------------------------------------------
+
+
+def test_describe_event() -> None:
+    from replfilter.interpreter.evaluator import describe_event
+
+    q = QueryEvent("", "d", CK.INSERT_SELECT, (TableRef(None, "t"), TableRef("e", "s", False)))
+    assert describe_event(q) == "query INSERT_SELECT db=d tables=[t*, e.s]"
+    drop = QueryEvent("", "d", CK.DROP_TABLE, (TableRef(None, "t"),), None, True, True)
+    assert describe_event(drop) == "query DROP_TABLE TEMPORARY IF EXISTS db=d tables=[t*]"
+    assert describe_event(RowEvent("", "d", "t")) == "rows d.t"
+    assert describe_event(TransactionEvent("", TransactionKind.GTID, "u:1")) == "GTID u:1"
+    assert describe_event(TransactionEvent("", TransactionKind.XID)) == "XID"
+
+
+def test_explain_sql_rows_per_format_channel_and_event() -> None:
+    from replfilter.interpreter.evaluator import explain_sql
+
+    state = state_with(default=fset(ignore_db=["db1"], do_table=["db2.t3"]), ch2=FilterSet())
+    rows = explain_sql(state, "INSERT INTO db2.t3 VALUES (1)", "db1")
+    assert [(r.channel, r.binlog_format, r.event_text, r.decision.decision.value) for r in rows] == [  # type: ignore[union-attr]
+        ("", "STATEMENT", "query INSERT db=db1 tables=[db2.t3*]", "SKIP"),
+        ("ch2", "STATEMENT", "query INSERT db=db1 tables=[db2.t3*]", "APPLY"),
+        ("", "ROW", "rows db2.t3", "APPLY"),
+        ("ch2", "ROW", "rows db2.t3", "APPLY"),
+    ]
+    assert rows[0].decision.filter_type is FT.IGNORE_DB  # type: ignore[union-attr]
+    only = explain_sql(state, "USE db2; INSERT INTO t3 VALUES (1)", binlog_formats=("ROW",), channels=["ch2"])
+    assert [(r.event_text, r.note is not None) for r in only] == [("(nothing logged)", True), ("rows db2.t3", False)]
+    # counters are not moved by a "would" question
+    assert state.channel("").filters[FT.IGNORE_DB].counter == 0  # type: ignore[union-attr]
+    fresh = ReplicaState.fresh()
+    assert [r.channel for r in explain_sql(fresh, "DROP TRIGGER t", "d")] == ["", ""]
+    assert explain_sql(fresh, "DROP TRIGGER t", "d")[0].tables_known is False
+    with pytest.raises(UnknownChannelError):
+        explain_sql(state, "BEGIN", channels=["nope"])
+
+
+def test_evaluate_lines_reports_bad_lines_and_moves_counters() -> None:
+    from replfilter.interpreter.evaluator import evaluate_lines, tally
+
+    state = state_with(default=fset(do_db=["d"]))
+    lines = [
+        '{"v": 1, "type": "row", "db": "d", "table": "t"}',
+        "",
+        "{not json",
+        '{"v": 1, "type": "row", "db": "e", "table": "t"}',
+        '{"v": 1, "type": "row", "channel": "nope", "db": "d", "table": "t"}',
+        '{"v": 1, "type": "row", "db": "d", "table": "u"}',
+    ]
+    results, after = evaluate_lines(state, lines)
+    assert [(r.line, r.decision.decision.value if r.decision else None) for r in results] == [
+        (1, "APPLY"), (3, None), (4, "SKIP"), (5, None), (6, "APPLY"),
+    ]
+    assert results[1].error.startswith("line 3: ") and "nope" in results[3].error  # type: ignore[union-attr]
+    assert after.channel("").filters[FT.DO_DB].counter == 2  # type: ignore[union-attr]
+    assert tally(results) == {("", "APPLY"): 2, ("", "SKIP"): 1}
+    first = json.loads(results[0].to_json())
+    assert first["line"] == 1 and first["decision"] == "APPLY" and first["event"]["db"] == "d"
+    assert json.loads(results[1].to_json()) == {"line": 3, "error": results[1].error}

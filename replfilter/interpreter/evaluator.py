@@ -572,3 +572,127 @@ def decide_batch(
     """Decide many events against one filter set (no state, no channel lookup)."""
     compiled = compile_filters(filters, collation)
     return [decide_compiled(compiled, event) for event in events]
+
+
+# --- helpers for the dialect extensions and the CLI ------------------------------------------
+
+
+def describe_event(event: Event) -> str:
+    """A short human-readable rendering, e.g. ``query INSERT db=d tables=[t*, e.s]``,
+    ``rows d.t``, ``GTID u:1`` (``*`` marks an updating table)."""
+    if isinstance(event, RowEvent):
+        return f"rows {event.db}.{event.table}"
+    if isinstance(event, QueryEvent):
+        tables = ", ".join(
+            f"{t.db + '.' if t.db is not None else ''}{t.table}{'*' if t.updating else ''}" for t in event.tables
+        )
+        flags = (" TEMPORARY" if event.temporary else "") + (" IF EXISTS" if event.if_exists else "")
+        return f"query {event.command._value_}{flags} db={event.default_db} tables=[{tables}]"
+    if isinstance(event, TransactionEvent):
+        return f"{event.kind._value_} {event.gtid}" if event.gtid else event.kind._value_
+    raise TypeError(f"not an event: {event!r}")
+
+
+@dataclass(frozen=True)
+class ExplainRow:
+    """One row of "would this statement replicate": per channel, format and derived event."""
+
+    channel: str
+    binlog_format: str
+    event: Event | None
+    decision: Decision | None
+    tables_known: bool
+    note: str | None
+
+    @property
+    def event_text(self) -> str:
+        return describe_event(self.event) if self.event is not None else "(nothing logged)"
+
+
+def explain_sql(
+    state: ReplicaState,
+    sql: str,
+    default_db: str = "",
+    binlog_formats: Sequence[str] = ("STATEMENT", "ROW"),
+    channels: Sequence[str] | None = None,
+) -> list[ExplainRow]:
+    """Decide what each channel would do with ``sql`` (a statement or a script; ``USE`` is
+    followed) under each format, without moving counters.
+
+    ``channels`` defaults to every configured channel, or every channel when none is configured
+    (a fresh replica has only the unconfigured default channel, whose filters startup options
+    set). Statements that log nothing get one row with ``event=None``. Raises
+    :class:`~replfilter.interpreter.sql_events.SqlEventsError` for unreadable SQL and
+    :class:`UnknownChannelError` for a channel that does not exist.
+    """
+    from .sql_events import script_events  # local: keeps the evaluator free of sqlglot
+
+    if channels is None:
+        names = [c.name for c in state.configured_channels()] or list(state.channel_names)
+    else:
+        names = list(channels)
+    compiled = {name: compile_filters(_channel_filters(state, name), state.collation) for name in names}
+    rows: list[ExplainRow] = []
+    for fmt in binlog_formats:
+        for name in names:
+            for derived in script_events(sql, default_db, fmt, channel=name):
+                fmt_name = derived.binlog_format.value
+                if not derived.events:
+                    rows.append(ExplainRow(name, fmt_name, None, None, derived.tables_known, derived.note))
+                for event in derived.events:
+                    decision = decide_compiled(compiled[name], event)
+                    rows.append(ExplainRow(name, fmt_name, event, decision, derived.tables_known, derived.note))
+    return rows
+
+
+@dataclass(frozen=True)
+class LineResult:
+    """The outcome of one input line of an events file: a decision, or an error message."""
+
+    line: int
+    event: Event | None = None
+    decision: Decision | None = None
+    error: str | None = None
+
+    def to_json(self) -> str:
+        """One JSON line: ``{"line": n, "event": {...}, "decision": ..., ...}`` or
+        ``{"line": n, "error": "..."}``."""
+        import json
+
+        if self.decision is None or self.event is None:
+            return json.dumps({"line": self.line, "error": self.error}, ensure_ascii=False)
+        return json.dumps(
+            {"line": self.line, "event": self.event.to_dict(), **self.decision.to_dict()}, ensure_ascii=False
+        )
+
+
+def evaluate_lines(state: ReplicaState, lines: Iterable[str]) -> tuple[list[LineResult], ReplicaState]:
+    """Feed JSON event lines (1-based numbering; blank lines skipped) through ``state``.
+
+    Bad lines (unreadable JSON, bad fields, unknown channel) become error results carrying the
+    line number and do not stop the run; the returned state has the counters of every decided
+    event moved.
+    """
+    from .events import from_json
+
+    evaluator = Evaluator(state)
+    results: list[LineResult] = []
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            event = from_json(text)
+            results.append(LineResult(number, event, evaluator.decide(event)))
+        except ValueError as err:  # EventFormatError, UnknownChannelError
+            results.append(LineResult(number, error=f"line {number}: {err}"))
+    return results, evaluator.state()
+
+
+def tally(results: Iterable[LineResult]) -> dict[tuple[str, str], int]:
+    """Counts per (channel, decision) of decided lines, in first-seen order."""
+    counts: dict[tuple[str, str], int] = {}
+    for result in results:
+        if result.decision is not None and result.event is not None:
+            key = (result.event.channel, result.decision.decision.value)
+            counts[key] = counts.get(key, 0) + 1
+    return counts
