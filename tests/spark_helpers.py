@@ -1,0 +1,104 @@
+"""Helpers shared by the Spark tests: hypothesis strategies for filter states and events, and
+conversions between events and rows of the published schema."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from replfilter.interpreter.evaluator import apply_events
+from replfilter.interpreter.events import (
+    CommandKind,
+    QueryEvent,
+    RowEvent,
+    TableRef,
+    TransactionEvent,
+    TransactionKind,
+)
+from replfilter.interpreter.filters import ConfiguredBy, FilterSet, FilterType
+from replfilter.interpreter.state import Channel, ReplicaState, SourceSettings
+
+CHANNELS = ("", "c1", "c2")
+DBS = ("db1", "DB1", "db2", "d_b", "dxb", "rw", "")
+TABLES = ("t1", "T1", "t_1", "tx1", "t%", "a.b")
+FT = FilterType
+
+
+def event_row(event, **extra) -> dict:
+    """An event as a row dict of the published schema (plus ``extra`` columns)."""
+    d = event.to_dict()
+    row = {name: None for name in (
+        "v", "type", "channel", "default_db", "command", "tables", "sql", "temporary", "if_exists",
+        "db", "table", "kind", "gtid")}
+    row.update(d)
+    row.update(extra)
+    return row
+
+
+# --- strategies ------------------------------------------------------------------------------
+
+_db = st.sampled_from(DBS[:-1])
+_table = st.sampled_from(TABLES)
+_wild_db = st.sampled_from(("db%", "DB_", "d\\_b", "%", "db1", "d_b", "rw"))
+_wild_table = st.sampled_from(("t%", "t\\_1", "%", "T1", "t_", "tx1", ""))
+_rules = {
+    FT.DO_DB: st.lists(_db, max_size=2),
+    FT.IGNORE_DB: st.lists(_db, max_size=2),
+    FT.DO_TABLE: st.lists(st.builds(lambda d, t: f"{d}.{t}", _db, _table), max_size=3),
+    FT.IGNORE_TABLE: st.lists(st.builds(lambda d, t: f"{d}.{t}", _db, _table), max_size=3),
+    FT.WILD_DO_TABLE: st.lists(st.builds(lambda d, t: f"{d}.{t}", _wild_db, _wild_table), max_size=3),
+    FT.WILD_IGNORE_TABLE: st.lists(st.builds(lambda d, t: f"{d}.{t}", _wild_db, _wild_table), max_size=3),
+    FT.REWRITE_DB: st.lists(st.tuples(_db, st.sampled_from(("rw", "db2", "RW", "db1"))), max_size=2),
+}
+
+
+@st.composite
+def filter_sets(draw, lctn: int) -> FilterSet:
+    from replfilter.interpreter.filters import NameCollation
+
+    collation = NameCollation(lctn)
+    filters = FilterSet()
+    for ftype in FT:
+        if draw(st.booleans()):
+            rules = draw(_rules[ftype])
+            filters = filters.set_type(ftype, rules, ConfiguredBy.CHANGE_REPLICATION_FILTER_FOR_CHANNEL, 1, collation)
+    return filters
+
+
+@st.composite
+def states(draw) -> ReplicaState:
+    lctn = draw(st.sampled_from((0, 1)))
+    state = ReplicaState.fresh(lctn)
+    for name in CHANNELS:
+        channel = Channel(name, source=SourceSettings(host="src"), filters=draw(filter_sets(lctn)))
+        state = state.with_channel(channel)
+    return state
+
+
+_commands = st.sampled_from(list(CommandKind))
+_table_refs = st.lists(
+    st.builds(TableRef, st.none() | _db, _table, st.booleans()), max_size=3
+).map(tuple)
+
+events = st.one_of(
+    st.builds(RowEvent, st.sampled_from(CHANNELS), _db, _table),
+    st.builds(
+        QueryEvent,
+        channel=st.sampled_from(CHANNELS),
+        default_db=st.sampled_from(DBS),
+        command=_commands,
+        tables=_table_refs,
+        temporary=st.booleans(),
+        if_exists=st.booleans(),
+    ),
+    st.builds(TransactionEvent, st.sampled_from(CHANNELS), st.sampled_from(list(TransactionKind)), st.none() | st.just("uuid:1")),
+)
+
+
+def expected(state: ReplicaState, evs):
+    """The reference: decision columns per event and the state with counters moved."""
+    decisions, new_state = apply_events(state, evs)
+    cols = [
+        (d.decision.value, d.filter_type.keyword if d.filter_type else None, d.rule, d.rewritten_db)
+        for d in decisions
+    ]
+    return cols, new_state
