@@ -209,6 +209,8 @@ def _tables(sql: str, default_db: str = "d") -> list[str]:
         ("DELETE t1 FROM t1 JOIN t2", CK.DELETE_MULTI, ["?.t1*", "?.t2"]),
         ("DELETE t1.* FROM t1 JOIN t2", CK.DELETE_MULTI, ["?.t1*", "?.t2"]),
         ("DELETE FROM t1, t2 USING t1 JOIN t2 JOIN t3", CK.DELETE_MULTI, ["?.t1*", "?.t2*", "?.t3"]),
+        ("DELETE FROM t1.*, t2.* USING t1 JOIN t2 JOIN t3", CK.DELETE_MULTI, ["?.t1*", "?.t2*", "?.t3"]),
+        ("DELETE t1.*, d.t2.* FROM t1 JOIN t2", CK.DELETE_MULTI, ["?.t1*", "?.t2*"]),
         ("DELETE db2.t2 FROM db1.t1 JOIN db2.t2 ON db1.t1.a = db2.t2.a", CK.DELETE_MULTI, ["db1.t1", "db2.t2*"]),
         ("DELETE d.t2 FROM t1 JOIN t2", CK.DELETE_MULTI, ["?.t1", "?.t2*"]),  # t2 resolves to d.t2
         ("LOAD DATA INFILE '/tmp/x' INTO TABLE t", CK.LOAD, ["?.t*"]),

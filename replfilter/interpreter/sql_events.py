@@ -738,10 +738,12 @@ def _sqlglot_text(ctx: _Context) -> str:
         while i < len(toks) and toks[i].upper in _HEAD_MODIFIERS:
             edits.append((toks[i].start, toks[i].end, ""))
             i += 1
-        if head == "DELETE":
-            end = next((k for k in range(i, len(toks)) if toks[k].upper == "FROM"), len(toks))
-            for k in range(i, end - 1):
-                if toks[k].text == "." and toks[k + 1].text == "*" and toks[k].kind == toks[k + 1].kind == "op":
+        if head == "DELETE":  # DELETE t1.* FROM ... / DELETE FROM t1.* USING ...
+            depth = 0
+            for k in range(i, len(toks) - 1):
+                if toks[k].kind == "op" and toks[k].text in "()":
+                    depth += 1 if toks[k].text == "(" else -1
+                elif depth == 0 and toks[k].text == "." and toks[k + 1].text == "*" and toks[k].kind == toks[k + 1].kind == "op":
                     edits += [(toks[k].start, toks[k].end, ""), (toks[k + 1].start, toks[k + 1].end, "")]
     text = ctx.sql
     for start, end, new in sorted(edits, reverse=True):
@@ -988,6 +990,11 @@ def _dml_tokens(ctx: _Context) -> StatementAnalysis:
         )
     if head == "DELETE" and cur.accept("FROM"):
         db, table = cur.qualified()
+        if cur.accept_op(".") or cur.accept_op(","):
+            return StatementAnalysis(
+                CK.DELETE_MULTI, tables_known=False,
+                notes=("cannot parse this multi-table DELETE; which tables it changes is unknown",),
+            )
         cur.accept("AS")
         if cur.peek() is not None and cur.peek().is_name and cur.word() not in ("WHERE", "ORDER", "LIMIT", "PARTITION", "USING"):  # type: ignore[union-attr]
             cur.pos += 1
