@@ -1,0 +1,239 @@
+"""The client commands of the shell: a registry of decorated functions.
+
+Each command is registered with its name, its backslash shortcut, word aliases and a one-line
+description, so ``help`` (and completion) are generated from the registry, in the mysql client's
+layout. The splitter decides *that* a line is a command (``source f``, ``\\.  f``, ``quit``) and
+hands over its long name; this module decides what it does. Messages are the mysql client's.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from .. import __version__
+from ..formatting import OutputMode, format_table
+from ..grammar.splitter import BACKSLASH_COMMANDS
+from ..runner import RunOptions, ScriptRunner
+from . import helptext
+
+if TYPE_CHECKING:
+    from .app import Shell
+
+Handler = Callable[["Shell", str], None]
+
+
+class QuitShell(Exception):
+    """Raised by ``quit`` / ``exit`` / ``\\q`` to leave the shell."""
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    shortcut: str  # the backslash letter, e.g. "h" for \h
+    description: str
+    handler: Handler
+    aliases: tuple[str, ...] = ()
+    argument: str = ""  # how the argument is shown in help, e.g. "<filename>"
+
+
+REGISTRY: dict[str, Command] = {}
+
+
+def command(name: str, shortcut: str, description: str, *, aliases: tuple[str, ...] = (), argument: str = "") -> Callable[[Handler], Handler]:
+    """Register the decorated function as the client command ``name``."""
+
+    def register(handler: Handler) -> Handler:
+        REGISTRY[name] = Command(name, shortcut, description, handler, aliases, argument)
+        return handler
+
+    return register
+
+
+def lookup(name: str) -> Command | None:
+    return REGISTRY.get(name)
+
+
+def command_words() -> list[str]:
+    """Every word that starts a client command at the beginning of a line."""
+    words = []
+    for cmd in REGISTRY.values():
+        words.append(cmd.name)
+        words.extend(cmd.aliases)
+    return words
+
+
+def help_listing() -> str:
+    """What ``help`` prints: the mysql client's list, generated from the registry."""
+    lines = ["", "List of all client commands:",
+             "Note that all text commands must be first on line and end with ';'"]
+    entries: list[tuple[str, Command]] = []
+    for cmd in REGISTRY.values():
+        entries.append((cmd.name, cmd))
+        entries.extend((alias, cmd) for alias in cmd.aliases)
+    for word, cmd in sorted(entries, key=lambda e: e[0]):
+        text = cmd.description if word == cmd.name else f"Synonym for `{cmd.name}'."
+        shortcut = word if BACKSLASH_COMMANDS.get(word) == cmd.name else cmd.shortcut
+        lines.append(f"{word:<10}(\\{shortcut}) {text}")
+    lines += ["",
+              "For help on a statement, type 'help <statement>', for example "
+              "'help change replication filter'.",
+              "Statements: " + ", ".join(t.name for t in helptext.TOPICS) + ".",
+              ""]
+    return "\n".join(lines) + "\n"
+
+
+# ---- the commands ---------------------------------------------------------------------------------
+
+
+@command("help", "h", "Display this help, or 'help <statement>' for a statement's syntax.", aliases=("?",), argument="[statement]")
+def _help(shell: "Shell", argument: str) -> None:
+    if not argument:
+        shell.out.write(help_listing())
+        return
+    cmd = REGISTRY.get(argument.lower().rstrip(";").strip())
+    if cmd is not None:
+        shell.out.write(f"{cmd.name:<10}(\\{cmd.shortcut}) {cmd.description}\n\n")
+        return
+    shell.out.write(helptext.lookup(argument))
+
+
+@command("clear", "c", "Clear the current input statement.")
+def _clear(shell: "Shell", argument: str) -> None:
+    shell.buffer.clear()  # \c is also handled inside the splitter, mid-line
+
+
+@command("quit", "q", "Exit replfilter.", aliases=("exit",))
+def _quit(shell: "Shell", argument: str) -> None:
+    raise QuitShell
+
+
+@command("source", ".", "Execute an SQL script file. Takes a file name as an argument.", argument="<filename>")
+def _source(shell: "Shell", argument: str) -> None:
+    path = os.path.expanduser(argument.strip().strip("'\"")) if argument else ""
+    if not path:
+        shell.out.error("ERROR: Usage: \\. <filename> | source <filename>\n")
+        return
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as exc:
+        shell.out.error(f"ERROR: Failed to open file '{path}', error: {exc.errno}\n")
+        return
+    except UnicodeDecodeError as exc:
+        shell.out.error(f"ERROR: File '{path}' is not UTF-8 text (byte {exc.start})\n")
+        return
+    # As in the interactive mysql client, errors inside the file are reported with their line and
+    # file name and do not stop it (the monitor runs with --force).
+    mode = OutputMode(batch=False, vertical=shell.settings.vertical, show_warnings=shell.settings.show_warnings)
+    runner = ScriptRunner(shell.session, shell.out.stdout, shell.out.stderr, RunOptions(mode=mode, force=True))
+    runner.run_text(text, file_name=path)
+
+
+@command("status", "s", "Get status information about the simulated replica.")
+def _status(shell: "Shell", argument: str) -> None:
+    state = shell.session.state
+    settings = shell.settings
+    out = shell.out
+    rows = []
+    for channel in state.channels:
+        rule_count = sum(len(slot.rules) for _, slot in channel.filters.items())
+        rows.append((repr_channel(channel.name), "Yes" if channel.configured else "No", channel.source.host or None,
+                     "Yes" if channel.io_running else "No", "Yes" if channel.sql_running else "No", rule_count))
+    global_rules = sum(len(slot.rules) for _, slot in state.global_filters.items())
+    lines = [
+        "--------------",
+        f"replfilter {__version__}, a simulated MySQL 8.4 replica (replication filters)",
+        "",
+        f"Data directory:\t\t{settings.datadir or '(none: channels are not kept after exit)'}",
+        f"lower_case_table_names:\t{state.collation.lower_case_table_names}",
+        f"Show warnings:\t\t{'ON' if settings.show_warnings else 'OFF'}",
+        f"Current pager:\t\t{out.pager or 'stdout'}",
+        f"Using outfile:\t\t'{out.tee_path or ''}'",
+        f"History:\t\t{shell.history_description}",
+        f"Channels:\t\t{len(state.channels)}",
+        f"Global filter rules:\t{global_rules}",
+        "",
+    ]
+    out.write("\n".join(lines) + "\n")
+    out.write(format_table(("Channel", "Configured", "Source_Host", "IO_Thread", "SQL_Thread", "Filter_Rules"), rows))
+    out.write("--------------\n\n")
+
+
+def repr_channel(name: str) -> str:
+    return "'" + name.replace("'", "''") + "'"
+
+
+@command("warnings", "W", "Show warnings after every statement.")
+def _warnings(shell: "Shell", argument: str) -> None:
+    shell.settings.show_warnings = True
+    shell.out.write("Show warnings enabled.\n")
+
+
+@command("nowarning", "w", "Don't show warnings after every statement.")
+def _nowarning(shell: "Shell", argument: str) -> None:
+    shell.settings.show_warnings = False
+    shell.out.write("Show warnings disabled.\n")
+
+
+@command("tee", "T", "Set outfile [to_outfile]. Append everything into given outfile.", argument="<outfile>")
+def _tee(shell: "Shell", argument: str) -> None:
+    path = os.path.expanduser(argument.strip().strip("'\"")) if argument else (shell.out.last_tee_path or "")
+    if not path:
+        shell.out.error("No outfile specified!\n")
+        return
+    try:
+        shell.out.start_tee(path)
+    except OSError:
+        shell.out.error(f"Error logging to file '{path}'\n")
+        return
+    shell.out.write(f"Logging to file '{path}'\n")
+
+
+@command("notee", "t", "Don't write into outfile.")
+def _notee(shell: "Shell", argument: str) -> None:
+    shell.out.stop_tee()
+    shell.out.write("Outfile disabled.\n")
+
+
+@command("print", "p", "Print current command.")
+def _print(shell: "Shell", argument: str) -> None:
+    shell.out.write("--------------\n" + shell.buffer.pending_text.rstrip("\n") + "\n--------------\n\n")
+
+
+def _pager_program(command_line: str) -> str | None:
+    try:
+        words = shlex.split(command_line)
+    except ValueError:
+        return None
+    return shutil.which(words[0]) if words else None
+
+
+if os.name == "posix":  # a pager exists where there is a shell to run it
+
+    @command("pager", "P", "Set PAGER [to_pager]. Print the query results via PAGER.", argument="[command]")
+    def _pager(shell: "Shell", argument: str) -> None:
+        wanted = argument.strip() or os.environ.get("PAGER", "").strip()
+        if not wanted:
+            shell.out.pager = None
+            shell.out.write("Default pager wasn't set, using stdout.\n")
+            return
+        if _pager_program(wanted) is None:
+            shell.out.error(f"ERROR: pager '{wanted}' not found; PAGER stays {shell.out.pager or 'stdout'}\n")
+            return
+        shell.out.pager = wanted
+        shell.out.write(f"PAGER set to '{wanted}'\n")
+
+    @command("nopager", "n", "Disable pager, print to stdout.")
+    def _nopager(shell: "Shell", argument: str) -> None:
+        shell.out.pager = None
+        shell.out.write("PAGER set to stdout\n")
+
+
+def check_shortcuts() -> list[str]:
+    """Registry entries whose shortcut the splitter maps to another command (a test runs this)."""
+    return [f"\\{c.shortcut} is {BACKSLASH_COMMANDS.get(c.shortcut)!r} in the splitter, {c.name!r} here"
+            for c in REGISTRY.values() if BACKSLASH_COMMANDS.get(c.shortcut) != c.name]

@@ -1,0 +1,80 @@
+"""A Pygments lexer for the dialect, with its keywords read from the grammar itself.
+
+The keyword list is every terminal of ``grammar/replfilter.lark`` whose pattern is its own name
+(``CHANGE``, ``REPLICATE_DO_DB``...), so a keyword added to the grammar is highlighted without
+touching this file. Filter types, source options and the performance_schema tables get their own
+token types; client commands at the start of a line and backslash commands are ``Keyword.Pseudo``;
+anything the dialect cannot lex is ``Error``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from pygments.lexer import RegexLexer, words
+from pygments.token import Comment, Error, Keyword, Name, Number, Operator, Punctuation, String, Whitespace
+
+from ..grammar.splitter import WORD_COMMANDS
+from ..interpreter.filters import FILTER_TYPES
+from ..interpreter.source_options import SUPPORTED_OPTIONS, UNSIMULATED_OPTIONS
+
+GRAMMAR_FILE = Path(__file__).resolve().parent.parent / "grammar" / "replfilter.lark"
+_TERMINAL = re.compile(r"^([A-Z][A-Z0-9_]*)(?:\.\d+)?\s*:(.*)$", re.MULTILINE)
+
+PS_TABLES = ("replication_applier_filters", "replication_applier_global_filters")
+
+
+@lru_cache(maxsize=1)
+def grammar_keywords() -> tuple[str, ...]:
+    """Keyword terminals of the grammar, longest first (so REPLICA does not shadow REPLICATE_*)."""
+    try:
+        text = GRAMMAR_FILE.read_text(encoding="utf-8")
+    except OSError:
+        return ()
+    names = {name for name, pattern in _TERMINAL.findall(text) if name in pattern.upper()}
+    return tuple(sorted(names, key=lambda n: (-len(n), n)))
+
+
+def _source_option_words() -> list[str]:
+    names = set(SUPPORTED_OPTIONS) | set(UNSIMULATED_OPTIONS)
+    legacy = {"MASTER_" + n[len("SOURCE_"):] for n in names if n.startswith("SOURCE_")}
+    return sorted(names | legacy, key=lambda n: (-len(n), n))
+
+
+_NAME_END = r"(?![A-Za-z0-9_$\u0080-\uffff])"
+_BACKSLASH = r"\\[?hcqsWwTtPnepRu#gG.]"
+
+
+class ReplFilterLexer(RegexLexer):
+    name = "MySQL replication filters"
+    aliases = ["replfilter"]
+    flags = re.IGNORECASE | re.MULTILINE
+
+    tokens = {
+        "root": [
+            (r"[ \t\r\n\f]+", Whitespace),
+            (r"(?:#|--(?=[ \t\r\n]|$))[^\n]*", Comment.Single),
+            (r"/\*", Comment.Multiline, "comment"),
+            (r"^(?:" + "|".join(re.escape(c) for c in sorted(WORD_COMMANDS, key=len, reverse=True)) + r")(?=\s|;|$)[^\n]*", Keyword.Pseudo),
+            (_BACKSLASH, Keyword.Pseudo),
+            (r"'(?:[^'\\]|\\.|'')*'?", String.Single),
+            (r'"(?:[^"\\]|\\.|"")*"?', String.Double),
+            (r"`(?:[^`]|``)*`?", Name.Quoted),
+            (words(tuple(t.keyword for t in FILTER_TYPES), suffix=_NAME_END), Name.Builtin),
+            (words(tuple(_source_option_words()), suffix=_NAME_END), Name.Attribute),
+            (words(("performance_schema", *PS_TABLES), suffix=_NAME_END), Name.Class),
+            (words(grammar_keywords(), suffix=_NAME_END), Keyword),
+            (r"[0-9]+" + _NAME_END, Number.Integer),
+            (r"[A-Za-z0-9_$\u0080-\uffff]+", Name),
+            (r"<>|!=|=|\*", Operator),
+            (r"[(),.;]", Punctuation),
+            (r".", Error),
+        ],
+        "comment": [
+            (r"[^*]+", Comment.Multiline),
+            (r"\*/", Comment.Multiline, "#pop"),
+            (r"\*", Comment.Multiline),
+        ],
+    }
