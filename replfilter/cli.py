@@ -152,7 +152,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     if argv and argv[0] in SUBCOMMANDS:
-        return SUBCOMMANDS[argv[0]](argv[1:])
+        return SUBCOMMANDS[argv[0]](argv[1:], stdin, stdout, stderr)
     startup_arguments, rest = split_startup_arguments(argv)
     args = build_parser().parse_args(rest)
     try:
@@ -187,14 +187,14 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         startup.close()
 
 
-def _evaluate_command(argv: list[str]) -> int:
+def _evaluate_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     from .evaluate_cli import main as evaluate_main
 
-    return evaluate_main(argv)
+    return evaluate_main(argv, stdout=stdout, stderr=stderr, stdin=stdin)
 
 
-def _stream_command(argv: list[str]) -> int:
-    from .spark_runtime.stream_cli import main as stream_main
+def _stream_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    from .spark_runtime.stream_cli import main as stream_main  # imports pyspark: only here
 
     return stream_main(argv)
 

@@ -379,11 +379,26 @@ class UnknownChannelError(ValueError):
         super().__init__(f"event for channel {channel!r}, which does not exist on this replica")
 
 
-def _channel_filters(state: ReplicaState, channel: str) -> FilterSet:
+def channel_filters(state: ReplicaState, channel: str) -> FilterSet:
+    """The filter set that decides a channel's events.
+
+    Choice (MySQL cannot say, since an unconfigured channel receives no events): a channel that
+    exists but is not configured never holds rules of its own (CHANGE REPLICATION FILTER refuses
+    it, startup discards its per-channel rules), and the moment CHANGE REPLICATION SOURCE
+    configures it, it receives the global rules. Its events are therefore decided with the global
+    rules — the answer it will give once it can receive events — so that a fresh replica started
+    with ``--replicate-*`` options answers as a single-source replica does. Its counters do not
+    move (it has no P_S rows).
+    """
     found = state.channel(channel)
     if found is None:
         raise UnknownChannelError(channel)
+    if not found.configured and not found.is_group_replication:
+        return found.filters.with_global_copy(state.global_filters, 0)
     return found.filters
+
+
+_channel_filters = channel_filters
 
 
 def with_counts(state: ReplicaState, counts: Mapping[str, Mapping[FilterType, int]]) -> ReplicaState:
@@ -393,6 +408,8 @@ def with_counts(state: ReplicaState, counts: Mapping[str, Mapping[FilterType, in
             channel = state.channel(name)
             if channel is None:
                 raise UnknownChannelError(name)
+            if not channel.configured:
+                continue  # decided with the global rules (see channel_filters); no applier counts
             state = state.with_channel(replace(channel, filters=channel.filters.with_counts(dict(increments))))
     return state
 
@@ -456,7 +473,7 @@ class Evaluator:
     def __init__(self, state: ReplicaState, memoise: bool = True):
         self._state = state
         self._memoise = memoise
-        self._compiled = {ch.name: compile_filters(ch.filters, state.collation) for ch in state.channels}
+        self._compiled = {ch.name: compile_filters(channel_filters(state, ch.name), state.collation) for ch in state.channels}
         # key -> [decision, times seen]
         self._cache: dict[DecisionKey, list] = {}
         self._uncached: dict[str, dict[FilterType, int]] = {}

@@ -877,8 +877,11 @@ def _update_tree(ctx: _Context, tree: exp.Update) -> StatementAnalysis:
     ctes = _cte_names(tree)
     if len(refs) == 1 and not (tree.this.args.get("joins")):
         only = refs[0]
+        target = _table_ref(only, True)
+        if target is None:  # e.g. UPDATE `` — a name sqlglot cannot give; let the tokenizer judge
+            return _dml_tokens(ctx)
         reads = _read_tables(tree, {id(only)}, ctes)
-        return StatementAnalysis(CK.UPDATE, (_table_ref(only, True), *reads), parsed_by="sqlglot")  # type: ignore[arg-type]
+        return StatementAnalysis(CK.UPDATE, (target, *reads), parsed_by="sqlglot")
     assigned: set[int] = set()
     unknown: list[str] = []
     for assignment in tree.expressions:
@@ -912,7 +915,7 @@ def _delete_tree(ctx: _Context, tree: exp.Delete) -> StatementAnalysis:
     ctes = _cte_names(tree)
     if not targets_nodes and not using:
         this = tree.this
-        if not isinstance(this, exp.Table) or this.args.get("joins"):
+        if not isinstance(this, exp.Table) or this.args.get("joins") or _table_ref(this, True) is None:
             return _dml_tokens(ctx)
         reads = _read_tables(tree, {id(this)}, ctes)
         return StatementAnalysis(CK.DELETE, (_table_ref(this, True), *reads), parsed_by="sqlglot")  # type: ignore[arg-type]

@@ -1,0 +1,83 @@
+"""``replfilter evaluate``: decide every event of a JSON-lines file against a replica's filters.
+
+The replica is built as ``replfilter`` builds it (startup options, ``--defaults-file``,
+``--datadir``), optionally set up further by ``--init script.sql``. One JSON line is written per
+input event with its decision and reason; a bad line becomes ``{"line": n, "error": ...}`` (also
+reported on standard error) and the run goes on; the exit status is 1 if any line was bad.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from typing import Sequence, TextIO
+
+from .cli import start_replica, split_startup_arguments
+from .datadir import DataDirError
+from .interpreter.evaluator import evaluate_lines
+from .interpreter.startup_options import StartupError
+from .runner import RunOptions, ScriptRunner
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="replfilter evaluate",
+        description="Decide each event of EVENTS (JSON lines, '-' for standard input) on its channel.",
+        epilog="Startup options (--replicate-*=[channel:]value, --lower-case-table-names) are accepted as for replfilter.",
+    )
+    parser.add_argument("events", metavar="EVENTS.jsonl")
+    parser.add_argument("--init", metavar="SCRIPT", help="run this SQL script first (channels, filters)")
+    parser.add_argument("--defaults-file", metavar="FILE")
+    parser.add_argument("--datadir", metavar="DIR")
+    parser.add_argument("--summary", action="store_true", help="print counts per channel and decision to standard error")
+    return parser
+
+
+def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | None = None, stdin: TextIO | None = None) -> int:
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    startup_arguments, rest = split_startup_arguments(list(argv))
+    args = build_parser().parse_args(rest)
+    try:
+        startup = start_replica(startup_arguments, args.defaults_file, args.datadir)
+    except (StartupError, DataDirError) as error:
+        stderr.write(f"replfilter: [ERROR] {getattr(error, 'message', error)}\n")
+        return 1
+    try:
+        for warning in startup.warnings:
+            stderr.write(f"replfilter: [Warning] {warning}\n")
+        if args.init:
+            # The init script's own output is not wanted here; its errors are.
+            status = ScriptRunner(startup.session, io.StringIO(), stderr, RunOptions()).run_file(args.init)
+            if status:
+                return status
+        try:
+            handle = (stdin or sys.stdin) if args.events == "-" else open(args.events, encoding="utf-8")
+        except OSError as exc:
+            stderr.write(f"replfilter: can't read events file '{args.events}': {exc.strerror}\n")
+            return 1
+        with handle:
+            results, new_state = evaluate_lines(startup.session.state, (line.rstrip("\n") for line in handle))
+        startup.session.update(lambda _old: new_state)
+        bad = 0
+        for result in results:
+            stdout.write(result.to_json() + "\n")
+            if result.error is not None:
+                bad += 1
+                stderr.write(f"replfilter: {args.events}: {result.error}\n")
+        if args.summary:
+            _summary(results, stderr)
+        return 1 if bad else 0
+    except UnicodeDecodeError as exc:
+        stderr.write(f"replfilter: events file '{args.events}' is not UTF-8 text (byte {exc.start})\n")
+        return 1
+    finally:
+        startup.close()
+
+
+def _summary(results: list, stderr: TextIO) -> None:
+    from .interpreter.evaluator import tally
+
+    for (channel, decision), count in tally(results).items():
+        stderr.write(f"channel '{channel}': {decision} {count}\n")
