@@ -115,7 +115,21 @@ class ToAst(Transformer):
     def db_filter(self, ftype: FilterType, *names: str | None) -> ast.FilterDef:
         return ast.FilterDef(ftype, tuple(n for n in names if n is not None))
 
-    def table_ident(self, db: str, table: str) -> ast.QualifiedName:
+    def table_part(self, token: Token | str) -> Token | str:
+        return token
+
+    def table_ident(self, db: str, dot: Token, table: Token | str) -> ast.QualifiedName:
+        """``schema '.' ident``. A reserved word or an all-digit name is a table name only right
+        after the dot (MySQL's lexer state after ``ident.``); with a space it is the keyword or
+        number again, a syntax error."""
+        if isinstance(table, Token):
+            if table.type == "QUOTED_IDENT":
+                table = unquote_identifier(table.value)
+            else:
+                bare_name_only = table.type == "NUMBER" or table.value.upper() in RESERVED_WORDS
+                if bare_name_only and table.start_pos != dot.end_pos:
+                    raise ParseFailure(table.start_pos or 0)
+                table = table.value
         return ast.QualifiedName(_check_db_part(db), table)
 
     table_filter = db_filter
