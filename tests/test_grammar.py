@@ -244,6 +244,22 @@ def test_backticked_db_part() -> None:
     assert str(rules[0]) == "db3.initfilet3"
 
 
+def test_table_part_right_after_the_dot_may_be_a_reserved_word_or_digits() -> None:
+    """MySQL's lexer reads the word right after ``ident.`` as a name, never a keyword or number:
+    db1.select and db1.123 name tables ``select`` and ``123``. With a space after the dot the
+    keyword is a keyword again (1064). replfilter does not check the space before the dot, so
+    ``db1 .select`` is accepted where MySQL refuses it (the db side of the rule is not modelled)."""
+    rules = only_list("CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (db1.select, db1.123, `d`.from, d.filter)")
+    assert rules == (
+        ast.QualifiedName("db1", "select"),
+        ast.QualifiedName("db1", "123"),
+        ast.QualifiedName("d", "from"),
+        ast.QualifiedName("d", "filter"),
+    )
+    assert error_of("CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (db1. select)") == syntax_error("select)")
+    assert error_of("CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (db1. 123)") == syntax_error("123)")
+
+
 def test_three_part_name_is_refused() -> None:
     assert error_of("CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (a.b.c)") == syntax_error(".c)")
 
