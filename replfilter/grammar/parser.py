@@ -252,6 +252,27 @@ class ToAst(Transformer):
     def show_warning_count(self, *_tokens: Token) -> ast.ShowWarnings:
         return ast.ShowWarnings(count_only=True)
 
+    # ---- replfilter extensions
+    def binlog_format(self, token: Token) -> tuple[str, ...]:
+        word = token.value.upper()
+        return ("STATEMENT", "ROW") if word == "BOTH" else (word,)
+
+    def explain_database(self, _default: Token, _database: Token, name: str) -> tuple[str, object]:
+        return ("default_db", name)
+
+    def explain_format(self, _format: Token, formats: tuple[str, ...]) -> tuple[str, object]:
+        return ("formats", formats)
+
+    def explain_channel(self, _for: Token, _channel: Token, name: str) -> tuple[str, object]:
+        return ("channel", _check_no_linefeed(name).lower())
+
+    def explain_replication(self, _e: Token, _r: Token, _of: Token, sql: str, *options: tuple[str, object]) -> ast.ExplainReplication:
+        """Options may come in any order; a repeated option: the last one wins."""
+        return ast.ExplainReplication(sql, **dict(options))  # type: ignore[arg-type]
+
+    def replay_events(self, _r: Token, _e: Token, _from: Token, path: str, channel: str | None) -> ast.ReplayEvents:
+        return ast.ReplayEvents(path, channel)
+
     def start(self, *statements: object) -> list[object]:
         return [s for s in statements if s is not None]
 

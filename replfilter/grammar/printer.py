@@ -112,3 +112,17 @@ def _(stmt: ast.SelectPerformanceSchema) -> str:
 @to_sql.register
 def _(stmt: ast.ShowWarnings) -> str:
     return "SHOW COUNT(*) WARNINGS" if stmt.count_only else "SHOW WARNINGS"
+
+
+@to_sql.register
+def _(stmt: ast.ExplainReplication) -> str:
+    sql = f"EXPLAIN REPLICATION OF {quote_string(stmt.sql)}"
+    if stmt.default_db is not None:
+        sql += f" DEFAULT DATABASE {quote_identifier(stmt.default_db)}"
+    formats = "BOTH" if stmt.formats == ("STATEMENT", "ROW") else stmt.formats[0]
+    return sql + f" FORMAT {formats}{_channel(stmt.channel)}"
+
+
+@to_sql.register
+def _(stmt: ast.ReplayEvents) -> str:
+    return f"REPLAY EVENTS FROM {quote_string(stmt.path)}{_channel(stmt.channel)}"

@@ -135,6 +135,26 @@ class ShowWarnings:
     count_only: bool = False
 
 
+@dataclass(frozen=True)
+class ExplainReplication:
+    """replfilter extension, not MySQL: what each channel would do with ``sql`` under each binlog
+    format, and which rule decides. Counters do not move."""
+
+    sql: str
+    default_db: str | None = None
+    formats: tuple[str, ...] = ("STATEMENT", "ROW")
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
+class ReplayEvents:
+    """replfilter extension, not MySQL: feed a JSON-lines file of events through the current
+    filters (moving the COUNTERs); ``channel`` makes every event arrive on that channel."""
+
+    path: str
+    channel: str | None = None
+
+
 Statement = Union[
     ChangeReplicationFilter,
     ChangeReplicationSource,
@@ -144,4 +164,6 @@ Statement = Union[
     StopReplica,
     SelectPerformanceSchema,
     ShowWarnings,
+    ExplainReplication,
+    ReplayEvents,
 ]

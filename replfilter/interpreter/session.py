@@ -13,7 +13,9 @@ from typing import Callable, Iterable
 
 from . import ast
 from .errors import Condition, MySQLError
-from .executor import deprecation_warnings, execute
+from .errors import ER
+from .executor import Execution, deprecation_warnings, execute
+from .extensions import explain_replication, replay_events
 from .results import Ok, Result, ResultSet
 from .state import ReplicaState
 
@@ -58,7 +60,7 @@ class Session:
             return self._show_warnings(statement)
         with self._lock:
             try:
-                execution = execute(self._state, statement, self._clock())
+                execution = self._execute_extension(statement) or execute(self._state, statement, self._clock())
                 self._commit(execution.state)
             except MySQLError as error:
                 # Parse-time warnings (legacy spellings) stay in front of the error, as in MySQL.
@@ -66,6 +68,16 @@ class Session:
                 raise
             self._diagnostics = execution.result.warnings
             return execution.result
+
+    def _execute_extension(self, statement: ast.Statement) -> Execution | None:
+        """The replfilter statements that are not MySQL; REPLAY reads its file here (the
+        executor does no I/O)."""
+        if isinstance(statement, ast.ExplainReplication):
+            return Execution(self._state, explain_replication(self._state, statement))
+        if isinstance(statement, ast.ReplayEvents):
+            result, state = replay_events(self._state, statement, _read_lines(statement.path))
+            return Execution(state, result)
+        return None
 
     def execute_sql(self, text: str) -> list[Result]:
         """Parse and run every statement of ``text``; stop at the first error (raised)."""
@@ -112,3 +124,15 @@ class Session:
 
 
 __all__ = ["Session", "wall_clock_us", "Ok", "ResultSet"]
+
+
+def _read_lines(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read().split("\n")
+    except FileNotFoundError as exc:
+        raise MySQLError.of(ER.FILE_NOT_FOUND, path, exc.errno, exc.strerror) from None
+    except OSError as exc:
+        raise MySQLError.of(ER.CANT_OPEN_FILE, path, exc.errno or 0, exc.strerror or str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise MySQLError.of(ER.CANT_OPEN_FILE, path, 0, f"not UTF-8 text at byte {exc.start}") from None

@@ -1,0 +1,87 @@
+"""The two replfilter statements that are not MySQL: EXPLAIN REPLICATION and REPLAY EVENTS.
+
+They answer what MySQL cannot: "would this statement replicate on channel X, under STATEMENT and
+under ROW format, and which rule decides?", and "what would my filters do with this stream of
+events?". Both use the reference evaluator, so their answers are the ones the Spark runtime gives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Iterable
+
+from . import ast
+from .errors import ER, Condition, MySQLError
+from .evaluator import Evaluator, UnknownChannelError, explain_sql
+from .events import EventFormatError, from_json
+from .results import ResultSet
+from .sql_events import SqlEventsError
+from .state import ReplicaState
+
+EXPLAIN_COLUMNS = ("Channel", "Format", "Event", "Decision", "Filter", "Rule", "Rewritten_DB", "Reason")
+REPLAY_COLUMNS = ("Channel", "Decision", "Events")
+MAX_REPLAY_WARNINGS = 64  # MySQL's max_error_count default is 1024; keep SHOW WARNINGS readable
+
+
+def explain_replication(state: ReplicaState, stmt: ast.ExplainReplication) -> ResultSet:
+    """One row per channel, format and derived event, in channel order then format order."""
+    if stmt.channel is not None and state.channel(stmt.channel) is None:
+        raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, stmt.channel)
+    try:
+        rows = explain_sql(
+            state,
+            stmt.sql,
+            default_db=stmt.default_db or "",
+            binlog_formats=stmt.formats,
+            channels=None if stmt.channel is None else [stmt.channel],
+        )
+    except SqlEventsError as error:
+        raise MySQLError.of(ER.WRONG_ARGUMENTS, f"EXPLAIN REPLICATION ({error})") from None
+    result_rows = []
+    for row in sorted(rows, key=lambda r: r.channel.encode("utf-8")):  # stable: formats keep their order
+        decision = row.decision
+        reason = decision.reason if decision is not None else ""
+        if row.note:
+            reason = f"{reason}; {row.note}" if reason else row.note
+        result_rows.append((
+            row.channel,
+            row.binlog_format,
+            row.event_text,
+            decision.decision.value if decision is not None else None,
+            decision.filter_type.keyword if decision is not None and decision.filter_type else None,
+            decision.rule if decision is not None else None,
+            decision.rewritten_db if decision is not None else None,
+            reason,
+        ))
+    return ResultSet(EXPLAIN_COLUMNS, tuple(result_rows))
+
+
+def replay_events(state: ReplicaState, stmt: ast.ReplayEvents, lines: Iterable[str]) -> tuple[ResultSet, ReplicaState]:
+    """Decide every event of the file on its channel (or on ``stmt.channel``), move the
+    COUNTERs, and return counts per channel and decision. Bad lines become warnings naming the
+    line and do not stop the replay."""
+    if stmt.channel is not None and state.channel(stmt.channel) is None:
+        raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, stmt.channel)
+    evaluator = Evaluator(state)
+    counts: dict[tuple[str, str], int] = {}
+    warnings: list[Condition] = []
+    bad = 0
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            event = from_json(text)
+            if stmt.channel is not None:
+                event = replace(event, channel=stmt.channel)
+            decision = evaluator.decide(event)
+        except (EventFormatError, UnknownChannelError, ValueError) as error:
+            bad += 1
+            if len(warnings) < MAX_REPLAY_WARNINGS:
+                warnings.append(Condition.warning(ER.WRONG_VALUE, "event", f"{stmt.path}:{number}: {error}"))
+            continue
+        key = (event.channel, decision.decision.value)
+        counts[key] = counts.get(key, 0) + 1
+    if bad > MAX_REPLAY_WARNINGS:
+        warnings.append(Condition.warning(ER.WRONG_VALUE, "event", f"{stmt.path}: {bad - MAX_REPLAY_WARNINGS} more bad lines"))
+    rows = tuple((channel, decision, n) for (channel, decision), n in sorted(counts.items(), key=lambda kv: (kv[0][0].encode(), kv[0][1])))
+    return ResultSet(REPLAY_COLUMNS, rows, tuple(warnings)), evaluator.state()

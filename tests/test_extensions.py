@@ -1,0 +1,121 @@
+"""The replfilter statements that are not MySQL: EXPLAIN REPLICATION and REPLAY EVENTS."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replfilter.grammar.parser import parse_statement
+from replfilter.grammar.printer import to_sql
+from replfilter.interpreter import ast
+from replfilter.interpreter.errors import MySQLError
+from replfilter.interpreter.session import Session
+
+MANUAL_EXAMPLE = (
+    "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (db1), REPLICATE_DO_TABLE = (db2.t3);"
+    "CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'src' FOR CHANNEL 'a';"
+    "CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'src2' FOR CHANNEL 'b';"
+    "CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB = ((db9, db2)) FOR CHANNEL 'b'"
+)
+
+
+@pytest.fixture
+def session() -> Session:
+    s = Session(clock=lambda: 1_700_000_000_000_000)
+    s.execute_sql(MANUAL_EXAMPLE)
+    return s
+
+
+def rows(session: Session, sql: str) -> list[dict]:
+    return session.execute_text(sql).as_dicts()  # type: ignore[union-attr]
+
+
+def test_explain_side_by_side_seed_004_example(session: Session) -> None:
+    """replicate-ignore-db=db1 + replicate-do-table=db2.t3, default database db1: STATEMENT skips
+    the UPDATE at database level, ROW applies its row event through the table rule."""
+    result = rows(session, "EXPLAIN REPLICATION OF 'UPDATE db2.t3 SET x = 1' DEFAULT DATABASE db1")
+    assert [(r["Channel"], r["Format"], r["Decision"], r["Filter"], r["Rule"]) for r in result] == [
+        ("a", "STATEMENT", "SKIP", "REPLICATE_IGNORE_DB", "db1"),
+        ("a", "ROW", "APPLY", "REPLICATE_DO_TABLE", "db2.t3"),
+        ("b", "STATEMENT", "SKIP", "REPLICATE_IGNORE_DB", "db1"),
+        ("b", "ROW", "APPLY", "REPLICATE_DO_TABLE", "db2.t3"),
+    ]
+
+
+def test_explain_one_channel_one_format_and_rewrite(session: Session) -> None:
+    result = rows(session, "EXPLAIN REPLICATION OF 'INSERT INTO db9.t3 VALUES (1)' FORMAT ROW FOR CHANNEL 'B'")
+    assert len(result) == 1
+    assert result[0]["Channel"] == "b" and result[0]["Rewritten_DB"] == "db2" and result[0]["Decision"] == "APPLY"
+
+
+def test_explain_moves_no_counter(session: Session) -> None:
+    before = session.state
+    rows(session, "EXPLAIN REPLICATION OF 'UPDATE db2.t3 SET x = 1'")
+    assert session.state == before
+
+
+def test_explain_unknown_channel_and_unreadable_sql(session: Session) -> None:
+    with pytest.raises(MySQLError) as caught:
+        session.execute_text("EXPLAIN REPLICATION OF 'UPDATE t SET a=1' FOR CHANNEL 'zz'")
+    assert caught.value.code == 3074
+    assert session.execute_text("EXPLAIN REPLICATION OF ''").rows == ()  # type: ignore[union-attr]
+    unknown = rows(session, "EXPLAIN REPLICATION OF 'FROBNICATE db1.t' FORMAT STATEMENT FOR CHANNEL 'a'")
+    assert "its tables are unknown" in unknown[0]["Reason"]
+
+
+def test_replay_moves_counters_and_reports_bad_lines(session: Session, tmp_path: Path) -> None:
+    events = tmp_path / "e.jsonl"
+    events.write_text(
+        '{"v": 1, "type": "row", "channel": "a", "db": "db1", "table": "t"}\n'
+        '{"v": 1, "type": "row", "channel": "a", "db": "db2", "table": "t3"}\n'
+        "{broken\n"
+        '{"v": 1, "type": "row", "channel": "b", "db": "db9", "table": "t3"}\n',
+        encoding="utf-8",
+    )
+    result = session.execute_text(f"REPLAY EVENTS FROM '{events}'")
+    assert result.as_dicts() == [  # type: ignore[union-attr]
+        {"Channel": "a", "Decision": "APPLY", "Events": 1},
+        {"Channel": "a", "Decision": "SKIP", "Events": 1},
+        {"Channel": "b", "Decision": "APPLY", "Events": 1},
+    ]
+    warnings = rows(session, "SHOW WARNINGS")
+    assert [(w["Level"], w["Code"]) for w in warnings] == [("Warning", 1525)]
+    assert f"{events}:3:" in warnings[0]["Message"]
+    counters = rows(session, "SELECT CHANNEL_NAME, FILTER_NAME, COUNTER FROM performance_schema.replication_applier_filters WHERE COUNTER <> 0")
+    assert counters == [
+        {"CHANNEL_NAME": "a", "FILTER_NAME": "REPLICATE_IGNORE_DB", "COUNTER": 1},
+        {"CHANNEL_NAME": "a", "FILTER_NAME": "REPLICATE_DO_TABLE", "COUNTER": 1},
+        {"CHANNEL_NAME": "b", "FILTER_NAME": "REPLICATE_DO_TABLE", "COUNTER": 1},
+        {"CHANNEL_NAME": "b", "FILTER_NAME": "REPLICATE_REWRITE_DB", "COUNTER": 1},
+    ]
+
+
+def test_replay_for_channel_overrides_the_events_channel(session: Session, tmp_path: Path) -> None:
+    events = tmp_path / "e.jsonl"
+    events.write_text('{"v": 1, "type": "row", "channel": "elsewhere", "db": "db1", "table": "t"}\n', encoding="utf-8")
+    assert session.execute_text(f"REPLAY EVENTS FROM '{events}' FOR CHANNEL 'a'").rows == (("a", "SKIP", 1),)  # type: ignore[union-attr]
+
+
+def test_replay_missing_file_is_error_29_and_changes_nothing(session: Session, tmp_path: Path) -> None:
+    before = session.state
+    with pytest.raises(MySQLError) as caught:
+        session.execute_text(f"REPLAY EVENTS FROM '{tmp_path}/none.jsonl'")
+    assert (caught.value.code, caught.value.message) == (29, f"File '{tmp_path}/none.jsonl' not found (OS errno 2 - No such file or directory)")
+    assert session.state == before
+
+
+@pytest.mark.parametrize("text, node", [
+    ("explain replication of 'x' default database 'd' format = statement for channel 'C'",
+     ast.ExplainReplication("x", "d", ("STATEMENT",), "c")),
+    ("EXPLAIN REPLICATION OF \"x\" FORMAT BOTH FORMAT ROW", ast.ExplainReplication("x", None, ("ROW",), None)),
+    ("REPLAY EVENTS FROM 'f.jsonl'", ast.ReplayEvents("f.jsonl")),
+])
+def test_extension_syntax_round_trips(text: str, node: object) -> None:
+    assert parse_statement(text) == node
+    assert parse_statement(to_sql(node)) == node
+
+
+def test_extension_keywords_are_not_reserved_names() -> None:
+    statement = parse_statement("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (replay, events, format, statement)")
+    assert statement.filters[0].rules == ("replay", "events", "format", "statement")  # type: ignore[union-attr]
