@@ -9,6 +9,7 @@ so a terminal shows replfilter's progress, not Spark's.
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from typing import Mapping
 
@@ -41,6 +42,10 @@ def get_spark(
     from pyspark.sql import SparkSession
 
     master = master or DEFAULT_MASTER
+    # Python workers must run the interpreter that has replfilter and pyarrow installed (the
+    # venv's), not whatever "python3" is first on the executors' PATH.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     builder = SparkSession.builder.master(master).appName(app_name)
     settings = {
         "spark.ui.enabled": "true" if ui else "false",

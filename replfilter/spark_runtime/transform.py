@@ -34,7 +34,7 @@ from typing import Any, Iterable, Mapping
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import LongType, StructField, StructType
+from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
 from ..interpreter.evaluator import Decision, UnknownChannelError, decide, with_counts
 from ..interpreter.events import (
@@ -123,14 +123,15 @@ def decision_values(decision: Decision) -> tuple[str, str | None, str | None, st
 class BatchDecisions:
     """What pass 1 and the driver found for one batch of events.
 
-    ``keys`` maps each distinct key hash to its decision values; ``key_rows`` keeps the full key
-    columns (needed only when hashes collide); ``counts`` are the COUNTER increments per
-    channel and filter type; ``events`` the number of rows decided.
+    ``key_rows`` holds, per distinct key: its hash, its key column values and the index of its
+    decision in ``outcomes`` (the distinct decision-column tuples, few even when keys are
+    many); ``counts`` are the COUNTER increments per channel and filter type; ``events`` the
+    number of rows decided; ``collision`` is true when two distinct keys share a hash.
     """
 
     state: ReplicaState
-    keys: dict[int, tuple] = field(default_factory=dict)
-    key_rows: list[tuple[int, dict[str, Any], tuple]] = field(default_factory=list)
+    key_rows: list[tuple[int, dict[str, Any], int]] = field(default_factory=list)
+    outcomes: list[tuple] = field(default_factory=list)
     counts: Counts = field(default_factory=dict)
     events: int = 0
     applied: int = 0
@@ -147,14 +148,20 @@ class BatchDecisions:
 
 
 def collect_keys(df: DataFrame, hash_modulus: int | None = None) -> list:
-    """Pass 1: the distinct keys of ``df`` with their hash and number of rows."""
-    return df.groupBy(key_hash(hash_modulus).alias(HASH_COLUMN), *KEY_COLUMNS).count().collect()
+    """Pass 1: the distinct keys of ``df``, each with its number of rows and its hash.
+
+    The hash is computed on the aggregated rows (a few thousand), not per event: it is the
+    same deterministic function of the same values that pass 2 computes per row.
+    """
+    counted = df.groupBy(*KEY_COLUMNS).count()
+    return counted.withColumn(HASH_COLUMN, key_hash(hash_modulus)).collect()
 
 
 def decide_keys(rows: Iterable, state: ReplicaState) -> BatchDecisions:
     """Decide each distinct key with the reference evaluator; total the counters."""
     result = BatchDecisions(state)
     seen_hashes: set[int] = set()
+    outcome_index: dict[tuple, int] = {}
     counts: Counts = {}
     for row in rows:
         values = row.asDict(recursive=True) if hasattr(row, "asDict") else dict(row)
@@ -166,11 +173,14 @@ def decide_keys(rows: Iterable, state: ReplicaState) -> BatchDecisions:
             raise UnknownChannelError(event.channel)
         decision = decide(channel.filters, state.collation, event)
         out = decision_values(decision)
+        code = outcome_index.get(out)
+        if code is None:
+            code = outcome_index[out] = len(result.outcomes)
+            result.outcomes.append(out)
         if h in seen_hashes:
             result.collision = True
         seen_hashes.add(h)
-        result.keys[h] = out
-        result.key_rows.append((h, values, out))
+        result.key_rows.append((h, values, code))
         result.events += n
         if decision.applied:
             result.applied += n
@@ -185,19 +195,61 @@ def decide_keys(rows: Iterable, state: ReplicaState) -> BatchDecisions:
 
 
 _KEY_FIELDS = {f.name: f for f in EVENT_SCHEMA.fields}
+CODE_COLUMN = "_rf_code"
+
+
+def _jvm_array_literal(spark, values: list[int], kind: str) -> Column | None:
+    """A primitive array literal built in the JVM in one call (py4j), or None when there is no
+    JVM gateway (Spark Connect). Thousands of ``lit`` children would cost seconds to analyse."""
+    jvm = getattr(spark, "_jvm", None)
+    sc = getattr(spark, "_sc", None)
+    if jvm is None or sc is None:
+        return None
+    import struct
+
+    gateway = sc._gateway
+    fmt, java_type, view = {"long": ("q", gateway.jvm.long, "asLongBuffer"), "int": ("i", gateway.jvm.int, "asIntBuffer")}[kind]
+    array = gateway.new_array(java_type, len(values))
+    if values:
+        buffer = jvm.java.nio.ByteBuffer.wrap(bytearray(struct.pack(f">{len(values)}{fmt}", *values)))
+        getattr(buffer, view)().get(array)
+    return Column(jvm.org.apache.spark.sql.functions.lit(array))
 
 
 def _decision_table(df: DataFrame, decisions: BatchDecisions, only: str | None) -> DataFrame:
-    """The small table to broadcast: hash (+ key columns after a collision) -> decision."""
+    """The small table to broadcast: key hash -> outcome code (1-based), plus the full key
+    columns when two keys of the batch share a hash. Built in the JVM (no Python worker job)."""
     spark = df.sparkSession
-    rows = [(h, values, out) for h, values, out in decisions.key_rows if only is None or out[0] == only]
+    rows = [
+        (h, values, code)
+        for h, values, code in decisions.key_rows
+        if only is None or decisions.outcomes[code][0] == only
+    ]
     if not decisions.collision:
-        schema = StructType([StructField(HASH_COLUMN, LongType(), False), *DECISION_FIELDS])
-        return spark.createDataFrame([(h, *out) for h, _, out in rows], schema)
+        hashes = _jvm_array_literal(spark, [h for h, _, _ in rows], "long")
+        codes = _jvm_array_literal(spark, [code + 1 for _, _, code in rows], "int")
+        if hashes is not None and codes is not None:
+            zipped = F.arrays_zip(hashes.alias(HASH_COLUMN), codes.alias(CODE_COLUMN))
+            return spark.range(1).select(F.inline(zipped))
+        schema = StructType([StructField(HASH_COLUMN, LongType(), False), StructField(CODE_COLUMN, IntegerType(), False)])
+        return spark.createDataFrame([(h, code + 1) for h, _, code in rows], schema)
     key_fields = [StructField(f"_rf_k_{c}", _KEY_FIELDS[c].dataType, True) for c in KEY_COLUMNS]
-    schema = StructType([StructField(HASH_COLUMN, LongType(), False), *key_fields, *DECISION_FIELDS])
-    data = [(h, *(values[c] for c in KEY_COLUMNS), *out) for h, values, out in rows]
+    schema = StructType(
+        [StructField(HASH_COLUMN, LongType(), False), *key_fields, StructField(CODE_COLUMN, IntegerType(), False)]
+    )
+    data = [(h, *(values[c] for c in KEY_COLUMNS), code + 1) for h, values, code in rows]
     return spark.createDataFrame(data, schema)
+
+
+def _outcome_columns(decisions: BatchDecisions) -> dict[str, Column]:
+    """code -> the four decision columns, by ``element_at`` on small literal arrays (one entry
+    per distinct outcome): cheaper than carrying four strings through the join."""
+    columns = {}
+    for i, (name, fld) in enumerate(zip(DECISION_COLUMNS, DECISION_FIELDS)):
+        values = [out[i] for out in decisions.outcomes]
+        array = F.array(*[F.lit(v).cast(fld.dataType) for v in values]) if values else F.array().cast("array<string>")
+        columns[name] = F.element_at(array, F.col(CODE_COLUMN))
+    return columns
 
 
 def join_decisions(
@@ -215,14 +267,15 @@ def join_decisions(
     how = "inner" if only else "left"
     keyed = df.withColumn(HASH_COLUMN, key_hash(hash_modulus))
     if not decisions.collision:
-        return keyed.join(table, HASH_COLUMN, how).drop(HASH_COLUMN)
-    # A collision among this batch's keys: compare the full key as well (exact, slower).
-    t = table.withColumnRenamed(HASH_COLUMN, "_rf_h")
-    condition = keyed[HASH_COLUMN] == t["_rf_h"]
-    for c in KEY_COLUMNS:
-        condition = condition & keyed[c].eqNullSafe(t[f"_rf_k_{c}"])
-    joined = keyed.join(t, condition, how)
-    return joined.select(*[keyed[c] for c in df.columns], *[t[c] for c in DECISION_COLUMNS])
+        joined = keyed.join(table, HASH_COLUMN, how)
+    else:
+        # A collision among this batch's keys: compare the full key as well (exact, slower).
+        t = table.withColumnRenamed(HASH_COLUMN, "_rf_h")
+        condition = keyed[HASH_COLUMN] == t["_rf_h"]
+        for c in KEY_COLUMNS:
+            condition = condition & keyed[c].eqNullSafe(t[f"_rf_k_{c}"])
+        joined = keyed.join(t, condition, how).select(*[keyed[c] for c in df.columns], t[CODE_COLUMN])
+    return joined.withColumns(_outcome_columns(decisions)).select(*df.columns, *DECISION_COLUMNS)
 
 
 def rewrite_databases(df: DataFrame) -> DataFrame:

@@ -1,0 +1,238 @@
+"""Spark runtime throughput: pass-through vs replfilter vs a Python UDF, on the same input, one run.
+
+Run: .venv/bin/python bench/spark.py [--events 10000000] [--master local[*]] [--data DIR]
+
+Input: a generated Parquet file of events of the published schema (reused from --data when it
+is there): three channels, 360 tables in 12 databases, ~60% row events, ~20% query events with
+their SQL text, ~20% GTID/XID transaction events; every channel has rules of all seven types.
+
+Measured, each as the best of --repeat runs, all writing to Spark's ``noop`` sink (every row and
+every column is produced, nothing is stored, so the figures are the engine's, not the disk's):
+
+* pass-through — read the events and write them out unchanged;
+* replfilter   — ``apply_filters`` (both passes: the key count and the broadcast join);
+* replfilter applied only — ``applied_events`` (the database rewritten, skipped rows dropped);
+* Python UDF   — ``mapInArrow`` calling the memoising reference evaluator per row (the best
+  Python baseline; a row-at-a-time ``udf`` is slower still);
+* streaming    — the sustainable rate of ``replfilter stream``'s micro-batch function
+  (ingest + decide + write Parquet of applied events, counters moved) on Parquet batches.
+
+Targets (issue 5): replfilter >= 0.5 x pass-through and >= 4 x the Python UDF.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+CHANNELS = ("", "c1", "c2")
+N_TABLES = 360
+N_DBS = 12
+
+SETUP_SQL = """
+CHANGE REPLICATION SOURCE TO SOURCE_HOST='src' FOR CHANNEL '';
+CHANGE REPLICATION SOURCE TO SOURCE_HOST='src' FOR CHANNEL 'c1';
+CHANGE REPLICATION SOURCE TO SOURCE_HOST='src' FOR CHANNEL 'c2';
+CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB=(db11), REPLICATE_IGNORE_TABLE=(db1.t13, db2.t14, db3.t15),
+  REPLICATE_WILD_IGNORE_TABLE=('db%.t1_', 'db4.%'), REPLICATE_REWRITE_DB=((db5, db5_copy), (db6, db6_copy)) FOR CHANNEL '';
+CHANGE REPLICATION FILTER REPLICATE_DO_DB=(db1, db2, db3, db7, db8, db9_copy), REPLICATE_DO_TABLE=(db1.t1, db2.t2, db3.t3),
+  REPLICATE_WILD_DO_TABLE=('db7.t%', 'db8.t2%', 'db9_copy.%'), REPLICATE_WILD_IGNORE_TABLE=('db1.%'),
+  REPLICATE_REWRITE_DB=((db9, db9_copy)) FOR CHANNEL 'c1';
+CHANGE REPLICATION FILTER REPLICATE_DO_TABLE=(db0.t0, db0.t12, db0.t24), REPLICATE_IGNORE_TABLE=(db0.t36),
+  REPLICATE_WILD_DO_TABLE=('db1_.%', 'db2.t1%', 'db\\_3.%', 'db4.%'), REPLICATE_WILD_IGNORE_TABLE=('db%.t3%')
+  FOR CHANNEL 'c2';
+"""
+
+
+def bench_session():
+    from replfilter.interpreter.session import Session
+
+    session = Session()
+    session.execute_sql(SETUP_SQL)
+    return session
+
+
+def generate(spark, path: str, n: int, partitions: int) -> None:
+    """Generate ``n`` events as Parquet with Spark expressions (fast, deterministic)."""
+    from pyspark.sql import functions as F
+
+    from replfilter.spark_runtime.schema import EVENT_COLUMNS
+
+    i = F.col("id")
+    kind = F.pmod(i, F.lit(10))
+    tidx = F.pmod(F.xxhash64(i), F.lit(N_TABLES))
+    db = F.concat(F.lit("db"), F.pmod(tidx, F.lit(N_DBS)).cast("string"))
+    table = F.concat(F.lit("t"), tidx.cast("string"))
+    channel = F.element_at(F.array(*[F.lit(c) for c in CHANNELS]), (F.pmod(i, F.lit(3)) + 1).cast("int"))
+    is_row = (kind >= 1) & (kind <= 6)
+    is_query = (kind == 7) | (kind == 8)
+    is_trx = (kind == 0) | (kind == 9)
+    qualified = F.pmod(F.xxhash64(i, F.lit(1)), F.lit(2)) == 0
+    cmd = F.element_at(
+        F.array(*[F.lit(c) for c in ("INSERT", "UPDATE", "DELETE", "INSERT", "CREATE_TABLE", "ALTER_TABLE", "UPDATE", "INSERT")]),
+        (F.pmod(F.xxhash64(i, F.lit(2)), F.lit(8)) + 1).cast("int"),
+    )
+    tables = F.array(F.struct(F.when(qualified, db).cast("string").alias("db"), table.alias("table"), F.lit(True).alias("updating")))
+    sql_text = F.concat(
+        F.lit("INSERT INTO "), F.when(qualified, F.concat(db, F.lit("."))).otherwise(F.lit("")), table,
+        F.lit(" (id, name, amount) VALUES ("), i.cast("string"), F.lit(", 'customer-"), i.cast("string"),
+        F.lit("', 12.50)"),
+    )
+    gtid = F.concat(F.lit("3e11fa47-71ca-11e1-9e33-c80aa9429562:"), (i / 10 + 1).cast("long").cast("string"))
+    df = spark.range(0, n, 1, partitions).select(
+        F.lit(1).cast("long").alias("v"),
+        F.when(is_row, "row").when(is_query, "query").otherwise("transaction").alias("type"),
+        channel.alias("channel"),
+        F.when(is_query, db).alias("default_db"),
+        F.when(is_query, cmd).alias("command"),
+        F.when(is_query, tables).cast("array<struct<db:string,table:string,updating:boolean>>").alias("tables"),
+        F.when(is_query, sql_text).alias("sql"),
+        F.when(is_query, F.lit(False)).alias("temporary"),
+        F.when(is_query, F.lit(False)).alias("if_exists"),
+        F.when(is_row, db).alias("db"),
+        F.when(is_row, table).alias("table"),
+        F.when(is_trx, F.when(kind == 0, "GTID").otherwise("XID")).alias("kind"),
+        F.when(kind == 0, gtid).alias("gtid"),
+    )
+    df.select(*EVENT_COLUMNS).write.mode("overwrite").parquet(path)
+
+
+def timed(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def udf_baseline(df, state):
+    """mapInArrow: each Arrow batch's rows -> events -> the memoising evaluator -> columns."""
+    import pyarrow as pa
+
+    from replfilter.spark_runtime.schema import DECISION_FIELDS
+    from pyspark.sql.types import StructType
+
+    out_schema = StructType([*df.schema.fields, *DECISION_FIELDS])
+
+    def run(batches):
+        from replfilter.interpreter.evaluator import Evaluator
+        from replfilter.spark_runtime.transform import decision_values, event_from_key
+
+        evaluator = Evaluator(state)
+        cache: dict = {}
+        names = ("channel", "type", "command", "kind", "default_db", "db", "table", "temporary", "if_exists", "tables")
+        for batch in batches:
+            cols = [batch.column(batch.schema.get_field_index(n)).to_pylist() for n in names]
+            dec, ft, rule, rw = [], [], [], []
+            for values in zip(*cols):
+                key = (values[0], values[1], values[2], values[3], values[4], values[5], values[6], values[7], values[8],
+                       None if values[9] is None else tuple((t["db"], t["table"], t["updating"]) for t in values[9]))
+                out = cache.get(key)
+                if out is None:
+                    event = event_from_key(dict(zip(names, values)))
+                    out = cache[key] = decision_values(evaluator.decide(event))
+                dec.append(out[0]); ft.append(out[1]); rule.append(out[2]); rw.append(out[3])
+            yield pa.RecordBatch.from_arrays(
+                [*batch.columns, pa.array(dec, pa.string()), pa.array(ft, pa.string()), pa.array(rule, pa.string()), pa.array(rw, pa.string())],
+                names=[*batch.schema.names, "decision", "filter_type", "filter_rule", "rewritten_db"],
+            )
+
+    return df.mapInArrow(run, out_schema)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--events", type=int, default=10_000_000)
+    parser.add_argument("--master", default="local[*]")
+    parser.add_argument("--data", default=os.path.join(tempfile.gettempdir(), "replfilter-bench"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--udf-events", type=int, default=None, help="events for the UDF run (default: all)")
+    parser.add_argument("--stream-batches", type=int, default=5)
+    parser.add_argument("--skip-stream", action="store_true")
+    args = parser.parse_args(argv)
+
+    from replfilter.spark_runtime.session import get_spark
+    from replfilter.spark_runtime.transform import applied_events, apply_filters
+
+    spark = get_spark(args.master, app_name="replfilter-bench", conf={"spark.driver.memory": "8g"})
+    cores = spark.sparkContext.defaultParallelism
+    path = os.path.join(args.data, f"events-{args.events}.parquet")
+    if not os.path.exists(os.path.join(path, "_SUCCESS")):
+        print(f"generating {args.events:,} events -> {path}", flush=True)
+        generate(spark, path, args.events, max(cores * 4, args.events // 1_000_000))
+    df = spark.read.parquet(path)
+    n = df.count()
+    state = bench_session().state
+    print(f"input: {n:,} events, Parquet, {path}; master {args.master} ({cores} cores); Spark {spark.version}", flush=True)
+
+    def noop(frame):
+        frame.write.format("noop").mode("overwrite").save()
+
+    results: dict[str, float] = {}
+
+    def report(name: str, seconds: float, events: int) -> None:
+        rate = events / seconds
+        results[name] = rate
+        print(f"  {name:<28} {seconds:7.2f} s  {rate / 1e6:7.2f} M events/s", flush=True)
+
+    report("pass-through", timed(lambda: noop(df), args.repeat), n)
+    report("replfilter apply_filters", timed(lambda: noop(apply_filters(df, state)), args.repeat), n)
+    report("replfilter applied_events", timed(lambda: noop(applied_events(df, state)), args.repeat), n)
+    udf_df = df if args.udf_events is None else df.limit(args.udf_events)
+    udf_n = n if args.udf_events is None else udf_df.count()
+    report("Python UDF (mapInArrow)", timed(lambda: noop(udf_baseline(udf_df, state)), 1), udf_n)
+
+    ratio_pass = results["replfilter apply_filters"] / results["pass-through"]
+    ratio_udf = results["replfilter apply_filters"] / results["Python UDF (mapInArrow)"]
+    print(f"  replfilter / pass-through  {ratio_pass:5.2f} x   (target >= 0.5)")
+    print(f"  replfilter / Python UDF    {ratio_udf:5.2f} x   (target >= 4)")
+
+    if not args.skip_stream:
+        stream_rate(spark, df, state, args)
+    return 0
+
+
+def stream_rate(spark, df, state, args) -> None:
+    """Sustainable streaming rate: the stream's micro-batch function, run back to back on Parquet
+    batches of the input (what a stream keeping up with its source can do per second)."""
+    from replfilter.interpreter.session import Session
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    work = tempfile.mkdtemp(prefix="replfilter-stream-bench-")
+    try:
+        src = os.path.join(work, "events")
+        os.makedirs(src)
+        per = max(1, df.count() // args.stream_batches)
+        # split the input into files (one per batch) the stream picks up one at a time
+        parts = df.repartition(args.stream_batches).write.parquet(os.path.join(work, "staging"))
+        staging = os.path.join(work, "staging")
+        for k, name in enumerate(sorted(f for f in os.listdir(staging) if f.endswith(".parquet"))):
+            os.rename(os.path.join(staging, name), os.path.join(src, f"{k:05d}.parquet"))
+        session = Session(state)
+        config = StreamConfig(
+            events_dir=src, output_dir=os.path.join(work, "out"), checkpoint_dir=os.path.join(work, "ckpt"),
+            input_format="parquet", max_files_per_trigger=1,
+        )
+        stream = EventStream(spark, session, config)
+        started = time.perf_counter()
+        stats = stream.run_available_now()
+        seconds = time.perf_counter() - started
+        events = sum(b.events for b in stats)
+        print(
+            f"  streaming (Parquet -> Parquet, {len(stats)} batches of ~{per:,}) {seconds:7.2f} s  "
+            f"{events / seconds / 1e6:7.2f} M events/s sustained",
+            flush=True,
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
