@@ -1,0 +1,112 @@
+"""Query events with SQL text but no table list: command and tables from the text.
+
+A query event whose ``tables`` is NULL (the key was absent) or whose ``command`` is NULL (a
+Debezium DDL event) and that has ``sql`` gets them from
+:func:`replfilter.interpreter.sql_events.analyse_statement` — the evaluation issue's reader
+(sqlglot's MySQL dialect plus a tokenizer), so Spark and the evaluator read a statement alike.
+
+Batched: the distinct ``(sql, default_db)`` pairs of the batch are parsed in Python with
+``mapInArrow`` (one Arrow batch of texts at a time, each distinct text parsed once), and the
+result is joined back. Only the rows that need it go through this; the others are untouched.
+For CREATE/ALTER/DROP DATABASE read from the text, the event's database becomes the named
+database (the source logs it there). A text that cannot be read is a dead letter, not a guess.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import BooleanType, StringType, StructField, StructType
+
+from .ingest import INGESTED_COLUMNS, Ingested
+from .schema import EVENT_COLUMNS, EVENT_SCHEMA
+
+_RESULT = StructType(
+    [
+        StructField("sql", StringType(), False),
+        StructField("default_db", StringType(), False),
+        StructField("_r_command", StringType(), True),
+        StructField("_r_tables", EVENT_SCHEMA["tables"].dataType, True),
+        StructField("_r_event_db", StringType(), True),
+        StructField("_r_temporary", BooleanType(), True),
+        StructField("_r_if_exists", BooleanType(), True),
+        StructField("_r_error", StringType(), True),
+    ]
+)
+
+
+def needs_sql_tables() -> Column:
+    """Query events whose command or table list must come from their SQL text."""
+    return F.coalesce(
+        (F.col("type") == "query") & F.col("sql").isNotNull() & (F.col("tables").isNull() | F.col("command").isNull()),
+        F.lit(False),
+    )
+
+
+def analyse_texts(texts: DataFrame) -> DataFrame:
+    """``(sql, default_db)`` rows -> the analysis of each (``_RESULT`` schema)."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    arrow_schema = to_arrow_schema(_RESULT)
+
+    def run(batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
+        from replfilter.interpreter.sql_events import SqlEventsError, analyse_statement
+
+        for batch in batches:
+            rows = []
+            for sql, default_db in zip(batch.column("sql").to_pylist(), batch.column("default_db").to_pylist()):
+                row = {"sql": sql, "default_db": default_db}
+                try:
+                    text = sql.strip().rstrip(";").strip()
+                    a = analyse_statement(text, default_db)
+                except SqlEventsError as err:
+                    row["_r_error"] = f"cannot derive the tables from the SQL text: {err}"
+                else:
+                    row.update(
+                        _r_command=a.command.value,
+                        _r_tables=[t.to_dict() for t in a.tables],
+                        _r_event_db=a.event_db,
+                        _r_temporary=a.temporary,
+                        _r_if_exists=a.if_exists,
+                    )
+                rows.append(row)
+            yield pa.RecordBatch.from_pylist(rows, schema=arrow_schema)
+
+    return texts.mapInArrow(run, _RESULT)
+
+
+def resolve_sql_tables(df: DataFrame) -> Ingested:
+    """``df`` (``INGESTED_SCHEMA``) with commands and tables filled in from SQL where needed;
+    unreadable texts become dead letters."""
+    need = needs_sql_tables()
+    rest = df.where(~need)
+    todo = df.where(need)
+    texts = todo.select("sql", "default_db").distinct()
+    analysed = analyse_texts(texts)
+    joined = todo.join(analysed, on=["sql", "default_db"], how="left")
+    derived_command = F.col("command").isNull()
+    resolved = joined.where(F.col("_r_error").isNull()).select(
+        *[
+            {
+                "command": F.coalesce(F.col("command"), F.col("_r_command")),
+                "tables": F.coalesce(F.col("tables"), F.col("_r_tables")),
+                "default_db": F.when(derived_command & F.col("_r_event_db").isNotNull(), F.col("_r_event_db")).otherwise(F.col("default_db")),
+                "temporary": F.when(derived_command, F.col("_r_temporary")).otherwise(F.col("temporary")),
+                "if_exists": F.when(derived_command, F.col("_r_if_exists")).otherwise(F.col("if_exists")),
+            }.get(c, F.col(c)).alias(c)
+            for c in INGESTED_COLUMNS
+        ]
+    )
+    event_json = F.to_json(F.struct(*[F.col(c) for c in EVENT_COLUMNS]))
+    dead = joined.where(F.col("_r_error").isNotNull()).select(
+        F.col("_r_error").alias("reason"),
+        F.coalesce(F.col("record"), event_json).alias("record"),
+        F.lit(None).cast("string").alias("source_file"),
+    )
+    return Ingested(rest.unionByName(resolved), dead)
+
+
+__all__ = ["analyse_texts", "needs_sql_tables", "resolve_sql_tables"]

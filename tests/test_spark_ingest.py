@@ -1,0 +1,272 @@
+"""Ingest: event JSON lines read exactly as from_json reads them, Parquet rows, Debezium
+envelopes, SQL-text tables, dead letters (never dropped, never fatal)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from replfilter.interpreter.events import (
+    CommandKind,
+    EventFormatError,
+    QueryEvent,
+    RowEvent,
+    TableRef,
+    from_json,
+    to_json,
+)
+from spark_helpers import events
+
+pytestmark = pytest.mark.spark
+
+EVENT_KEYS = ("v", "type", "channel", "default_db", "command", "tables", "sql", "temporary", "if_exists", "db", "table", "kind", "gtid")
+
+
+def _lines_df(spark, lines):
+    return spark.createDataFrame([(i, line) for i, line in enumerate(lines)], "n long, value string")
+
+
+def _reference(line: str):
+    """What from_json makes of a line: ('event', dict) or ('dead', message)."""
+    try:
+        event = from_json(line).to_dict()
+    except EventFormatError as err:
+        return "dead", str(err)
+    try:
+        json.dumps(event, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:  # the one documented difference: Spark strings are UTF-8
+        return "dead", "a name is not valid Unicode (lone surrogate): cannot be stored in a Spark string"
+    return "event", event
+
+
+def _spark_result(spark, lines):
+    from replfilter.spark_runtime.ingest import parse_event_lines
+
+    ingested = parse_event_lines(_lines_df(spark, lines))
+    got_events = [r.asDict(recursive=True) for r in ingested.events.collect()]
+    got_dead = [(r.reason, r.record) for r in ingested.dead.collect()]
+    return got_events, got_dead
+
+
+def _comparable(event: dict) -> dict:
+    """An event dict as the reference produces it (tables defaulted, no foreign keys)."""
+    d = {k: v for k, v in event.items() if v is not None and k in EVENT_KEYS}
+    if d.get("type") == "query":
+        d.setdefault("tables", [])
+        d.setdefault("sql", None)
+    if d.get("type") == "transaction":
+        d.setdefault("gtid", None)
+    return d
+
+
+def _check(spark, lines):
+    got_events, got_dead = _spark_result(spark, lines)
+    want_events, want_dead = [], []
+    for line in lines:
+        if not line.strip():
+            continue
+        kind, value = _reference(line)
+        if kind == "event":
+            want_events.append(value)
+        else:
+            want_dead.append((value, line))
+    key = lambda d: json.dumps(d, sort_keys=True)
+    assert sorted(map(key, map(_comparable, got_events))) == sorted(map(key, map(_comparable, want_events)))
+    assert sorted(got_dead) == sorted(want_dead)
+
+
+MUTATIONS = [
+    lambda d: {**d, "v": 2},
+    lambda d: {**d, "v": 1.0},
+    lambda d: {**d, "v": True},
+    lambda d: {**d, "channel": 5},
+    lambda d: {**d, "channel": None},
+    lambda d: {**d, "extra": 1},
+    lambda d: {k: v for k, v in d.items() if k != "type"},
+    lambda d: {k: v for k, v in d.items() if k != "v"},
+    lambda d: {k: v for k, v in d.items() if k not in ("db", "command", "kind")},
+    lambda d: {**d, "type": "bogus"},
+    lambda d: {**d, "command": "NOPE"} if d["type"] == "query" else {**d, "kind": "NOPE"},
+    lambda d: {**d, "tables": [{"db": None, "table": "", "updating": True}]},
+    lambda d: {**d, "tables": [{"db": 3, "table": "t"}]},
+    lambda d: {**d, "tables": [{"table": "t", "updating": None}]},
+    lambda d: {**d, "tables": [{"table": "t"}, {"db": "x"}]},
+    lambda d: {**d, "tables": "t"},
+    lambda d: {**d, "temporary": "yes"},
+    lambda d: {**d, "sql": 7},
+    lambda d: {k: v for k, v in d.items() if k not in ("tables", "sql", "temporary", "if_exists", "gtid", "channel", "default_db")},
+]
+TEXT_MUTATIONS = [
+    lambda s: s + " x",
+    lambda s: s + s,
+    lambda s: s + "]" + s,
+    lambda s: s[:-1],
+    lambda s: s.replace('"v": 1', '"v": 1, "v": 1'),
+    lambda s: s.replace('"v": 1', '"v": 01'),
+    lambda s: "[" + s + "]",
+    lambda s: "null",
+    lambda s: "   ",
+    lambda s: s.replace('"channel": "', '"channel": "\\ud800'),
+    lambda s: s.replace('"v": 1', '"v": NaN'),
+    lambda s: "  " + s + "  ",
+]
+
+
+@st.composite
+def json_lines(draw):
+    event = draw(events)
+    text = to_json(event)
+    choice = draw(st.integers(0, 3))
+    if choice == 1:
+        d = draw(st.sampled_from(MUTATIONS))(dict(event.to_dict()))
+        text = json.dumps(d)
+    elif choice == 2:
+        text = draw(st.sampled_from(TEXT_MUTATIONS))(text)
+    return text
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(json_lines(), min_size=1, max_size=40))
+def test_json_lines_split_exactly_as_from_json(spark, lines):
+    _check(spark, lines)
+
+
+def test_every_mutation_once(spark):
+    base = [
+        to_json(QueryEvent("c1", "d", CommandKind.INSERT, (TableRef(None, "t"), TableRef("x", "y", False)), "INSERT ..."))
+    ]
+    from replfilter.interpreter.events import TransactionEvent, TransactionKind
+
+    base += [to_json(RowEvent("c1", "d", "t")), to_json(TransactionEvent("", TransactionKind.GTID, "u:1"))]
+    lines = list(base)
+    for text in base:
+        for mutate in MUTATIONS:
+            lines.append(json.dumps(mutate(json.loads(text))))
+        for mutate in TEXT_MUTATIONS:
+            lines.append(mutate(text))
+    _check(spark, lines)
+
+
+def test_parquet_rows_defaults_and_dead_letters(spark, tmp_path):
+    from replfilter.spark_runtime.ingest import read_events
+    from replfilter.spark_runtime.schema import EVENT_SCHEMA
+    from spark_helpers import event_row
+
+    rows = [
+        event_row(RowEvent("", "d", "t")),
+        {**event_row(RowEvent("", "d", "t")), "channel": None},  # -> default channel
+        {**event_row(QueryEvent("", "d", CommandKind.INSERT, (TableRef(None, "t"),))), "temporary": None},
+        {**event_row(RowEvent("", "d", "t")), "db": None},  # missing db
+        {**event_row(RowEvent("", "d", "t")), "command": "INSERT"},  # field of another type
+        {**event_row(RowEvent("", "d", "t")), "v": 2},
+        {**event_row(QueryEvent("", "d", CommandKind.INSERT)), "command": "NOPE"},
+    ]
+    path = str(tmp_path / "events.parquet")
+    spark.createDataFrame(rows, EVENT_SCHEMA).coalesce(1).write.parquet(path)
+    ingested = read_events(spark, path, "parquet")
+    got = sorted((r.type, r.channel, r.temporary) for r in ingested.events.collect())
+    assert got == [("query", "", False), ("row", "", None), ("row", "", None)]
+    reasons = sorted(r.reason for r in ingested.dead.collect())
+    assert len(reasons) == 4
+    assert any("'db'" in r and "missing" in r for r in reasons)
+    assert any("'command'" in r and "unknown field" in r for r in reasons)
+    assert any("unsupported version 2" in r for r in reasons)
+    assert any("'NOPE'" in r for r in reasons)
+    assert all(r.source_file and r.source_file.endswith(".parquet") for r in ingested.dead.collect())
+
+
+def test_unknown_channel_is_a_dead_letter(spark):
+    from replfilter.interpreter.state import ReplicaState
+    from replfilter.spark_runtime.ingest import parse_event_lines, split_unknown_channels
+
+    lines = [to_json(RowEvent("", "d", "t")), to_json(RowEvent("nope", "d", "t"))]
+    ingested = split_unknown_channels(parse_event_lines(_lines_df(spark, lines)), ReplicaState.fresh())
+    assert [r.channel for r in ingested.events.collect()] == [""]
+    dead = ingested.dead.collect()
+    assert len(dead) == 1 and "channel 'nope'" in dead[0].reason and json.loads(dead[0].record)["channel"] == "nope"
+
+
+DEBEZIUM = [
+    # schemas.enable=true wrapper, insert
+    {"schema": {"type": "struct"}, "payload": {"before": None, "after": {"id": 1}, "op": "c",
+     "source": {"db": "inventory", "table": "customers", "name": "dbserver1"}, "ts_ms": 1}},
+    # bare payload, update and delete and snapshot read
+    {"before": {"id": 1}, "after": {"id": 1, "x": 2}, "op": "u", "source": {"db": "inventory", "table": "orders"}},
+    {"before": {"id": 1}, "after": None, "op": "d", "source": {"db": "inventory", "table": "orders"}},
+    {"before": None, "after": {"id": 9}, "op": "r", "source": {"db": "other", "table": "t", "snapshot": "true"}},
+    # truncate
+    {"op": "t", "source": {"db": "inventory", "table": "orders"}},
+    # schema change events
+    {"source": {"db": "inventory"}, "databaseName": "inventory", "ddl": "CREATE TABLE products (id INT)", "tableChanges": []},
+    {"source": {"db": ""}, "databaseName": "newdb", "ddl": "CREATE DATABASE newdb"},
+    {"source": {"db": "inventory"}, "databaseName": "inventory", "ddl": "ALTER TABLE customers ADD COLUMN c INT"},
+    # transaction metadata
+    {"status": "BEGIN", "id": "571:53195829", "event_count": None},
+    {"status": "END", "id": "571:53195829", "event_count": 2},
+]
+
+
+def test_debezium_envelopes(spark):
+    from replfilter.interpreter.session import Session
+    from replfilter.spark_runtime.ingest import parse_debezium
+    from replfilter.spark_runtime.sql_tables import resolve_sql_tables
+    from replfilter.spark_runtime.transform import apply_filters
+
+    lines = [json.dumps(d) for d in DEBEZIUM] + ["null", "", "{broken", json.dumps({"op": "c", "source": {}})]
+    df = _lines_df(spark, lines)
+    ingested = parse_debezium(df, channel="")
+    resolved = resolve_sql_tables(ingested.events)
+    events = resolved.events
+    rows = {(r.type, r.command, r.default_db, r.db, r.table, r.kind) for r in events.collect()}
+    assert ("row", None, None, "inventory", "customers", None) in rows
+    assert ("row", None, None, "other", "t", None) in rows
+    assert ("query", "TRUNCATE", "inventory", None, None, None) in rows
+    assert ("query", "CREATE_TABLE", "inventory", None, None, None) in rows
+    assert ("query", "CREATE_DB", "newdb", None, None, None) in rows
+    assert ("query", "ALTER_TABLE", "inventory", None, None, None) in rows
+    assert ("transaction", None, None, None, None, "BEGIN") in rows
+    assert ("transaction", None, None, None, None, "COMMIT") in rows
+    assert events.count() == len(DEBEZIUM)
+    # before/after kept in the record
+    rec = events.where("type = 'row' and table = 'customers'").first().record
+    assert json.loads(rec)["payload"]["after"] == {"id": 1}
+    dead = ingested.dead.collect() + resolved.dead.collect()
+    reasons = sorted(r.reason for r in dead)
+    assert len(reasons) == 4  # null, "", broken, op without table  -> all kept
+    assert sum("tombstone" in r for r in reasons) == 2
+    # replica semantics on Debezium: ignore-db inventory skips its rows and DDL
+    session = Session()
+    session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h'")
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB=(inventory)")
+    decided = apply_filters(events, session.state)
+    by = {(r.type, r.db or r.default_db, r.table or r.command): r.decision for r in decided.collect()}
+    assert by[("row", "inventory", "customers")] == "SKIP"
+    assert by[("row", "other", "t")] == "APPLY"
+    assert by[("query", "inventory", "CREATE_TABLE")] == "SKIP"
+    assert by[("query", "newdb", "CREATE_DB")] == "APPLY"
+
+
+def test_sql_tables_each_text_once_and_dead_letters(spark):
+    from replfilter.spark_runtime.ingest import parse_event_lines
+    from replfilter.spark_runtime.sql_tables import resolve_sql_tables
+
+    lines = [
+        json.dumps({"v": 1, "type": "query", "default_db": "d", "command": "INSERT", "sql": "INSERT INTO t SELECT * FROM s"}),
+        json.dumps({"v": 1, "type": "query", "default_db": "d", "command": "INSERT", "sql": "INSERT INTO t SELECT * FROM s"}),
+        json.dumps({"v": 1, "type": "query", "default_db": "d", "command": "INSERT", "sql": "INSERT INTO x.t VALUES (1)", "tables": []}),
+        json.dumps({"v": 1, "type": "query", "default_db": "d", "command": "OTHER", "sql": "SELECT 'unterminated"}),
+    ]
+    resolved = resolve_sql_tables(parse_event_lines(_lines_df(spark, lines)).events)
+    rows = resolved.events.collect()
+    assert len(rows) == 3
+    for r in rows:
+        tables = [(t.db, t.table, t.updating) for t in r.tables]
+        if r.sql.startswith("INSERT INTO x.t"):
+            assert tables == []  # a table list was given: kept as it is
+        else:
+            assert tables == [(None, "t", True), (None, "s", False)]
+    dead = resolved.dead.collect()
+    assert len(dead) == 1 and "cannot derive the tables" in dead[0].reason
