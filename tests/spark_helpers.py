@@ -67,9 +67,12 @@ def filter_sets(draw, lctn: int) -> FilterSet:
 @st.composite
 def states(draw) -> ReplicaState:
     lctn = draw(st.sampled_from((0, 1)))
-    state = ReplicaState.fresh(lctn)
+    state = ReplicaState.fresh(lctn).with_global_filters(draw(filter_sets(lctn)))
     for name in CHANNELS:
-        channel = Channel(name, source=SourceSettings(host="src"), filters=draw(filter_sets(lctn)))
+        if draw(st.integers(0, 3)) == 0:  # unconfigured: decided with the global rules
+            channel = Channel(name)
+        else:
+            channel = Channel(name, source=SourceSettings(host="src"), filters=draw(filter_sets(lctn)))
         state = state.with_channel(channel)
     return state
 

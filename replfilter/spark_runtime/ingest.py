@@ -314,16 +314,13 @@ def _row_ok() -> Column:
     return F.coalesce((F.col("v") == 1) & (query | row | transaction), F.lit(False))
 
 
-def normalize_event_rows(df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True) -> Ingested:
-    """Rows of ``EVENT_SCHEMA`` (e.g. Parquet files) -> events with JSON defaults + dead letters.
-
-    ``tables`` stays NULL when it is NULL (absent), so :mod:`.sql_tables` can derive it from
-    ``sql``; pass ``keep_tables_null=False`` to default it to an empty list instead.
-    """
+def mark_event_rows(df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True) -> DataFrame:
+    """Rows of ``EVENT_SCHEMA`` normalized to ``INGESTED_SCHEMA`` plus ``_ok`` (the row is an
+    event, checked natively) and ``_source`` — one scan serves events and the dead-letter check.
+    Rows with ``_ok`` false go through :func:`rows_fallback`."""
     missing = [c for c in EVENT_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"not an event DataFrame: missing column(s) {', '.join(missing)}")
-    src = _source(df, source_col)
     is_query = F.col("type") == "query"
     tables = F.when(
         is_query,
@@ -334,7 +331,7 @@ def normalize_event_rows(df: DataFrame, source_col: str | None = None, keep_tabl
     )
     if not keep_tables_null:
         tables = F.when(is_query, F.coalesce(tables, F.array().cast(EVENT_SCHEMA["tables"].dataType)))
-    normalized = [
+    return df.select(
         F.col("v"),
         F.col("type"),
         F.coalesce(F.col("channel"), F.lit("")).alias("channel"),
@@ -349,12 +346,28 @@ def normalize_event_rows(df: DataFrame, source_col: str | None = None, keep_tabl
         F.col("kind"),
         F.col("gtid"),
         (F.col("record") if "record" in df.columns else F.lit(None).cast("string")).alias("record"),
-    ]
-    marked = df.withColumn("_ok", _row_ok()).withColumn("_source", src)
-    native = marked.where(F.col("_ok")).select(*normalized)
-    as_json = F.to_json(F.struct(*[F.col(c) for c in EVENT_COLUMNS]))  # NULL fields are left out
-    bad = marked.where(~F.col("_ok")).select(as_json.alias("_record"), F.col("_source"))
-    fallback = _split_python(_parse_in_python(bad, "row"))
+        _row_ok().alias("_ok"),
+        _source(df, source_col).alias("_source"),
+        # what from_dict is shown for a bad row: the row as JSON, NULL fields left out
+        F.to_json(F.struct(*[F.col(c) for c in EVENT_COLUMNS])).alias("_as_json"),
+    )
+
+
+def rows_fallback(marked: DataFrame) -> Ingested:
+    """The reference reader on marked rows that failed the native check."""
+    bad = marked.where(~F.col("_ok")).select(F.col("_as_json").alias("_record"), F.col("_source"))
+    return _split_python(_parse_in_python(bad, "row"))
+
+
+def normalize_event_rows(df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True) -> Ingested:
+    """Rows of ``EVENT_SCHEMA`` (e.g. Parquet files) -> events with JSON defaults + dead letters.
+
+    ``tables`` stays NULL when it is NULL (absent), so :mod:`.sql_tables` can derive it from
+    ``sql``; pass ``keep_tables_null=False`` to default it to an empty list instead.
+    """
+    marked = mark_event_rows(df, source_col, keep_tables_null)
+    native = marked.where(F.col("_ok")).select(*INGESTED_COLUMNS)
+    fallback = rows_fallback(marked)
     return Ingested(native.unionByName(fallback.events), fallback.dead)
 
 
@@ -470,7 +483,9 @@ __all__ = [
     "FORMATS",
     "Ingested",
     "event_to_row",
+    "mark_event_rows",
     "normalize_event_rows",
+    "rows_fallback",
     "parse_debezium",
     "parse_event_lines",
     "read_events",

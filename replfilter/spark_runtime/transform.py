@@ -36,7 +36,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
-from ..interpreter.evaluator import Decision, UnknownChannelError, decide, with_counts
+from ..interpreter.evaluator import Decision, channel_filters, decide, with_counts
 from ..interpreter.events import (
     CommandKind,
     Event,
@@ -147,13 +147,14 @@ class BatchDecisions:
         return with_counts(self.state, self.counts)
 
 
-def collect_keys(df: DataFrame, hash_modulus: int | None = None) -> list:
+def collect_keys(df: DataFrame, hash_modulus: int | None = None, extra: tuple[str, ...] = ()) -> list:
     """Pass 1: the distinct keys of ``df``, each with its number of rows and its hash.
 
     The hash is computed on the aggregated rows (a few thousand), not per event: it is the
-    same deterministic function of the same values that pass 2 computes per row.
+    same deterministic function of the same values that pass 2 computes per row. ``extra``
+    columns are grouped on too (the stream adds its native validity flag).
     """
-    counted = df.groupBy(*KEY_COLUMNS).count()
+    counted = df.groupBy(*KEY_COLUMNS, *extra).count()
     return counted.withColumn(HASH_COLUMN, key_hash(hash_modulus)).collect()
 
 
@@ -162,16 +163,19 @@ def decide_keys(rows: Iterable, state: ReplicaState) -> BatchDecisions:
     result = BatchDecisions(state)
     seen_hashes: set[int] = set()
     outcome_index: dict[tuple, int] = {}
+    filter_sets: dict = {}
     counts: Counts = {}
     for row in rows:
         values = row.asDict(recursive=True) if hasattr(row, "asDict") else dict(row)
         h = values.pop(HASH_COLUMN)
         n = values.pop("count")
         event = event_from_key(values)
-        channel = state.channel(event.channel)
-        if channel is None:
-            raise UnknownChannelError(event.channel)
-        decision = decide(channel.filters, state.collation, event)
+        # the evaluator's choice of filter set (an unconfigured channel decides with the
+        # global rules); raises UnknownChannelError for a channel the replica does not have
+        filters = filter_sets.get(event.channel)
+        if filters is None:
+            filters = filter_sets[event.channel] = channel_filters(state, event.channel)
+        decision = decide(filters, state.collation, event)
         out = decision_values(decision)
         code = outcome_index.get(out)
         if code is None:

@@ -1,0 +1,130 @@
+"""``replfilter stream``: apply a replica's filters to a directory of events with Spark.
+
+    replfilter stream [startup options | --init script.sql] EVENTS_DIR OUTPUT_DIR CHECKPOINT_DIR
+                      [--skipped DIR] [--dead-letter DIR] [--master URL] [--available-now]
+                      [--format json|parquet|debezium] [--channel NAME]
+                      [--trigger SECONDS] [--max-files-per-trigger N]
+
+The replica is built as ``replfilter`` builds it (startup options, ``--defaults-file``,
+``--datadir``, then ``--init``). Without ``--available-now`` the stream runs until interrupted
+(Ctrl-C or SIGTERM stop it at a batch boundary); with it, every file present is processed and
+the command ends (a backfill), one progress line per batch on standard error. Kill it at any
+moment and run the same command again: the outputs hold every event exactly once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import signal
+import sys
+import threading
+from typing import Sequence, TextIO
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="replfilter stream",
+        description="Apply the replica's filters to a directory of events with Spark Structured Streaming.",
+        epilog="Startup options (--replicate-*=[channel:]value, --lower-case-table-names) are accepted as for replfilter.",
+    )
+    parser.add_argument("events_dir", metavar="EVENTS_DIR", help="directory the event files arrive in (move files in atomically)")
+    parser.add_argument("output_dir", metavar="OUTPUT_DIR", help="applied events, Parquet, one batch_id=N directory per batch")
+    parser.add_argument("checkpoint_dir", metavar="CHECKPOINT_DIR", help="Structured Streaming checkpoint (keep it to resume)")
+    parser.add_argument("--skipped", metavar="DIR", help="also write skipped events here")
+    parser.add_argument("--dead-letter", metavar="DIR", help="malformed records (default OUTPUT_DIR/_dead_letter)")
+    parser.add_argument("--master", metavar="URL", default=None, help="Spark master URL (default local[*])")
+    parser.add_argument("--available-now", action="store_true", help="process the files present now, then exit")
+    parser.add_argument("--format", choices=("json", "parquet", "debezium"), default="json", help="event file format (default json lines)")
+    parser.add_argument("--channel", default="", help="replication channel of Debezium events (default: the default channel)")
+    parser.add_argument("--trigger", type=float, default=1.0, metavar="SECONDS", help="micro-batch interval (default 1)")
+    parser.add_argument("--max-files-per-trigger", type=int, default=None, metavar="N")
+    parser.add_argument("--init", metavar="SCRIPT", help="run this SQL script first (channels, filters)")
+    parser.add_argument("--defaults-file", metavar="FILE")
+    parser.add_argument("--datadir", metavar="DIR")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    return parser
+
+
+def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    from ..cli import split_startup_arguments, start_replica
+    from ..datadir import DataDirError
+    from ..interpreter.startup_options import StartupError
+    from ..runner import RunOptions, ScriptRunner
+
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    startup_arguments, rest = split_startup_arguments(list(argv))
+    args = build_parser().parse_args(rest)
+    try:
+        startup = start_replica(startup_arguments, args.defaults_file, args.datadir)
+    except (StartupError, DataDirError) as error:
+        stderr.write(f"replfilter: [ERROR] {getattr(error, 'message', error)}\n")
+        return 1
+    try:
+        for warning in startup.warnings:
+            stderr.write(f"replfilter: [Warning] {warning}\n")
+        if args.init:
+            status = ScriptRunner(startup.session, io.StringIO(), stderr, RunOptions()).run_file(args.init)
+            if status:
+                return status
+        return _run(startup.session, args, stdout, stderr)
+    finally:
+        startup.close()
+
+
+def _run(session, args, stdout: TextIO, stderr: TextIO) -> int:
+    from .session import get_spark
+    from .stream import EventStream, StreamConfig
+
+    config = StreamConfig(
+        events_dir=args.events_dir,
+        output_dir=args.output_dir,
+        checkpoint_dir=args.checkpoint_dir,
+        skipped_dir=args.skipped,
+        dead_letter_dir=args.dead_letter,
+        input_format=args.format,
+        debezium_channel=args.channel,
+        max_files_per_trigger=args.max_files_per_trigger,
+        trigger_seconds=args.trigger,
+    )
+    spark = get_spark(args.master, app_name="replfilter stream")
+    stream = EventStream(spark, session, config, progress=None if args.quiet else stderr)
+    stopped = threading.Event()
+
+    def on_signal(signum, _frame):
+        stderr.write(f"replfilter stream: {signal.Signals(signum).name}: stopping at a batch boundary\n")
+        stopped.set()
+        threading.Thread(target=stream.request_stop, daemon=True).start()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        query = stream.start(available_now=args.available_now)
+        while query.isActive:
+            query.awaitTermination(0.5)
+        error = query.exception()
+        if error is not None and not stream.stopping:
+            stderr.write(f"replfilter stream: the stream failed: {str(error).splitlines()[0]}\n")
+            return 1
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    _summary(stream, session, stderr)
+    return 0
+
+
+def _summary(stream, session, stderr: TextIO) -> None:
+    batches = stream.batches
+    events = sum(b.events for b in batches)
+    applied = sum(b.applied for b in batches)
+    skipped = sum(b.skipped for b in batches)
+    dead = sum(b.dead for b in batches)
+    stderr.write(
+        f"replfilter stream: {len(batches)} batches, {events:,} events: {applied:,} applied, "
+        f"{skipped:,} skipped, {dead:,} dead letters\n"
+    )
+    for channel in session.state.channels:
+        moved = [(ftype.keyword, slot.counter) for ftype, slot in channel.filters.items() if slot.counter]
+        if moved:
+            counters = ", ".join(f"{name}={n:,}" for name, n in moved)
+            stderr.write(f"replfilter stream: channel '{channel.name}' COUNTER: {counters}\n")
