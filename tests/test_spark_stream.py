@@ -1,0 +1,252 @@
+"""Streaming: each batch decided with the state at its start (filters changed between batches
+through the interpreter), counters moved after each batch, dead letters, Debezium, and
+exactly-once output across a real kill -9 of the streaming process."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from replfilter.interpreter.evaluator import apply_events
+from replfilter.interpreter.events import (
+    CommandKind,
+    QueryEvent,
+    RowEvent,
+    TableRef,
+    TransactionEvent,
+    TransactionKind,
+    to_json,
+)
+from replfilter.interpreter.filters import FilterType
+from replfilter.interpreter.session import Session
+
+pytestmark = pytest.mark.spark
+
+SETUP = """
+CHANGE REPLICATION SOURCE TO SOURCE_HOST='src' FOR CHANNEL 'a';
+CHANGE REPLICATION SOURCE TO SOURCE_HOST='src' FOR CHANNEL 'b';
+CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB=(db1) FOR CHANNEL 'a';
+CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE=('db%.t1%'), REPLICATE_REWRITE_DB=((db2, rw)) FOR CHANNEL 'b';
+"""
+# applied between batches (after batch i, before batch i+1)
+CHANGES = [
+    "CHANGE REPLICATION FILTER REPLICATE_DO_DB=(db2, rw) FOR CHANNEL 'a'",
+    "CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE=(rw.t10), REPLICATE_WILD_DO_TABLE=() FOR CHANNEL 'b'",
+    "CHANGE REPLICATION FILTER REPLICATE_DO_DB=() , REPLICATE_IGNORE_DB=() FOR CHANNEL 'a'",
+]
+
+
+def _batch_events(i: int) -> list:
+    out = []
+    for k in range(12):
+        ch = "ab"[k % 2]
+        db = f"db{k % 3}"
+        out.append(RowEvent(ch, db, f"t1{k % 4}"))
+        out.append(QueryEvent(ch, db, CommandKind.INSERT, (TableRef(None, f"t1{k % 3}"),), sql=f"INSERT /* {i}.{k} */"))
+        out.append(TransactionEvent(ch, TransactionKind.GTID, f"uuid:{i}-{k}"))
+    return out
+
+
+def _write_file(path: str, lines: list[str], mtime: float) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
+    os.utime(tmp, (mtime, mtime))
+    os.rename(tmp, path)  # files must appear atomically in a stream's directory
+
+
+def _key(row) -> tuple:
+    return (row["type"], row["channel"], row["default_db"], row["db"], row["table"], row["sql"], row["gtid"])
+
+
+def _event_key(event, decision) -> tuple:
+    d = event.to_dict()
+    db, default_db = d.get("db"), d.get("default_db")
+    if decision.rewritten_db is not None and decision.applied:  # skipped events keep theirs
+        if d["type"] == "row":
+            db = decision.rewritten_db
+        else:
+            default_db = decision.rewritten_db
+    return (d["type"], d["channel"], default_db, db, d.get("table"), d.get("sql"), d.get("gtid"))
+
+
+def test_each_batch_uses_the_state_at_its_start(spark, tmp_path):
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    events_dir = tmp_path / "events"
+    events_dir.mkdir()
+    batches = [_batch_events(i) for i in range(len(CHANGES) + 1)]
+    now = time.time() - 1000
+    for i, evs in enumerate(batches):
+        lines = [to_json(e) for e in evs]
+        if i == 1:
+            lines += ['{"v": 1, "type": "row", "db": "x"}', "not json", to_json(RowEvent("nope", "d", "t"))]
+        _write_file(str(events_dir / f"{i:03d}.jsonl"), lines, now + i)
+
+    session = Session()
+    session.execute_sql(SETUP)
+    reference = Session(session.state)  # the pure evaluator, fed the same batches and changes
+    states_at_start = [session.state]
+
+    def between(stats):
+        if stats.batch_id < len(CHANGES):
+            session.execute_text(CHANGES[stats.batch_id])
+        states_at_start.append(session.state)
+
+    config = StreamConfig(
+        events_dir=str(events_dir),
+        output_dir=str(tmp_path / "out"),
+        checkpoint_dir=str(tmp_path / "ckpt"),
+        skipped_dir=str(tmp_path / "skipped"),
+        dead_letter_dir=str(tmp_path / "dead"),
+        max_files_per_trigger=1,
+    )
+    stats = EventStream(spark, session, config, on_batch=between).run_available_now()
+    assert [s.batch_id for s in stats] == list(range(len(batches)))
+
+    applied = spark.read.parquet(config.output_dir).collect()
+    skipped = spark.read.parquet(config.skipped_dir).collect()
+    for i, evs in enumerate(batches):
+        decisions, new_state = apply_events(reference.state, evs)
+        reference.update(lambda _s: new_state)
+        if i < len(CHANGES):
+            reference.execute_text(CHANGES[i])
+        want_applied = sorted(_event_key(e, d) for e, d in zip(evs, decisions) if d.applied)
+        want_skipped = sorted(_event_key(e, d) for e, d in zip(evs, decisions) if not d.applied)
+        assert sorted(_key(r) for r in applied if r["batch_id"] == i) == want_applied, f"batch {i}"
+        assert sorted(_key(r) for r in skipped if r["batch_id"] == i) == want_skipped, f"batch {i}"
+        # the decision columns equal the evaluator's for each event
+        got = {(_key(r), r["decision"], r["filter_type"], r["filter_rule"]) for r in applied + skipped if r["batch_id"] == i}
+        want = {
+            (_event_key(e, d), d.decision.value, d.filter_type.keyword if d.filter_type else None, d.rule)
+            for e, d in zip(evs, decisions)
+        }
+        assert got == want, f"batch {i}"
+        assert stats[i].events == len(evs)
+
+    # counters: equal to the reference's after all batches (each reset by its CHANGE)
+    for name in ("a", "b"):
+        mine = {f: s.counter for f, s in session.state.channel(name).filters.items()}
+        theirs = {f: s.counter for f, s in reference.state.channel(name).filters.items()}
+        assert mine == theirs, name
+    assert session.state.channel("b").filters[FilterType.REWRITE_DB].counter > 0
+
+    dead = spark.read.parquet(config.dead_letter_dir).collect()
+    assert sorted(r["reason"].split(":")[0] for r in dead) == [
+        "event for channel 'nope', which does not exist on this replica",
+        "field 'table'",
+        "not valid JSON",
+    ]
+    assert all(r["batch_id"] == 1 for r in dead)
+    assert {r["record"] for r in dead} >= {"not json", '{"v": 1, "type": "row", "db": "x"}'}
+
+
+def test_debezium_stream_and_rerun_is_idempotent(spark, tmp_path):
+    from pyspark.sql import functions as F
+
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    events_dir = tmp_path / "cdc"
+    events_dir.mkdir()
+    records = [
+        {"payload": {"op": "c", "after": {"id": i}, "source": {"db": "shop" if i % 2 else "logs", "table": "orders"}},
+         "schema": {}}
+        for i in range(10)
+    ] + [{"databaseName": "shop", "ddl": "ALTER TABLE orders ADD COLUMN x INT", "source": {"db": "shop"}}]
+    _write_file(str(events_dir / "0.json"), [json.dumps(r) for r in records] + ["null"], time.time() - 10)
+    session = Session()
+    session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='kafka'")
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_DO_DB=(shop)")
+    config = StreamConfig(str(events_dir), str(tmp_path / "out"), str(tmp_path / "ckpt"), input_format="debezium")
+    stats = EventStream(spark, session, config).run_available_now()
+    assert (stats[0].applied, stats[0].skipped, stats[0].dead) == (6, 5, 1)
+    out = spark.read.parquet(config.output_dir)
+    assert out.count() == 6
+    assert {json.loads(r.record)["payload"]["after"]["id"] for r in out.where("type = 'row'").collect()} == {1, 3, 5, 7, 9}
+    assert session.state.channel("").filters[FilterType.DO_DB].counter == 6
+    # the same batch run again (as after a crash before the commit log) changes nothing
+    stream = EventStream(spark, session, config)
+    df = spark.read.text(str(events_dir)).withColumn("_file", F.col("_metadata.file_path"))
+    stream.process_batch(df, 0)
+    assert stream.batches[-1].recovered
+    assert spark.read.parquet(config.output_dir).count() == 6
+    assert session.state.channel("").filters[FilterType.DO_DB].counter == 6
+
+
+# --- kill -9 -----------------------------------------------------------------------------------
+
+
+def _stream_command(tmp_path, *extra: str) -> list[str]:
+    return [
+        sys.executable, "-m", "replfilter", "stream",
+        "--replicate-ignore-db=db1", "--replicate-rewrite-db=db2->rw",
+        str(tmp_path / "events"), str(tmp_path / "out"), str(tmp_path / "ckpt"),
+        "--skipped", str(tmp_path / "skipped"), "--master", "local[2]",
+        "--max-files-per-trigger", "1", *extra,
+    ]
+
+
+def _crash_input(tmp_path, files: int, per_file: int) -> list:
+    events_dir = tmp_path / "events"
+    events_dir.mkdir()
+    everything = []
+    base = time.time() - 1000
+    for f in range(files):
+        evs = [RowEvent("", f"db{k % 3}", f"t_{f}_{k}") for k in range(per_file)]
+        everything += evs
+        lines = [to_json(e) for e in evs] + (["{oops"] if f % 2 else [])
+        _write_file(str(events_dir / f"{f:03d}.jsonl"), lines, base + f)
+    return everything
+
+
+def test_kill_9_mid_run_then_restart_gives_exactly_once(spark, tmp_path):
+    files, per_file = 6, 40
+    everything = _crash_input(tmp_path, files, per_file)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    log = open(tmp_path / "stream.log", "wb")
+    child = subprocess.Popen(_stream_command(tmp_path), stdout=subprocess.DEVNULL, stderr=log, env=env)
+    manifests = tmp_path / "out" / "_replfilter"
+    deadline = time.time() + 180
+    try:
+        # wait until two batches are committed, then kill while the third is being written
+        while time.time() < deadline:
+            done = len(list(manifests.glob("*.json"))) if manifests.exists() else 0
+            if done >= 2:
+                break
+            if child.poll() is not None:
+                pytest.fail(f"stream exited early: {(tmp_path / 'stream.log').read_text()[-2000:]}")
+            time.sleep(0.05)
+        else:
+            pytest.fail("no batch committed in time")
+        time.sleep(0.7)
+        child.send_signal(signal.SIGKILL)  # a real kill -9: no cleanup of any kind
+        assert child.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+        log.close()
+    killed_at = len(list(manifests.glob("*.json")))
+    assert killed_at < files, "the stream finished before it was killed; make the input bigger"
+
+    again = subprocess.run(_stream_command(tmp_path, "--available-now"), capture_output=True, env=env, timeout=300)
+    assert again.returncode == 0, again.stderr.decode()[-3000:]
+
+    applied = spark.read.parquet(str(tmp_path / "out")).collect()
+    skipped = spark.read.parquet(str(tmp_path / "skipped")).collect()
+    dead = spark.read.parquet(str(tmp_path / "out" / "_dead_letter")).collect()
+    seen = [(r["db"], r["table"]) for r in applied + skipped]
+    assert len(seen) == len(set(seen)) == len(everything)  # every event exactly once
+    want_skipped = {(e.db, e.table) for e in everything if e.db == "db1"}
+    assert {(r["db"], r["table"]) for r in skipped} == want_skipped
+    assert {r["table"] for r in applied} == {e.table for e in everything if e.db != "db1"}
+    assert all(r["db"] == "rw" for r in applied if r["table"] in {e.table for e in everything if e.db == "db2"})
+    assert len(dead) == files // 2
+    assert sorted(r["batch_id"] for r in applied + skipped) == sorted(
+        b for b in range(files) for _ in range(per_file)
+    )
