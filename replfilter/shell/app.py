@@ -126,12 +126,11 @@ class Shell:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
         from prompt_toolkit.filters import Condition
-        from prompt_toolkit.lexers import PygmentsLexer
 
         from .completion import ReplFilterCompleter
         from .helptext import topic_names
         from .keybindings import shell_key_bindings
-        from .lexer import ReplFilterLexer
+        from .lexer import prompt_lexer
         from .style import shell_style
         from .toolbar import make_toolbar
 
@@ -147,7 +146,7 @@ class Shell:
         session: PromptSession[str] = PromptSession(
             multiline=multiline,
             prompt_continuation=continuation,
-            lexer=PygmentsLexer(ReplFilterLexer),
+            lexer=prompt_lexer(),
             completer=ReplFilterCompleter(lambda: self.session.state, commands.command_words(), topic_names()),
             complete_while_typing=False,
             auto_suggest=AutoSuggestFromHistory(),

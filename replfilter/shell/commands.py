@@ -199,11 +199,6 @@ def _notee(shell: "Shell", argument: str) -> None:
     shell.out.write("Outfile disabled.\n")
 
 
-@command("print", "p", "Print current command.")
-def _print(shell: "Shell", argument: str) -> None:
-    shell.out.write("--------------\n" + shell.buffer.pending_text.rstrip("\n") + "\n--------------\n\n")
-
-
 def _pager_program(command_line: str) -> str | None:
     try:
         words = shlex.split(command_line)

@@ -106,6 +106,11 @@ def _next_terminals(head: str) -> tuple[list, set[str]] | None:
         return None
 
 
+def is_viable_prefix(text: str) -> bool:
+    """True when ``text`` can still be the beginning of valid statements (no syntax error yet)."""
+    return _next_terminals(text) is not None
+
+
 # ---- the engine: what kind of word fits -------------------------------------------------------------
 
 

@@ -78,3 +78,27 @@ class ReplFilterLexer(RegexLexer):
             (r"\*", Comment.Multiline),
         ],
     }
+
+
+MAX_HIGHLIGHTED_CHARS = 64 * 1024
+
+
+def prompt_lexer():  # type: ignore[no-untyped-def]
+    """The lexer for the prompt: this one, except that a huge input (a pasted dump) is shown
+    plain, because highlighting a megabyte on every redraw would freeze the terminal."""
+    from prompt_toolkit.lexers import Lexer, PygmentsLexer, SimpleLexer
+
+    class _SizeLimitedLexer(Lexer):
+        def __init__(self) -> None:
+            self.highlighting = PygmentsLexer(ReplFilterLexer)
+            self.plain = SimpleLexer()
+
+        def lex_document(self, document):  # type: ignore[no-untyped-def]
+            if len(document.text) > MAX_HIGHLIGHTED_CHARS:
+                return self.plain.lex_document(document)
+            return self.highlighting.lex_document(document)
+
+        def invalidation_hash(self):  # type: ignore[no-untyped-def]
+            return self.highlighting.invalidation_hash()
+
+    return _SizeLimitedLexer()
