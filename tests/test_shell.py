@@ -189,6 +189,13 @@ def test_quit_words_leave(shell, word):
     assert "Empty set" not in run.out  # nothing after quit ran
 
 
+def test_input_forced_through_unfinished_comes_back_to_edit(shell):
+    """Esc Enter accepts even an unterminated statement; it is offered again, not lost or run."""
+    run = shell("SHOW REPLICA" + "\x1b" + ENTER + " STATUS;" + ENTER, session=configured_session())
+    assert re.search(r"^2 rows in set " + STATUS_LINE, run.out, re.M)
+    assert run.err == ""
+
+
 def test_several_statements_on_one_line_and_pasted(shell):
     run = shell(PASTE_START + "SHOW WARNINGS; SHOW COUNT(*)\nWARNINGS;\n" + PASTE_END + ENTER)
     assert "Empty set" in run.out and "@@session.warning_count" in run.out

@@ -8,7 +8,6 @@ Skipped only where tmux is missing.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import shutil

@@ -9,7 +9,6 @@ wrapped, and the next prompt comes back. Ctrl-C abandons the input, Ctrl-D / ``q
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from dataclasses import dataclass
