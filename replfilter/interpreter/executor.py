@@ -15,7 +15,7 @@ from .errors import ER, Condition, MySQLError
 from .filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, NameCollation, Rule
 from .perfschema import select_performance_schema
 from .results import Ok, Result
-from .show_status import show_replica_status
+from .show_status import ProgressSource, show_replica_status
 from .source_options import RECEIVER_OPTIONS, SUPPORTED_OPTIONS
 from .state import (
     DEFAULT_CHANNEL,
@@ -36,11 +36,12 @@ class Execution:
     result: Result
 
 
-def execute(state: ReplicaState, statement: ast.Statement, now_us: int) -> Execution:
+def execute(state: ReplicaState, statement: ast.Statement, now_us: int, progress: ProgressSource | None = None) -> Execution:
     """Run one statement at statement time ``now_us`` (one timestamp per statement, as NOW(6)).
 
-    The 1287 warnings of legacy spellings come first: MySQL pushes them while parsing."""
-    execution = _execute(state, statement, now_us)
+    The 1287 warnings of legacy spellings come first: MySQL pushes them while parsing.
+    ``progress`` gives SHOW REPLICA STATUS the live columns of a running applier (Spark)."""
+    execution = _execute(state, statement, now_us, progress)
     warnings = deprecation_warnings(statement)
     if warnings:
         execution = Execution(execution.state, replace(execution.result, warnings=warnings + execution.result.warnings))
@@ -68,7 +69,7 @@ def deprecation_warnings(statement: ast.Statement) -> tuple[Condition, ...]:
     return ()
 
 
-def _execute(state: ReplicaState, statement: ast.Statement, now_us: int) -> Execution:
+def _execute(state: ReplicaState, statement: ast.Statement, now_us: int, progress: ProgressSource | None = None) -> Execution:
     match statement:
         case ast.ChangeReplicationFilter():
             return Execution(change_replication_filter(state, statement, now_us), Ok())
@@ -81,7 +82,7 @@ def _execute(state: ReplicaState, statement: ast.Statement, now_us: int) -> Exec
         case ast.ResetReplica():
             return reset_replica(state, statement)
         case ast.ShowReplicaStatus():
-            return Execution(state, show_replica_status(state, statement.channel, statement.legacy))
+            return Execution(state, show_replica_status(state, statement.channel, statement.legacy, progress))
         case ast.SelectPerformanceSchema():
             return Execution(state, select_performance_schema(state, statement))
     raise TypeError(f"not a statement the executor runs: {statement!r}")

@@ -17,11 +17,16 @@ from .errors import ER
 from .executor import Execution, deprecation_warnings, execute
 from .extensions import explain_replication, replay_events
 from .results import Ok, Result, ResultSet
+from .show_status import ProgressSource
 from .state import ReplicaState
 
 Clock = Callable[[], int]
 StateObserver = Callable[[ReplicaState, ReplicaState], None]
 """Called with (old, new) before a change is committed; raising MySQLError vetoes the change."""
+StateListener = Callable[[ReplicaState, ReplicaState], None]
+"""Called with (old, new) after a change is committed, outside the session lock, in the thread
+that made the change: it may wait for another thread that itself needs the session (the Spark
+applier stopping at a batch boundary moves counters with ``update``)."""
 
 
 def wall_clock_us() -> int:
@@ -41,6 +46,9 @@ class Session:
         self._observers = list(observers)
         self._diagnostics: tuple[Condition, ...] = ()
         self._lock = threading.RLock()
+        self._listeners: list[StateListener] = []
+        self.progress: ProgressSource | None = None
+        """Live SHOW REPLICA STATUS columns per channel (set by the Spark applier)."""
 
     @property
     def state(self) -> ReplicaState:
@@ -54,20 +62,33 @@ class Session:
     def add_observer(self, observer: StateObserver) -> None:
         self._observers.append(observer)
 
+    def add_listener(self, listener: StateListener) -> None:
+        self._listeners.append(listener)
+
+    def _notify(self, old: ReplicaState, new: ReplicaState) -> None:
+        if new is not old:
+            for listener in self._listeners:
+                listener(old, new)
+
     def execute(self, statement: ast.Statement) -> Result:
         """Run one parsed statement; raise MySQLError with the state untouched on failure."""
         if isinstance(statement, ast.ShowWarnings):
             return self._show_warnings(statement)
         with self._lock:
+            old = self._state
             try:
-                execution = self._execute_extension(statement) or execute(self._state, statement, self._clock())
+                execution = self._execute_extension(statement) or execute(
+                    self._state, statement, self._clock(), self.progress
+                )
                 self._commit(execution.state)
             except MySQLError as error:
                 # Parse-time warnings (legacy spellings) stay in front of the error, as in MySQL.
                 self._diagnostics = (*deprecation_warnings(statement), Condition.from_error(error))
                 raise
             self._diagnostics = execution.result.warnings
-            return execution.result
+            new = self._state
+        self._notify(old, new)
+        return execution.result
 
     def _execute_extension(self, statement: ast.Statement) -> Execution | None:
         """The replfilter statements that are not MySQL; REPLAY reads its file here (the
@@ -104,9 +125,11 @@ class Session:
     def update(self, change: Callable[[ReplicaState], ReplicaState]) -> ReplicaState:
         """Apply a state change that is not a statement (counters moved by the applier)."""
         with self._lock:
+            old = self._state
             new_state = change(self._state)
             self._commit(new_state)
-            return new_state
+        self._notify(old, new_state)
+        return new_state
 
     def _commit(self, new_state: ReplicaState) -> None:
         if new_state is self._state:
