@@ -188,6 +188,13 @@ def test_db_list_refuses_a_string_literal() -> None:
     assert error_of("CHANGE REPLICATION FILTER REPLICATE_DO_DB = ('db1')") == syntax_error("'db1')")
 
 
+def test_double_quotes_make_a_string_not_a_name() -> None:
+    """sql_mode ANSI_QUOTES is not simulated: "db1" is a string literal, so not a database name,
+    while a double-quoted wild pattern or channel name is accepted."""
+    assert error_of('CHANGE REPLICATION FILTER REPLICATE_DO_DB = ("db1")') == syntax_error('"db1")')
+    assert error_of('CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB = (("a", b))') == syntax_error('"a", b))')
+
+
 def test_db_list_keeps_backticked_names_verbatim() -> None:
     """rpl_multi_source_filter step 11: (db2, `db32`, `db,3`)."""
     rules = only_list("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (db2, `db32`, `db,3`)")
