@@ -118,6 +118,9 @@ class ToAst(Transformer):
     def table_part(self, token: Token | str) -> Token | str:
         return token
 
+    def reserved_keyword(self, token: Token) -> Token:
+        return token
+
     def table_ident(self, db: str, dot: Token, table: Token | str) -> ast.QualifiedName:
         """``schema '.' ident``. A reserved word or an all-digit name is a table name only right
         after the dot (MySQL's lexer state after ``ident.``); with a space it is the keyword or
@@ -211,11 +214,14 @@ class ToAst(Transformer):
     def select_columns(self, *columns: str) -> tuple[str, ...]:
         return tuple(columns)
 
-    def table_name(self, first: str, second: str | None = None) -> tuple[str | None, str]:
+    def table_name(self, first: str, _dot: Token | None = None, second: str | None = None) -> tuple[str | None, str]:
         return (first, second) if second is not None else (None, first)
 
-    def condition(self, column: str, operator: Token, value: str | int) -> ast.Comparison:
-        return ast.Comparison(column, "<>" if operator.value == "!=" else operator.value, value)
+    def comparator(self, token: Token) -> str:
+        return "<>" if token.value == "!=" else token.value
+
+    def condition(self, column: str, operator: str, value: str | int) -> ast.Comparison:
+        return ast.Comparison(column, operator, value)
 
     def where_clause(self, _kw: Token, *parts: object) -> tuple[ast.Comparison, ...]:
         return tuple(p for p in parts if isinstance(p, ast.Comparison))
@@ -282,7 +288,7 @@ def _lark() -> Lark:
     return Lark(
         GRAMMAR_PATH.read_text(encoding="utf-8"),
         parser="lalr",
-        lexer="contextual",
+        lexer="basic",
         transformer=ToAst(),
         maybe_placeholders=True,
         propagate_positions=False,

@@ -87,7 +87,7 @@ def _grammar() -> _Grammar:
     """The dialect's grammar without the AST transformer (completion only needs the parse states)."""
     from lark import Lark
 
-    lark = Lark(GRAMMAR_FILE.read_text(encoding="utf-8"), parser="lalr", lexer="contextual", cache=True, maybe_placeholders=True)
+    lark = Lark(GRAMMAR_FILE.read_text(encoding="utf-8"), parser="lalr", lexer="basic", cache=True, maybe_placeholders=True)
     keywords = frozenset(t.name for t in lark.terminals if t.name in str(t.pattern.value).upper())
     nonreserved = frozenset(
         symbol.name for rule in lark.rules if rule.origin.name == "nonreserved" for symbol in rule.expansion
@@ -302,7 +302,7 @@ def _select_context(tokens, accepted, names_ok, strings_ok, more, extra, grammar
         if last == "DOT" and table_parts:
             extra["qualifier"] = table_parts[0]
     elif section == "where":
-        if last == "COMPARATOR" and strings_ok and len(tokens) >= 2:
+        if last in ("EQUAL", "NOT_EQUAL") and strings_ok and len(tokens) >= 2:
             more.append(Kind.VALUE)
             extra["column"] = _name_value(tokens[-2]).upper()
         elif names_ok:

@@ -1,7 +1,7 @@
 """Make the first statement and the first Tab as quick as the later ones.
 
-Lark compiles a lexer for each parser state the first time that state is reached, which costs up to
-half a second for the first SELECT or CHANGE REPLICATION FILTER of a process. A daemon thread,
+The first parse of a process compiles the lexer and the completion engine builds its own parser;
+together a few tens of milliseconds, paid on the first Enter or Tab. A daemon thread,
 started shortly after the first prompt is shown, parses the example of every help topic and asks
 the completion engine about a few prefixes, so that cost is paid while the person is still typing.
 It only reads: no statement is executed and no state changes.
