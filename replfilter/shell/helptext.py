@@ -172,6 +172,28 @@ SELECT {{ * | COUNT(*) | column[, column][, ...] }}
         "SHOW WARNINGS;",
         MANUAL + "show-warnings.html",
     ),
+    HelpTopic(
+        "EXPLAIN REPLICATION",
+        "EXPLAIN REPLICATION OF 'sql' [DEFAULT DATABASE db] [FORMAT [=] {STATEMENT | ROW | BOTH}]\n"
+        "    [FOR CHANNEL channel]",
+        "replfilter extension, not MySQL. Shows what each channel (default: every configured "
+        "channel) would do with the statement under each binary log format (default: both, side "
+        "by side): one row per channel, format and event, with the decision (APPLY/SKIP), the "
+        "deciding filter type and rule, the rewritten database and the reason. Counters do not move.",
+        "EXPLAIN REPLICATION OF 'UPDATE db2.t3 SET x = 1' DEFAULT DATABASE db1;",
+        "README.md, section \"Would it replicate? Evaluating events\"",
+    ),
+    HelpTopic(
+        "REPLAY EVENTS",
+        "REPLAY EVENTS FROM 'events.jsonl' [FOR CHANNEL channel]",
+        "replfilter extension, not MySQL. Feeds a JSON-lines file of events (the format of "
+        "replfilter evaluate) through the current filters, moves the COUNTER column of "
+        "performance_schema.replication_applier_filters, and returns counts per channel and "
+        "decision. Bad lines become warnings naming file and line. With FOR CHANNEL every event "
+        "is taken as arriving on that channel.",
+        "REPLAY EVENTS FROM 'events.jsonl' FOR CHANNEL 'ch1';",
+        "README.md, section \"Would it replicate? Evaluating events\"",
+    ),
 )
 
 
