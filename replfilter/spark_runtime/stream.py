@@ -114,6 +114,7 @@ class BatchStats:
     seconds: float = 0.0
     recovered: bool = False
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    file_names: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -262,6 +263,7 @@ class EventStream:
         self.session = session
         self.config = config
         self.on_batch = on_batch
+        self.on_batch_start: Callable[[int], None] | None = None
         self.progress = progress
         self.store = _Store(spark)
         self.query = None
@@ -337,6 +339,8 @@ class EventStream:
             if self._stop:
                 raise StopRequested(f"stop requested before batch {batch_id}")
             self.running_batch = batch_id
+            if self.on_batch_start is not None:
+                self.on_batch_start(batch_id)
             try:
                 stats = self._process(df, batch_id)
             finally:
@@ -381,7 +385,7 @@ class EventStream:
             return stats
 
         state = self.session.state  # the state at the start of this batch
-        files = len(df.select("_file").distinct().collect())
+        file_names = sorted(r[0] for r in df.select("_file").distinct().collect())
         parquet = self.config.input_format == "parquet"
         persisted: list[DataFrame] = []
 
@@ -415,7 +419,7 @@ class EventStream:
         finally:
             for frame in persisted:
                 frame.unpersist()
-        stats = self._stats(batch_id, decisions, dead_count, files)
+        stats = self._stats(batch_id, decisions, dead_count, file_names)
         record = json.loads(stats.to_json())
         record["query_id"] = self.query_id()
         self.store.write_text(manifest_path, json.dumps(record, sort_keys=True))
@@ -440,7 +444,7 @@ class EventStream:
                 self.store.rename(tmp, final)
 
     @staticmethod
-    def _stats(batch_id: int, decisions: BatchDecisions, dead: int, files: int) -> BatchStats:
+    def _stats(batch_id: int, decisions: BatchDecisions, dead: int, file_names: list[str]) -> BatchStats:
         return BatchStats(
             batch_id=batch_id,
             events=decisions.events,
@@ -448,7 +452,8 @@ class EventStream:
             skipped=decisions.skipped,
             dead=dead,
             distinct_keys=decisions.distinct_keys,
-            files=files,
+            files=len(file_names),
+            file_names=file_names,
             counts={ch: {ft.keyword: n for ft, n in inc.items()} for ch, inc in decisions.counts.items()},
         )
 
