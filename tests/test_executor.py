@@ -1172,3 +1172,16 @@ def test_restart_on_a_datadir_keeps_channels_not_filters(tmp_path: object) -> No
         replica = Replica(datadir.load_state())
     assert replica.state.channel("c") is not None and replica.state.channel("c").configured  # type: ignore[union-attr]
     assert replica.ps() == [] and replica.ps_global() == []
+
+
+def test_case_folding_is_per_character_lower_casing_not_casefold() -> None:
+    """lower_case_table_names=1 folds as the server's lower-casing collation does: ``ß`` and
+    ``ss`` stay two rules (Python's casefold would merge them)."""
+    from replfilter.interpreter.session import Session
+    from replfilter.interpreter.state import ReplicaState
+
+    session = Session(ReplicaState.fresh(1))
+    session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'c'")
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (d.ß, d.ss, d.T1, d.t1) FOR CHANNEL 'c'")
+    status = session.execute_text("SHOW REPLICA STATUS FOR CHANNEL 'c'").as_dicts()[0]  # type: ignore[union-attr]
+    assert status["Replicate_Do_Table"] == "d.T1,d.ss,d.ß"

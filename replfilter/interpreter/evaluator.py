@@ -121,7 +121,7 @@ class CompiledFilters:
     def __init__(self, filters: FilterSet, collation: NameCollation):
         self.collation = collation
         self.ci = collation.case_insensitive
-        # ``key`` is NameCollation.key; the hot paths inline it as ``x.casefold() if ci else x``.
+        # ``key`` is NameCollation.key; the hot paths inline it as ``x.lower() if ci else x``.
         self.key = collation.key
         self.do_db = self._names(filters.rules(FT.DO_DB))
         self.ignore_db = self._names(filters.rules(FT.IGNORE_DB))
@@ -145,7 +145,7 @@ class CompiledFilters:
     def rewrite_db(self, db: str) -> tuple[str, str] | None:
         """First rule whose ``from`` equals ``db`` under the collation -> (from, to); no chaining."""
         if self.rewrite:
-            k = db.casefold() if self.ci else db
+            k = db.lower() if self.ci else db
             for src_key, src, dst in self.rewrite:
                 if src_key == k:
                     return src, dst
@@ -189,14 +189,14 @@ class _Trace:
 def _db_ok(c: CompiledFilters, db: str, trace: _Trace) -> tuple[bool, FilterType | None, str | None, str]:
     """Table A: (passes, filter type, rule, reason). do-db, when present, hides ignore-db."""
     if c.do_db:
-        rule = c.do_db.get(db.casefold() if c.ci else db)
+        rule = c.do_db.get(db.lower() if c.ci else db)
         if rule is not None:
             trace.bump(FT.DO_DB)
             trace.do_db_rule = rule
             return True, FT.DO_DB, rule, f"database {db!r} is in replicate-do-db"
         return False, None, None, f"database {db!r} is not in replicate-do-db"
     if c.ignore_db:
-        rule = c.ignore_db.get(db.casefold() if c.ci else db)
+        rule = c.ignore_db.get(db.lower() if c.ci else db)
         if rule is not None:
             trace.bump(FT.IGNORE_DB)
             return False, FT.IGNORE_DB, rule, f"database {db!r} is in replicate-ignore-db"
@@ -230,7 +230,7 @@ def _tables_ok(
             continue
         saw_updating = True
         subject = f"{db}.{name}"
-        key = subject.casefold() if ci else subject
+        key = subject.lower() if ci else subject
         if c.do_table:
             rule = c.do_table.get(key)
             if rule is not None:

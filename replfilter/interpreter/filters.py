@@ -83,8 +83,9 @@ class NameCollation:
     """The table-alias collation of ``lower_case_table_names``.
 
     0 compares byte-exactly; 1 and 2 compare case-insensitively (MySQL: "case insensitive but
-    accent sensitive"). ``str.casefold`` is the closest Python has to utf8mb3_general_ci's
-    lower-casing while staying accent-sensitive.
+    accent sensitive"). Folding is ``str.lower``, a per-character lower-casing like the server's
+    (``casefold`` would merge ``ß`` with ``ss`` and ``ς`` with ``σ``, which MySQL keeps apart);
+    the evaluator, the wildcard matcher and the Spark runtime fold the same way.
     """
 
     lower_case_table_names: int = 0
@@ -94,7 +95,7 @@ class NameCollation:
         return self.lower_case_table_names != 0
 
     def key(self, name: str) -> str:
-        return name.casefold() if self.case_insensitive else name
+        return name.lower() if self.case_insensitive else name
 
     def equal(self, a: str, b: str) -> bool:
         return self.key(a) == self.key(b)
