@@ -15,7 +15,6 @@ from .errors import ER, Condition, MySQLError
 from .evaluator import Evaluator, UnknownChannelError, explain_sql
 from .events import EventFormatError, from_json
 from .results import ResultSet
-from .sql_events import SqlEventsError
 from .state import ReplicaState
 
 EXPLAIN_COLUMNS = ("Channel", "Format", "Event", "Decision", "Filter", "Rule", "Rewritten_DB", "Reason")
@@ -25,6 +24,8 @@ MAX_REPLAY_WARNINGS = 64  # MySQL's max_error_count default is 1024; keep SHOW W
 
 def explain_replication(state: ReplicaState, stmt: ast.ExplainReplication) -> ResultSet:
     """One row per channel, format and derived event, in channel order then format order."""
+    from .sql_events import SqlEventsError  # sqlglot loads on first use, not at start-up
+
     if stmt.channel is not None and state.channel(stmt.channel) is None:
         raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, stmt.channel)
     try:
