@@ -81,7 +81,7 @@ def test_replay_moves_counters_and_reports_bad_lines(session: Session, tmp_path:
     ]
     warnings = rows(session, "SHOW WARNINGS")
     assert [(w["Level"], w["Code"]) for w in warnings] == [("Warning", 1525)]
-    assert f"{events}:3:" in warnings[0]["Message"]
+    assert f"{events}: line 3:" in warnings[0]["Message"]
     counters = rows(session, "SELECT CHANNEL_NAME, FILTER_NAME, COUNTER FROM performance_schema.replication_applier_filters WHERE COUNTER <> 0")
     assert counters == [
         {"CHANNEL_NAME": "a", "FILTER_NAME": "REPLICATE_IGNORE_DB", "COUNTER": 1},

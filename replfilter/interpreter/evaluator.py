@@ -683,12 +683,14 @@ class LineResult:
         )
 
 
-def evaluate_lines(state: ReplicaState, lines: Iterable[str]) -> tuple[list[LineResult], ReplicaState]:
+def evaluate_lines(
+    state: ReplicaState, lines: Iterable[str], channel: str | None = None
+) -> tuple[list[LineResult], ReplicaState]:
     """Feed JSON event lines (1-based numbering; blank lines skipped) through ``state``.
 
     Bad lines (unreadable JSON, bad fields, unknown channel) become error results carrying the
     line number and do not stop the run; the returned state has the counters of every decided
-    event moved.
+    event moved. ``channel`` makes every event arrive on that channel.
     """
     from .events import from_json
 
@@ -699,6 +701,8 @@ def evaluate_lines(state: ReplicaState, lines: Iterable[str]) -> tuple[list[Line
             continue
         try:
             event = from_json(text)
+            if channel is not None:
+                event = replace(event, channel=channel)
             results.append(LineResult(number, event, evaluator.decide(event)))
         except ValueError as err:  # EventFormatError, UnknownChannelError
             results.append(LineResult(number, error=f"line {number}: {err}"))

@@ -7,13 +7,11 @@ events?". Both use the reference evaluator, so their answers are the ones the Sp
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Iterable
 
 from . import ast
 from .errors import ER, Condition, MySQLError
-from .evaluator import Evaluator, UnknownChannelError, explain_sql
-from .events import EventFormatError, from_json
+from .evaluator import evaluate_lines, explain_sql, tally
 from .results import ResultSet
 from .state import ReplicaState
 
@@ -59,30 +57,15 @@ def explain_replication(state: ReplicaState, stmt: ast.ExplainReplication) -> Re
 
 def replay_events(state: ReplicaState, stmt: ast.ReplayEvents, lines: Iterable[str]) -> tuple[ResultSet, ReplicaState]:
     """Decide every event of the file on its channel (or on ``stmt.channel``), move the
-    COUNTERs, and return counts per channel and decision. Bad lines become warnings naming the
-    line and do not stop the replay."""
+    COUNTERs, and return counts per channel and decision in channel order. Bad lines become
+    warnings naming file and line and do not stop the replay."""
     if stmt.channel is not None and state.channel(stmt.channel) is None:
         raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, stmt.channel)
-    evaluator = Evaluator(state)
-    counts: dict[tuple[str, str], int] = {}
-    warnings: list[Condition] = []
-    bad = 0
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        try:
-            event = from_json(text)
-            if stmt.channel is not None:
-                event = replace(event, channel=stmt.channel)
-            decision = evaluator.decide(event)
-        except (EventFormatError, UnknownChannelError, ValueError) as error:
-            bad += 1
-            if len(warnings) < MAX_REPLAY_WARNINGS:
-                warnings.append(Condition.warning(ER.WRONG_VALUE, "event", f"{stmt.path}:{number}: {error}"))
-            continue
-        key = (event.channel, decision.decision.value)
-        counts[key] = counts.get(key, 0) + 1
-    if bad > MAX_REPLAY_WARNINGS:
-        warnings.append(Condition.warning(ER.WRONG_VALUE, "event", f"{stmt.path}: {bad - MAX_REPLAY_WARNINGS} more bad lines"))
-    rows = tuple((channel, decision, n) for (channel, decision), n in sorted(counts.items(), key=lambda kv: (kv[0][0].encode(), kv[0][1])))
-    return ResultSet(REPLAY_COLUMNS, rows, tuple(warnings)), evaluator.state()
+    results, new_state = evaluate_lines(state, lines, stmt.channel)
+    errors = [result.error for result in results if result.error is not None]
+    warnings = [Condition.warning(ER.WRONG_VALUE, "event", f"{stmt.path}: {error}") for error in errors[:MAX_REPLAY_WARNINGS]]
+    if len(errors) > MAX_REPLAY_WARNINGS:
+        warnings.append(Condition.warning(ER.WRONG_VALUE, "event", f"{stmt.path}: {len(errors) - MAX_REPLAY_WARNINGS} more bad lines"))
+    counts = sorted(tally(results).items(), key=lambda item: (item[0][0].encode("utf-8"), item[0][1]))
+    rows = tuple((channel, decision, n) for (channel, decision), n in counts)
+    return ResultSet(REPLAY_COLUMNS, rows, tuple(warnings)), new_state
