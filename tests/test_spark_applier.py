@@ -1,0 +1,101 @@
+"""The in-shell applier: START REPLICA applies a channel's relay log with Spark in the background;
+STOP REPLICA stops at a batch boundary; CHANGE REPLICATION FILTER while it runs fails with 3085;
+after STOP, CHANGE, START the new rules apply from the next batch; SHOW REPLICA STATUS shows it."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from replfilter.interpreter.errors import MySQLError
+from replfilter.interpreter.events import RowEvent, to_json
+from replfilter.interpreter.filters import FilterType
+from replfilter.interpreter.session import Session
+
+pytestmark = pytest.mark.spark
+
+
+def _drop(relay, name: str, events) -> None:
+    tmp = relay / f".{name}.tmp"
+    tmp.write_text("\n".join(to_json(e) for e in events) + "\n")
+    os.rename(tmp, relay / name)
+
+
+def _status(session: Session, channel: str) -> dict:
+    result = session.execute_text(f"SHOW REPLICA STATUS FOR CHANNEL '{channel}'")
+    return dict(zip(result.columns, result.rows[0]))
+
+
+def _counter(session: Session, channel: str, ftype: FilterType) -> int:
+    return session.state.channel(channel).filters[ftype].counter
+
+
+def test_start_stop_change_start(spark, tmp_path):
+    from replfilter.spark_runtime.applier import install_applier
+
+    relay = tmp_path / "relay"
+    relay.mkdir()
+    session = Session()
+    applier = install_applier(session, applier_dir=str(tmp_path / "applier"), trigger_seconds=0.5)
+    session.execute_text(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='src', RELAY_LOG_FILE='{relay}' FOR CHANNEL 'c1'")
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB=(db1) FOR CHANNEL 'c1'")
+    _drop(relay, "000.jsonl", [RowEvent("", f"db{k % 2}", f"a{k}") for k in range(10)] + [RowEvent("other", "db0", "z")])
+    assert applier.runner("c1") is None  # no Spark before START
+
+    session.execute_text("START REPLICA FOR CHANNEL 'c1'")
+    status = _status(session, "c1")
+    assert status["Replica_SQL_Running"] == "Yes"
+    applier.wait_idle("c1")
+    status = _status(session, "c1")
+    assert status["Replica_SQL_Running_State"] == "Replica has read all relay log; waiting for more updates"
+    assert status["Relay_Log_Pos"] == 11 and status["Exec_Source_Log_Pos"] == 5
+    assert _counter(session, "c1", FilterType.IGNORE_DB) == 5
+
+    # the SQL thread runs: CHANGE REPLICATION FILTER fails as in MySQL, nothing changes
+    with pytest.raises(MySQLError) as info:
+        session.execute_text("CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB=(db0) FOR CHANNEL 'c1'")
+    assert info.value.code == 3085
+
+    session.execute_text("STOP REPLICA FOR CHANNEL 'c1'")
+    assert _status(session, "c1")["Replica_SQL_Running"] == "No"
+    assert applier.runner("c1").thread.is_alive() is False  # STOP returned after the query stopped
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB=(db0) FOR CHANNEL 'c1'")
+    _drop(relay, "001.jsonl", [RowEvent("c1", f"db{k % 2}", f"b{k}") for k in range(6)])
+    time.sleep(1.0)  # stopped: nothing is applied
+    assert applier.runner("c1").progress.batches == 1
+    assert applier.runner("c1").pending_files() == ["001.jsonl"]
+
+    session.execute_text("START REPLICA SQL_THREAD FOR CHANNEL 'c1'")
+    applier.wait_idle("c1")
+    applied = spark.read.parquet(str(tmp_path / "applier" / "c1" / "applied")).collect()
+    skipped = spark.read.parquet(str(tmp_path / "applier" / "c1" / "skipped")).collect()
+    first = {r["table"] for r in applied if r["table"].startswith("a")}
+    second = {r["table"] for r in applied if r["table"].startswith("b")}
+    assert first == {f"a{k}" for k in range(10) if k % 2 == 0}  # old rules: db1 ignored
+    assert second == {f"b{k}" for k in range(6) if k % 2 == 1}  # new rules: db0 ignored
+    assert len(skipped) == 5 + 3
+    assert {r["channel"] for r in applied} == {"c1"}  # events naming no channel are c1's
+    dead = spark.read.parquet(str(tmp_path / "applier" / "c1" / "dead-letter")).collect()
+    assert [r["reason"] for r in dead] == ["event for channel 'other' in the relay log of channel 'c1'"]
+    assert _counter(session, "c1", FilterType.IGNORE_DB) == 3  # reset by CHANGE, then moved
+    session.execute_text("STOP REPLICA")
+    assert _status(session, "c1")["Replica_SQL_Running"] == "No"
+
+
+def test_start_fails_for_a_missing_relay_log(tmp_path):
+    from replfilter.spark_runtime.applier import install_applier
+
+    session = Session()
+    applier = install_applier(session, applier_dir=str(tmp_path / "applier"))
+    session.execute_text(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='src', RELAY_LOG_FILE='{tmp_path / 'nope'}'")
+    with pytest.raises(MySQLError) as info:
+        session.execute_text("START REPLICA")
+    assert info.value.code == 29
+    assert session.state.channel("").sql_running is False
+    assert applier.runner("") is None
+    # a channel without a relay log keeps the simulated threads (no Spark)
+    session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='x', RELAY_LOG_FILE=''")
+    session.execute_text("START REPLICA")
+    assert session.state.channel("").sql_running is True and applier.runner("") is None
