@@ -103,6 +103,13 @@ def build_parser() -> argparse.ArgumentParser:
     shell.add_argument("--no-history", action="store_true", help="do not read or write ~/.replfilter_history")
     shell.add_argument("--no-toolbar", action="store_true", help="hide the bottom toolbar")
     parser.add_argument("--master", metavar="URL", default=None, help="Spark master URL (default local[*]); Spark starts only when needed")
+    parser.add_argument(
+        "--applier-dir",
+        metavar="DIR",
+        default=None,
+        help="where START REPLICA's Spark applier writes each channel's applied/skipped/dead-letter events and checkpoint "
+        "(default DATADIR/applier with --datadir, else a directory in the system temp dir)",
+    )
     parser.add_argument("-V", "--version", action="version", version=f"replfilter {__version__}")
     return parser
 
@@ -165,6 +172,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         return 1
     for warning in startup.warnings:
         stderr.write(f"replfilter: [Warning] {warning}\n")
+    applier = _install_applier(startup, args)
     try:
         interactive = args.execute is None and args.script is None and stdin.isatty() and stdout.isatty()
         if interactive:
@@ -184,7 +192,19 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     except BrokenPipeError:
         return 1
     finally:
+        applier.shutdown()  # channels applying with Spark stop at a batch boundary
         startup.close()
+
+
+def _install_applier(startup: Startup, args: argparse.Namespace):
+    """Hook the Spark applier into the session: a channel with a relay log (RELAY_LOG_FILE) is
+    applied with Spark from START REPLICA on. Imports no pyspark until a channel starts."""
+    import os
+
+    from .spark_runtime.applier import install_applier
+
+    applier_dir = args.applier_dir or (os.path.join(args.datadir, "applier") if args.datadir else None)
+    return install_applier(startup.session, master=args.master, applier_dir=applier_dir)
 
 
 def _evaluate_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
@@ -196,7 +216,7 @@ def _evaluate_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: Te
 def _stream_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     from .spark_runtime.stream_cli import main as stream_main  # imports pyspark: only here
 
-    return stream_main(argv)
+    return stream_main(argv, stdout=stdout, stderr=stderr)
 
 
 SUBCOMMANDS = {"evaluate": _evaluate_command, "stream": _stream_command}
