@@ -160,7 +160,7 @@ def test_parquet_rows_defaults_and_dead_letters(spark, tmp_path):
         {**event_row(RowEvent("", "d", "t")), "channel": None},  # -> default channel
         {**event_row(QueryEvent("", "d", CommandKind.INSERT, (TableRef(None, "t"),))), "temporary": None},
         {**event_row(RowEvent("", "d", "t")), "db": None},  # missing db
-        {**event_row(RowEvent("", "d", "t")), "command": "INSERT"},  # field of another type
+        {**event_row(RowEvent("", "d", "t")), "gtid": "u:1"},  # a field of another type: carried along
         {**event_row(RowEvent("", "d", "t")), "v": 2},
         {**event_row(QueryEvent("", "d", CommandKind.INSERT)), "command": "NOPE"},
     ]
@@ -168,11 +168,10 @@ def test_parquet_rows_defaults_and_dead_letters(spark, tmp_path):
     spark.createDataFrame(rows, EVENT_SCHEMA).coalesce(1).write.parquet(path)
     ingested = read_events(spark, path, "parquet")
     got = sorted((r.type, r.channel, r.temporary) for r in ingested.events.collect())
-    assert got == [("query", "", False), ("row", "", None), ("row", "", None)]
+    assert got == [("query", "", False), ("row", "", None), ("row", "", None), ("row", "", None)]
     reasons = sorted(r.reason for r in ingested.dead.collect())
-    assert len(reasons) == 4
+    assert len(reasons) == 3
     assert any("'db'" in r and "missing" in r for r in reasons)
-    assert any("'command'" in r and "unknown field" in r for r in reasons)
     assert any("unsupported version 2" in r for r in reasons)
     assert any("'NOPE'" in r for r in reasons)
     assert all(r.source_file and r.source_file.endswith(".parquet") for r in ingested.dead.collect())

@@ -250,3 +250,43 @@ def test_kill_9_mid_run_then_restart_gives_exactly_once(spark, tmp_path):
     assert sorted(r["batch_id"] for r in applied + skipped) == sorted(
         b for b in range(files) for _ in range(per_file)
     )
+
+
+def test_parquet_stream_equals_the_evaluator(spark, tmp_path):
+    from replfilter.spark_runtime.schema import EVENT_SCHEMA
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+    from spark_helpers import event_row
+
+    session = Session()
+    session.execute_sql(SETUP)
+    evs = _batch_events(0) + _batch_events(1)
+    rows = [event_row(e) for e in evs]
+    bad = [{**event_row(RowEvent("a", "d", "t")), "db": None}, event_row(RowEvent("nope", "d", "t"))]
+    events_dir = tmp_path / "events"
+    spark.createDataFrame(rows[:40], EVENT_SCHEMA).coalesce(1).write.parquet(str(tmp_path / "s1"))
+    spark.createDataFrame(rows[40:] + bad, EVENT_SCHEMA).coalesce(1).write.parquet(str(tmp_path / "s2"))
+    events_dir.mkdir()
+    for k, staging in enumerate(("s1", "s2")):
+        (part,) = [p for p in (tmp_path / staging).iterdir() if p.name.endswith(".parquet")]
+        os.rename(part, events_dir / f"{k}.parquet")
+    config = StreamConfig(str(events_dir), str(tmp_path / "out"), str(tmp_path / "ckpt"),
+                          skipped_dir=str(tmp_path / "skipped"), input_format="parquet")
+    stats = EventStream(spark, session, config).run_available_now()
+    decisions, new_state = apply_events(_fresh(), evs)
+    assert sum(s.events for s in stats) == len(evs) and sum(s.dead for s in stats) == 2
+    applied = spark.read.parquet(config.output_dir).collect()
+    skipped = spark.read.parquet(config.skipped_dir).collect()
+    want_applied = sorted(_event_key(e, d) for e, d in zip(evs, decisions) if d.applied)
+    assert sorted(_key(r) for r in applied) == want_applied
+    assert len(skipped) == len(evs) - len(want_applied)
+    for name in ("a", "b"):
+        assert {f: s.counter for f, s in session.state.channel(name).filters.items()} == {
+            f: s.counter for f, s in new_state.channel(name).filters.items()
+        }
+    assert sorted(stats[0].file_names + stats[-1].file_names)[-1].endswith("1.parquet")
+
+
+def _fresh():
+    session = Session()
+    session.execute_sql(SETUP)
+    return session.state

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -73,6 +73,7 @@ class Ingested:
 
     events: DataFrame
     dead: DataFrame
+    parsed: DataFrame | None = None
 
     def union(self, other: "Ingested") -> "Ingested":
         return Ingested(self.events.unionByName(other.events), self.dead.unionByName(other.dead))
@@ -128,7 +129,12 @@ def _parse_in_python(df: DataFrame, how: str) -> DataFrame:
                 row = {name: None for name in out_schema.names}
                 row["source_file"] = source
                 try:
-                    event = _from_json(record) if how == "json" else _from_dict(json.loads(record))
+                    if how == "json":
+                        event = _from_json(record)
+                    else:  # a Parquet row: the fields of its own type, NULLs left out
+                        data = json.loads(record)
+                        own = _TYPE_FIELDS.get(data.get("type"))
+                        event = _from_dict({k: v for k, v in data.items() if own is None or k in own})
                 except _Err as err:
                     row["_error"] = str(err)
                     row["record"] = record
@@ -275,42 +281,43 @@ def _native_event_columns() -> list[Column]:
     ]
 
 
-def parse_event_lines(df: DataFrame, value_col: str = "value", source_col: str | None = None) -> Ingested:
+def parse_event_lines(
+    df: DataFrame,
+    value_col: str = "value",
+    source_col: str | None = None,
+    keep: Callable[[DataFrame], DataFrame] | None = None,
+) -> Ingested:
     """Event JSON lines (one record per row of ``value_col``) -> events + dead letters.
 
     Blank lines are not records (skipped, as ``replfilter evaluate`` does). ``source_col``
-    names a column with the file each line came from (kept in dead letters).
+    names a column with the file each line came from (kept in dead letters). ``keep`` (e.g.
+    ``DataFrame.persist``) is applied to the parsed lines, so that events and dead letters
+    come from one parse; the kept frame is ``Ingested.parsed`` (columns ``_source``, ``_ok``).
     """
     lines = df.select(F.col(value_col).cast("string").alias("_record"), _source(df, source_col).alias("_source"))
     lines = lines.where(F.trim(F.col("_record")) != "")
     parsed = lines.withColumn("_j", F.expr("try_parse_json(_record)")).withColumn("_ok", _native_ok())
-    native = parsed.where(F.col("_ok")).select(*_native_event_columns())
+    parsed = parsed.select("_record", "_source", "_ok", *_native_event_columns())
+    if keep is not None:
+        parsed = keep(parsed)
+    native = parsed.where(F.col("_ok")).select(*INGESTED_COLUMNS)
     fallback = _split_python(_parse_in_python(parsed.where(~F.col("_ok")).select("_record", "_source"), "json"))
-    return Ingested(native.unionByName(fallback.events), fallback.dead)
+    return Ingested(native.unionByName(fallback.events), fallback.dead, parsed)
 
 
 # --- event rows (Parquet) ----------------------------------------------------------------------
 
 
 def _row_ok() -> Column:
+    """The row is an event. Only the fields of the row's own type are read (a flat Parquet
+    schema has every column: a ``gtid`` on a row event, say, is carried along, not an error)."""
     typ = F.col("type")
-    foreign = {
-        kind: [c for c in EVENT_COLUMNS if c not in fields]
-        for kind, fields in _TYPE_FIELDS.items()
-    }
-
-    def none_of(kind: str) -> Column:
-        cond = F.lit(True)
-        for c in foreign[kind]:
-            cond = cond & F.col(c).isNull()
-        return cond
-
     tables_ok = F.col("tables").isNull() | F.forall(
         F.col("tables"), lambda t: t.isNotNull() & (F.length(t["table"]) > 0)
     )
-    query = (typ == "query") & none_of("query") & F.col("command").isin(*_COMMANDS) & tables_ok
-    row = (typ == "row") & none_of("row") & F.col("db").isNotNull() & F.col("table").isNotNull()
-    transaction = (typ == "transaction") & none_of("transaction") & F.col("kind").isin(*_KINDS)
+    query = (typ == "query") & F.col("command").isin(*_COMMANDS) & tables_ok
+    row = (typ == "row") & F.col("db").isNotNull() & F.col("table").isNotNull()
+    transaction = (typ == "transaction") & F.col("kind").isin(*_KINDS)
     return F.coalesce((F.col("v") == 1) & (query | row | transaction), F.lit(False))
 
 

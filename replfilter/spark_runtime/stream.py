@@ -291,45 +291,52 @@ class EventStream:
         return df.withColumn("_file", F.col("_metadata.file_path"))
 
     def _ingest_parquet(self, df: DataFrame, state: ReplicaState):
-        """Parquet: one scan decides whether there are bad rows at all (pass 1 groups by the
-        native check too); only then is the Python reader run on them."""
-        marked = mark_event_rows(df, source_col="_file")
+        """Parquet: pass 1 groups by the key, the native validity check and the file, so one
+        scan gives the keys, whether there are bad rows at all, and the batch's files; only
+        when there are bad rows (or foreign channels) does anything else run."""
         c = self.config
+        marked = mark_event_rows(df, source_col="_file")
         if c.relay_channel is not None:
             marked = marked.withColumn(
                 "channel", F.when(F.col("channel") == "", F.lit(c.relay_channel)).otherwise(F.col("channel"))
             )
-        rows = collect_keys(marked, extra=("_ok",))
+        rows = collect_keys(marked, extra=("_ok", "_source"))
+        file_names = sorted({row["_source"] for row in rows if row["_source"]})
         good = marked.where(F.col("_ok")).select(*INGESTED_COLUMNS)
-        if all(row["_ok"] for row in rows):
+        clean = all(row["_ok"] for row in rows)
+        if clean:
             ingested = Ingested(good, _empty_dead(self.spark))
-            keys = [row for row in rows]
         else:
             fallback = rows_fallback(marked)
             ingested = Ingested(good.unionByName(fallback.events), fallback.dead)
-            keys = None
-        if c.relay_channel is not None:
+        channels = {row["channel"] for row in rows}
+        if c.relay_channel is not None and channels - {c.relay_channel}:
             ingested = _claim_relay_events(ingested, c.relay_channel)
-            keys = None if any(row["channel"] != c.relay_channel for row in (keys or [])) else keys
-        known = set(state.channel_names)
-        if keys is None or any(row["channel"] not in known for row in keys):
+            clean = False
+        if channels - set(state.channel_names):
             ingested = split_unknown_channels(ingested, state)
-            keys = None
-        if keys is None:
-            keys = collect_keys(ingested.events)
-        return ingested.events, ingested.dead, [_drop_extra(row) for row in keys]
+            clean = False
+        if clean:
+            return ingested.events, ingested.dead, _merge_keys(rows), file_names, 0
+        return ingested.events, ingested.dead, collect_keys(ingested.events), file_names, None
 
-    def ingest(self, df: DataFrame, state: ReplicaState) -> Ingested:
+    def ingest(self, df: DataFrame, state: ReplicaState, keep=None) -> Ingested:
         c = self.config
         if c.input_format == "parquet":
             ingested = normalize_event_rows(df, source_col="_file")
         elif c.input_format == "debezium":
-            ingested = parse_debezium(df, channel=c.relay_channel if c.relay_channel is not None else c.debezium_channel, source_col="_file")
+            channel = c.relay_channel if c.relay_channel is not None else c.debezium_channel
+            parsed = df if keep is None else keep(df.select("value", "_file"))
+            ingested = parse_debezium(parsed, channel=channel, source_col="_file")
+            ingested.parsed = parsed.withColumnRenamed("_file", "_source")
         else:
-            ingested = parse_event_lines(df, source_col="_file")
+            ingested = parse_event_lines(df, source_col="_file", keep=keep)
+        parsed = ingested.parsed
         if c.relay_channel is not None:
             ingested = _claim_relay_events(ingested, c.relay_channel)
-        return split_unknown_channels(ingested, state)
+        ingested = split_unknown_channels(ingested, state)
+        ingested.parsed = parsed
+        return ingested
 
     # -- one micro-batch -------------------------------------------------------------------
 
@@ -385,34 +392,35 @@ class EventStream:
             return stats
 
         state = self.session.state  # the state at the start of this batch
-        file_names = sorted(r[0] for r in df.select("_file").distinct().collect())
-        parquet = self.config.input_format == "parquet"
         persisted: list[DataFrame] = []
 
         def keep(frame: DataFrame) -> DataFrame:
             # JSON is parsed once per batch and kept; Parquet is cheaper to read again.
-            if parquet:
-                return frame
             frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
             persisted.append(frame)
             return frame
 
         try:
-            if parquet:
-                events, dead, keys = self._ingest_parquet(df, state)
+            if self.config.input_format == "parquet":
+                events, dead, keys, file_names, dead_known = self._ingest_parquet(df, state)
             else:
-                ingested = self.ingest(keep(df), state)
+                ingested = self.ingest(df, state, keep)
                 events, dead = keep(ingested.events), ingested.dead
+                file_names = sorted(r[0] for r in ingested.parsed.select("_source").distinct().collect() if r[0])
                 keys = collect_keys(events)
+                dead_known = None
             if any(_needs_sql(row) for row in keys):
                 resolved = resolve_sql_tables(events)
                 events, dead = keep(resolved.events), dead.unionByName(resolved.dead)
                 keys = collect_keys(events)
+                dead_known = None
             decisions = decide_keys(keys, state)
             outputs = self._outputs(batch_id)
             applied = rewrite_databases(join_decisions(events, decisions, only="APPLY")).select(*OUTPUT_COLUMNS)
             self._write(applied, outputs[0][0])
-            dead_count = self._write(dead, outputs[1][0], count=True)
+            dead_count = dead_known if dead_known is not None else dead.count()
+            if dead_count:
+                self._write(dead, outputs[1][0])
             if self.config.skipped_dir:
                 skipped = join_decisions(events, decisions, only="SKIP").select(*OUTPUT_COLUMNS)
                 self._write(skipped, outputs[2][0])
@@ -526,10 +534,22 @@ def _empty_dead(spark) -> DataFrame:
     return spark.createDataFrame([], DEAD_LETTER_SCHEMA)
 
 
-def _drop_extra(row):
-    values = row.asDict(recursive=True) if hasattr(row, "asDict") else dict(row)
-    values.pop("_ok", None)
-    return values
+def _merge_keys(rows) -> list[dict]:
+    """Key rows grouped with extra columns (_ok, _source) -> one row per key, counts summed."""
+    from .transform import HASH_COLUMN, KEY_COLUMNS
+
+    merged: dict[tuple, dict] = {}
+    for row in rows:
+        values = row.asDict(recursive=True)
+        values.pop("_ok", None)
+        values.pop("_source", None)
+        key = (values[HASH_COLUMN], json.dumps([values[c] for c in KEY_COLUMNS], sort_keys=True))
+        found = merged.get(key)
+        if found is None:
+            merged[key] = values
+        else:
+            found["count"] += values["count"]
+    return list(merged.values())
 
 
 def _needs_sql(row) -> bool:
