@@ -540,7 +540,7 @@ def _merge_keys(rows) -> list[dict]:
 
     merged: dict[tuple, dict] = {}
     for row in rows:
-        values = row.asDict(recursive=True)
+        values = row.asDict(recursive=True) if hasattr(row, "asDict") else dict(row)
         values.pop("_ok", None)
         values.pop("_source", None)
         key = (values[HASH_COLUMN], json.dumps([values[c] for c in KEY_COLUMNS], sort_keys=True))

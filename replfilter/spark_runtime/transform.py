@@ -154,8 +154,14 @@ def collect_keys(df: DataFrame, hash_modulus: int | None = None, extra: tuple[st
     same deterministic function of the same values that pass 2 computes per row. ``extra``
     columns are grouped on too (the stream adds its native validity flag).
     """
-    counted = df.groupBy(*KEY_COLUMNS, *extra).count()
-    return counted.withColumn(HASH_COLUMN, key_hash(hash_modulus)).collect()
+    counted = df.groupBy(*KEY_COLUMNS, *extra).count().withColumn(HASH_COLUMN, key_hash(hash_modulus))
+    to_arrow = getattr(counted, "toArrow", None)  # Spark 4: Arrow is ~2x faster than Row pickling
+    if to_arrow is not None:
+        try:
+            return to_arrow().to_pylist()
+        except Exception:  # noqa: BLE001 - e.g. no pyarrow on the driver: Rows do as well
+            pass
+    return counted.collect()
 
 
 def decide_keys(rows: Iterable, state: ReplicaState) -> BatchDecisions:
