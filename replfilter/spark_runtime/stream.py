@@ -300,8 +300,7 @@ class EventStream:
             marked = marked.withColumn(
                 "channel", F.when(F.col("channel") == "", F.lit(c.relay_channel)).otherwise(F.col("channel"))
             )
-        rows = collect_keys(marked, extra=("_ok", "_source"))
-        file_names = sorted({row["_source"] for row in rows if row["_source"]})
+        rows = collect_keys(marked, extra=("_ok",))
         good = marked.where(F.col("_ok")).select(*INGESTED_COLUMNS)
         clean = all(row["_ok"] for row in rows)
         if clean:
@@ -317,8 +316,8 @@ class EventStream:
             ingested = split_unknown_channels(ingested, state)
             clean = False
         if clean:
-            return ingested.events, ingested.dead, _merge_keys(rows), file_names, 0
-        return ingested.events, ingested.dead, collect_keys(ingested.events), file_names, None
+            return ingested.events, ingested.dead, _merge_keys(rows), 0
+        return ingested.events, ingested.dead, collect_keys(ingested.events), None
 
     def ingest(self, df: DataFrame, state: ReplicaState, keep=None) -> Ingested:
         c = self.config
@@ -366,6 +365,25 @@ class EventStream:
         dirs = [c.output_dir, c.dead_dir] + ([c.skipped_dir] if c.skipped_dir else [])
         return [(_join(d, "_tmp", f"batch_id={batch_id}"), _join(d, f"batch_id={batch_id}")) for d in dirs]
 
+    def batch_files(self, batch_id: int) -> list[str]:
+        """The files of batch ``batch_id``, from the file source's log in the checkpoint (written
+        before the batch runs): ``sources/0/N``, or ``N.compact`` every tenth batch."""
+        base = _join(self.config.checkpoint_dir, "sources", "0")
+        for name, only_this in ((str(batch_id), False), (f"{batch_id}.compact", True)):
+            text = self.store.read_text(_join(base, name))
+            if text is None:
+                continue
+            files = []
+            for line in text.splitlines()[1:]:  # the first line is the log version ("v1")
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue
+                if not only_this or entry.get("batchId") == batch_id:
+                    files.append(entry.get("path", ""))
+            return sorted(files)
+        return []
+
     def query_id(self) -> str:
         """The checkpoint's query id (stable across restarts of the same checkpoint)."""
         if self._query_id is None:
@@ -401,12 +419,12 @@ class EventStream:
             return frame
 
         try:
+            file_names = self.batch_files(batch_id)
             if self.config.input_format == "parquet":
-                events, dead, keys, file_names, dead_known = self._ingest_parquet(df, state)
+                events, dead, keys, dead_known = self._ingest_parquet(df, state)
             else:
                 ingested = self.ingest(df, state, keep)
                 events, dead = keep(ingested.events), ingested.dead
-                file_names = sorted(r[0] for r in ingested.parsed.select("_source").distinct().collect() if r[0])
                 keys = collect_keys(events)
                 dead_known = None
             if any(_needs_sql(row) for row in keys):
@@ -539,10 +557,16 @@ def _merge_keys(rows) -> list[dict]:
     from .transform import HASH_COLUMN, KEY_COLUMNS
 
     merged: dict[tuple, dict] = {}
+    if all(_value(row, "_ok") for row in rows):  # nothing to merge: drop the flag
+        out = []
+        for row in rows:
+            values = row.asDict(recursive=True) if hasattr(row, "asDict") else dict(row)
+            values.pop("_ok", None)
+            out.append(values)
+        return out
     for row in rows:
         values = row.asDict(recursive=True) if hasattr(row, "asDict") else dict(row)
         values.pop("_ok", None)
-        values.pop("_source", None)
         key = (values[HASH_COLUMN], json.dumps([values[c] for c in KEY_COLUMNS], sort_keys=True))
         found = merged.get(key)
         if found is None:
@@ -550,6 +574,10 @@ def _merge_keys(rows) -> list[dict]:
         else:
             found["count"] += values["count"]
     return list(merged.values())
+
+
+def _value(row, name: str):
+    return row[name]
 
 
 def _needs_sql(row) -> bool:
