@@ -290,3 +290,14 @@ def _fresh():
     session = Session()
     session.execute_sql(SETUP)
     return session.state
+
+
+def test_stream_cli_reports_a_missing_events_directory(tmp_path):
+    import io
+
+    from replfilter.cli import main
+
+    err = io.StringIO()
+    status = main(["stream", str(tmp_path / "nope"), str(tmp_path / "out"), str(tmp_path / "ckpt")], stderr=err)
+    assert status == 1
+    assert "events directory" in err.getvalue() and "does not exist" in err.getvalue()

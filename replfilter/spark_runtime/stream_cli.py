@@ -74,6 +74,21 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
 
 
 def _run(session, args, stdout: TextIO, stderr: TextIO) -> int:
+    import os
+    from urllib.parse import urlparse
+
+    if urlparse(args.events_dir).scheme in ("", "file") and not os.path.isdir(urlparse(args.events_dir).path):
+        stderr.write(f"replfilter stream: events directory '{args.events_dir}' does not exist\n")
+        return 1
+    try:
+        return _stream(session, args, stderr)
+    except Exception as error:  # noqa: BLE001 - Spark's errors, reported in one line
+        text = str(error).strip().splitlines()
+        stderr.write(f"replfilter stream: {type(error).__name__}: {text[0] if text else error!r}\n")
+        return 1
+
+
+def _stream(session, args, stderr: TextIO) -> int:
     from .session import get_spark
     from .stream import EventStream, StreamConfig
 
