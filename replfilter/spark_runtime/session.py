@@ -59,6 +59,12 @@ def get_spark(
         # inference when users read the output back.
         "spark.sql.sources.partitionColumnTypeInference.enabled": "true",
     }
+    # Quiet from the first line: Spark's own log4j2 setup prints a banner and WARN lines before
+    # setLogLevel can run; this configuration applies when the driver JVM starts.
+    quiet = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
+    if os.path.exists(quiet):
+        settings["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{quiet}"
+        settings["spark.executor.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{quiet}"
     settings.update(conf or {})
     for key, value in settings.items():
         builder = builder.config(key, value)
