@@ -82,6 +82,10 @@ def test_start_stop_change_start(spark, tmp_path):
     assert _counter(session, "c1", FilterType.IGNORE_DB) == 3  # reset by CHANGE, then moved
     session.execute_text("STOP REPLICA")
     assert _status(session, "c1")["Replica_SQL_Running"] == "No"
+    # RESET REPLICA forgets the relay log: checkpoint and outputs are moved aside, not deleted
+    session.execute_text("RESET REPLICA FOR CHANNEL 'c1'")
+    names = sorted(p.name for p in (tmp_path / "applier").iterdir())
+    assert len(names) == 1 and names[0].startswith("c1.reset-")
 
 
 def test_start_fails_for_a_missing_relay_log(tmp_path):
