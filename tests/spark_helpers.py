@@ -18,8 +18,8 @@ from replfilter.interpreter.filters import ConfiguredBy, FilterSet, FilterType
 from replfilter.interpreter.state import Channel, ReplicaState, SourceSettings
 
 CHANNELS = ("", "c1", "c2")
-DBS = ("db1", "DB1", "db2", "d_b", "dxb", "rw", "")
-TABLES = ("t1", "T1", "t_1", "tx1", "t%", "a.b")
+DBS = ("db1", "DB1", "db2", "d_b", "dxb", "rw", "Éb", "éb", "")
+TABLES = ("t1", "T1", "t_1", "tx1", "t%", "a.b", "straße", "STRASSE")
 FT = FilterType
 
 
