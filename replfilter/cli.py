@@ -9,6 +9,7 @@ on a terminal. Nothing here imports pyspark: the JVM starts only when a statemen
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from dataclasses import dataclass
 from typing import Sequence, TextIO
@@ -132,6 +133,32 @@ def start_replica(startup_arguments: list[tuple[str, str | None]], defaults_file
     warnings.extend(filter_warnings)
     session = Session(state, observers=[datadir.observer] if datadir else [])
     return Startup(session, datadir, warnings)
+
+
+def add_replica_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options the subcommands (evaluate, stream) share to build their replica."""
+    parser.add_argument("--init", metavar="SCRIPT", help="run this SQL script first (channels, filters)")
+    parser.add_argument("--defaults-file", metavar="FILE", help="read startup options from the [mysqld] group of FILE")
+    parser.add_argument("--datadir", metavar="DIR", help="channels (connection metadata) from DIR")
+
+
+def prepare_replica(startup_arguments: list[tuple[str, str | None]], args: argparse.Namespace, stderr: TextIO) -> Startup | None:
+    """Start the replica for a subcommand and run its ``--init`` script (output discarded, errors
+    shown). None when that failed; the reason is already on ``stderr``."""
+    try:
+        startup = start_replica(startup_arguments, args.defaults_file, args.datadir)
+    except StartupError as error:
+        stderr.write(_startup_error_text(error) + "\n")
+        return None
+    except DataDirError as error:
+        stderr.write(f"replfilter: [ERROR] {error}\n")
+        return None
+    for warning in startup.warnings:
+        stderr.write(f"replfilter: [Warning] {warning}\n")
+    if args.init and ScriptRunner(startup.session, io.StringIO(), stderr, RunOptions()).run_file(args.init):
+        startup.close()
+        return None
+    return startup
 
 
 def _startup_error_text(error: StartupError) -> str:

@@ -9,15 +9,11 @@ reported on standard error) and the run goes on; the exit status is 1 if any lin
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 from typing import Sequence, TextIO
 
-from .cli import start_replica, split_startup_arguments
-from .datadir import DataDirError
+from .cli import add_replica_arguments, prepare_replica, split_startup_arguments
 from .interpreter.evaluator import evaluate_lines
-from .interpreter.startup_options import StartupError
-from .runner import RunOptions, ScriptRunner
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,9 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Startup options (--replicate-*=[channel:]value, --lower-case-table-names) are accepted as for replfilter.",
     )
     parser.add_argument("events", metavar="EVENTS.jsonl")
-    parser.add_argument("--init", metavar="SCRIPT", help="run this SQL script first (channels, filters)")
-    parser.add_argument("--defaults-file", metavar="FILE")
-    parser.add_argument("--datadir", metavar="DIR")
+    add_replica_arguments(parser)
     parser.add_argument("--summary", action="store_true", help="print counts per channel and decision to standard error")
     return parser
 
@@ -39,19 +33,10 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
     stderr = stderr or sys.stderr
     startup_arguments, rest = split_startup_arguments(list(argv))
     args = build_parser().parse_args(rest)
-    try:
-        startup = start_replica(startup_arguments, args.defaults_file, args.datadir)
-    except (StartupError, DataDirError) as error:
-        stderr.write(f"replfilter: [ERROR] {getattr(error, 'message', error)}\n")
+    startup = prepare_replica(startup_arguments, args, stderr)
+    if startup is None:
         return 1
     try:
-        for warning in startup.warnings:
-            stderr.write(f"replfilter: [Warning] {warning}\n")
-        if args.init:
-            # The init script's own output is not wanted here; its errors are.
-            status = ScriptRunner(startup.session, io.StringIO(), stderr, RunOptions()).run_file(args.init)
-            if status:
-                return status
         try:
             handle = (stdin or sys.stdin) if args.events == "-" else open(args.events, encoding="utf-8")
         except OSError as exc:

@@ -15,11 +15,12 @@ moment and run the same command again: the outputs hold every event exactly once
 from __future__ import annotations
 
 import argparse
-import io
 import signal
 import sys
 import threading
 from typing import Sequence, TextIO
+
+from ..cli import add_replica_arguments, prepare_replica, split_startup_arguments
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,35 +40,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--channel", default="", help="replication channel of Debezium events (default: the default channel)")
     parser.add_argument("--trigger", type=float, default=1.0, metavar="SECONDS", help="micro-batch interval (default 1)")
     parser.add_argument("--max-files-per-trigger", type=int, default=None, metavar="N")
-    parser.add_argument("--init", metavar="SCRIPT", help="run this SQL script first (channels, filters)")
-    parser.add_argument("--defaults-file", metavar="FILE")
-    parser.add_argument("--datadir", metavar="DIR")
+    add_replica_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     return parser
 
 
 def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
-    from ..cli import split_startup_arguments, start_replica
-    from ..datadir import DataDirError
-    from ..interpreter.startup_options import StartupError
-    from ..runner import RunOptions, ScriptRunner
-
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     startup_arguments, rest = split_startup_arguments(list(argv))
     args = build_parser().parse_args(rest)
-    try:
-        startup = start_replica(startup_arguments, args.defaults_file, args.datadir)
-    except (StartupError, DataDirError) as error:
-        stderr.write(f"replfilter: [ERROR] {getattr(error, 'message', error)}\n")
+    startup = prepare_replica(startup_arguments, args, stderr)
+    if startup is None:
         return 1
     try:
-        for warning in startup.warnings:
-            stderr.write(f"replfilter: [Warning] {warning}\n")
-        if args.init:
-            status = ScriptRunner(startup.session, io.StringIO(), stderr, RunOptions()).run_file(args.init)
-            if status:
-                return status
         return _run(startup.session, args, stdout, stderr)
     finally:
         startup.close()
