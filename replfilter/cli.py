@@ -142,9 +142,16 @@ def add_replica_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--datadir", metavar="DIR", help="channels (connection metadata) from DIR")
 
 
-def prepare_replica(startup_arguments: list[tuple[str, str | None]], args: argparse.Namespace, stderr: TextIO) -> Startup | None:
-    """Start the replica for a subcommand and run its ``--init`` script (output discarded, errors
-    shown). None when that failed; the reason is already on ``stderr``."""
+def prepare_replica(argv: Sequence[str], parser: argparse.ArgumentParser, stderr: TextIO) -> tuple[argparse.Namespace, Startup | None]:
+    """A subcommand's arguments, and its replica started with the ``--init`` script run (its
+    output discarded, its errors shown). The replica is None when that failed; the reason is
+    already on ``stderr``."""
+    startup_arguments, rest = split_startup_arguments(list(argv))
+    args = parser.parse_args(rest)
+    return args, _start_for_subcommand(startup_arguments, args, stderr)
+
+
+def _start_for_subcommand(startup_arguments: list[tuple[str, str | None]], args: argparse.Namespace, stderr: TextIO) -> Startup | None:
     try:
         startup = start_replica(startup_arguments, args.defaults_file, args.datadir)
     except StartupError as error:

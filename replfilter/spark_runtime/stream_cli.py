@@ -20,7 +20,7 @@ import sys
 import threading
 from typing import Sequence, TextIO
 
-from ..cli import add_replica_arguments, prepare_replica, split_startup_arguments
+from ..cli import add_replica_arguments, prepare_replica
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,9 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
-    startup_arguments, rest = split_startup_arguments(list(argv))
-    args = build_parser().parse_args(rest)
-    startup = prepare_replica(startup_arguments, args, stderr)
+    args, startup = prepare_replica(argv, build_parser(), stderr)
     if startup is None:
         return 1
     try:
