@@ -148,10 +148,16 @@ def prepare_replica(argv: Sequence[str], parser: argparse.ArgumentParser, stderr
     already on ``stderr``."""
     startup_arguments, rest = split_startup_arguments(list(argv))
     args = parser.parse_args(rest)
-    return args, _start_for_subcommand(startup_arguments, args, stderr)
+    startup = _start_reporting(startup_arguments, args, stderr)
+    if startup is not None and args.init:
+        if ScriptRunner(startup.session, io.StringIO(), stderr, RunOptions()).run_file(args.init):
+            startup.close()
+            return args, None
+    return args, startup
 
 
-def _start_for_subcommand(startup_arguments: list[tuple[str, str | None]], args: argparse.Namespace, stderr: TextIO) -> Startup | None:
+def _start_reporting(startup_arguments: list[tuple[str, str | None]], args: argparse.Namespace, stderr: TextIO) -> Startup | None:
+    """:func:`start_replica`, with its failure or its warnings written as mysqld logs them."""
     try:
         startup = start_replica(startup_arguments, args.defaults_file, args.datadir)
     except StartupError as error:
@@ -162,9 +168,6 @@ def _start_for_subcommand(startup_arguments: list[tuple[str, str | None]], args:
         return None
     for warning in startup.warnings:
         stderr.write(f"replfilter: [Warning] {warning}\n")
-    if args.init and ScriptRunner(startup.session, io.StringIO(), stderr, RunOptions()).run_file(args.init):
-        startup.close()
-        return None
     return startup
 
 
@@ -196,16 +199,9 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         return SUBCOMMANDS[argv[0]](argv[1:], stdin, stdout, stderr)
     startup_arguments, rest = split_startup_arguments(argv)
     args = build_parser().parse_args(rest)
-    try:
-        startup = start_replica(startup_arguments, args.defaults_file, args.datadir)
-    except StartupError as error:
-        stderr.write(_startup_error_text(error) + "\n")
+    startup = _start_reporting(startup_arguments, args, stderr)
+    if startup is None:
         return 1
-    except DataDirError as error:
-        stderr.write(f"replfilter: [ERROR] {error}\n")
-        return 1
-    for warning in startup.warnings:
-        stderr.write(f"replfilter: [Warning] {warning}\n")
     applier = _install_applier(startup, args)
     try:
         interactive = args.execute is None and args.script is None and stdin.isatty() and stdout.isatty()
