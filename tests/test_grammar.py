@@ -869,3 +869,17 @@ def test_splitter_output_parses() -> None:
         ast.ChangeReplicationFilter((ast.FilterDef(DO_DB, ("a;b",)),), "c;d"),
         ast.ShowWarnings(),
     ]
+
+
+@pytest.mark.parametrize("number", ["1e5", "0x1F", "0b01", "123"])
+def test_a_number_is_not_a_database_name(number: str) -> None:
+    """MySQL's lexer reads 1e5, 0x1F and 0b01 as numbers, so they cannot name a database."""
+    with pytest.raises(MySQLError) as caught:
+        parse_statement(f"CHANGE REPLICATION FILTER REPLICATE_DO_DB = ({number})")
+    assert caught.value.code == 1064
+
+
+@pytest.mark.parametrize("name", ["1ea", "0x1G", "123abc", "0b012"])
+def test_a_name_may_start_with_digits(name: str) -> None:
+    statement = parse_statement(f"CHANGE REPLICATION FILTER REPLICATE_DO_DB = ({name})")
+    assert statement.filters[0].rules == (name,)  # type: ignore[union-attr]
