@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterable, TextIO
 
 from .formatting import OutputMode, format_error, format_result, statement_json
-from .grammar.splitter import ClientCommand, StatementBuffer, StatementText
+from .grammar.splitter import UNKNOWN_COMMAND, ClientCommand, StatementBuffer, StatementText
 from .interpreter.errors import MySQLError
 from .interpreter.session import Session
 
@@ -120,6 +120,9 @@ class ScriptRunner:
             self.options = replace(self.options, mode=replace(self.options.mode, show_warnings=True))
         elif name == "nowarning":
             self.options = replace(self.options, mode=replace(self.options.mode, show_warnings=False))
+        elif name == UNKNOWN_COMMAND:
+            where = f" at line {command.line}" + (f" in file: '{file_name}'" if file_name else "")
+            self._client_error(f"ERROR{where}: Unknown command '{command.argument}'.\n")
         elif name == "print":
             pass  # prints the current statement buffer in mysql; nothing is buffered between items
         else:

@@ -297,3 +297,9 @@ def test_bad_command_line_is_an_error_not_a_traceback(argv: list[str]) -> None:
     result = subprocess.run([sys.executable, "-m", "replfilter", *argv, "-e", "SHOW WARNINGS"], capture_output=True, text=True)
     assert result.returncode != 0
     assert "Traceback" not in result.stderr and result.stderr.strip()
+
+
+def test_unknown_backslash_command_stops_a_script_as_mysql_does() -> None:
+    status, out, err = run(["-e", "SHOW WARNINGS \\k"])
+    assert (status, out) == (1, "")
+    assert err == "ERROR at line 1: Unknown command '\\k'.\n"

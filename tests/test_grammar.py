@@ -883,3 +883,10 @@ def test_a_number_is_not_a_database_name(number: str) -> None:
 def test_a_name_may_start_with_digits(name: str) -> None:
     statement = parse_statement(f"CHANGE REPLICATION FILTER REPLICATE_DO_DB = ({name})")
     assert statement.filters[0].rules == (name,)  # type: ignore[union-attr]
+
+
+def test_unknown_backslash_command_is_reported_and_kept_in_the_statement() -> None:
+    """mysql prints "Unknown command '\\k'." and leaves both characters in the statement."""
+    items = split_statements("SHOW \\k WARNINGS;")
+    assert items == [ClientCommand("unknown", "\\k", 1), StatementText("SHOW \\k WARNINGS", 1)]
+    assert split_statements("SELECT '\\k' ;") == [StatementText("SELECT '\\k'", 1)]

@@ -244,6 +244,7 @@ def test_half_statement_then_end_of_input(shell):
 
 def test_unknown_backslash_command_and_unsupported_client_command(shell):
     run = shell("\\k;" + ENTER + "use sales" + ENTER + "SHOW WARNINGS;" + ENTER)
+    assert "Unknown command '\\k'." in run.err  # as mysql, which then sends the text on
     assert "ERROR 1064 (42000)" in run.err and "near '\\k' at line 1" in run.err
     assert "ERROR: The client command 'use' is not available in replfilter." in run.err
     assert "| Error | 1064 |" in run.out  # a client command is not a statement: the 1064 is still the last

@@ -32,6 +32,8 @@ BACKSLASH_COMMANDS = {
     "u": "use",
     "#": "rehash",
 }
+# An unknown backslash command: ClientCommand(UNKNOWN_COMMAND, "\\k", line).
+UNKNOWN_COMMAND = "unknown"
 # Commands whose argument is the rest of the line.
 COMMANDS_WITH_ARGUMENT = {"source", "tee", "pager", "help", "prompt", "use"}
 WORD_COMMANDS = {
@@ -168,6 +170,10 @@ class StatementBuffer:
                     items.append(ClientCommand(name, "", self.line_number))
                     i += 2
                     continue
+                if not letter.isspace():
+                    # mysql reports "Unknown command '\\k'." and keeps both characters in the
+                    # statement, as typed.
+                    items.append(ClientCommand(UNKNOWN_COMMAND, "\\" + letter, self.line_number))
             if ch in "'\"`":
                 self._quote = ch
             if need_space and not ch.isspace():

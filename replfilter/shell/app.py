@@ -16,7 +16,7 @@ from typing import Any, Mapping, TextIO
 
 from .. import __version__
 from ..formatting import OutputMode, format_error, format_result, format_warnings
-from ..grammar.splitter import ClientCommand, StatementBuffer, StatementText
+from ..grammar.splitter import UNKNOWN_COMMAND, ClientCommand, StatementBuffer, StatementText
 from ..interpreter.errors import MySQLError
 from ..interpreter.session import Session
 from . import commands
@@ -174,6 +174,9 @@ class Shell:
 
     def dispatch(self, item: StatementText | ClientCommand) -> None:
         if isinstance(item, ClientCommand):
+            if item.name == UNKNOWN_COMMAND:
+                self.out.error(f"Unknown command '{item.argument}'.\n")
+                return
             cmd = commands.lookup(item.name)
             if cmd is None:
                 self.out.error(f"ERROR: The client command '{item.name}' is not available in replfilter. Type 'help;' for the list.\n")
