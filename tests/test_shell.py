@@ -682,3 +682,12 @@ def test_cli_hands_the_terminal_to_the_shell(monkeypatch):
     monkeypatch.setattr(app, "run_shell", fake_run_shell)
     assert cli.main(["--no-history"], stdin=Tty(), stdout=Tty(), stderr=io.StringIO()) == 0
     assert isinstance(seen["session"], Session) and seen["no_history"] is True
+
+
+def test_continuation_prompt_shows_the_open_quote_or_comment_as_mysql_does():
+    from replfilter.shell.app import continuation_prompts
+
+    text = "SELECT 'a\nb\nc' x\nFROM /* y\nz */ t\nWHERE `q\n` = \"r\ns\" AND\n1"
+    assert continuation_prompts(text) == [
+        "    '> ", "    '> ", "    -> ", "   /*> ", "    -> ", "    `> ", '    "> ', "    -> ",
+    ]

@@ -213,7 +213,7 @@ def test_bad_input_gets_an_error_and_a_fresh_prompt(terminal):
     garbage = "".join(chr(c) for c in range(1, 32) if c not in (10, 13)) + "\x1b[31m\x7f\u0080\u009b\xff\ufffd"
     term.paste("\\k " + garbage + " 'unterminated")
     term.press("Enter")
-    term.wait_for(r"^    ->$")
+    term.wait_for(r"^    '>$")  # inside the open quote, as mysql shows it
     term.type("';")
     term.press("Enter")
     term.wait_for(lambda s: "ERROR 1064 (42000)" in s and _at_fresh_prompt(s))

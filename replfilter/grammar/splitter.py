@@ -90,6 +90,12 @@ class StatementBuffer:
         return bool(self._parts) or self._quote is not None
 
     @property
+    def open_quote(self) -> str | None:
+        """The quote (``'``, ``"``, `````) or ``/*`` the next line starts inside, if any: the
+        mysql client shows it in its continuation prompt (``    '> ``)."""
+        return self._quote
+
+    @property
     def pending_text(self) -> str:
         return "".join(self._parts)
 

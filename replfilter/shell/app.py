@@ -28,6 +28,20 @@ from .warmup import start_warm_up
 
 PROMPT = "replfilter> "
 CONTINUATION = "    -> "
+
+
+def continuation_prompts(text: str) -> list[str]:
+    """mysql's continuation prompt for each line of ``text`` after the first: ``    -> ``, or the
+    quote or comment still open there (``    '> ``, ``    "> ``, ``    `> ``, ``   /*> ``).
+    One pass over the text, so a pasted dump of many lines stays cheap to draw."""
+    buffer = StatementBuffer()
+    prompts = []
+    for line in text.split("\n")[:-1]:
+        buffer.feed_line(line)
+        quote = buffer.open_quote
+        prompts.append(CONTINUATION if quote is None else f"{quote:>5}> ")
+    return prompts
+
 BANNER = (
     f"Welcome to replfilter {__version__}, a simulated MySQL 8.4 replica for trying replication filters.\n"
     "Commands end with ; or \\g. Type 'help;' or '\\h' for help. "
@@ -139,8 +153,17 @@ class Shell:
         def multiline() -> bool:
             return not complete(session.default_buffer.text)
 
+        drawn: dict[str, list[str]] = {}
+
         def continuation(width: int, line_number: int, wrap_count: int) -> str:
-            return CONTINUATION if wrap_count == 0 else ""
+            if wrap_count:
+                return ""
+            text = session.default_buffer.text
+            if text not in drawn:
+                drawn.clear()
+                drawn[text] = continuation_prompts(text)
+            prompts = drawn[text]
+            return prompts[line_number - 1] if 0 < line_number <= len(prompts) else CONTINUATION
 
         session: PromptSession[str] = PromptSession(
             multiline=multiline,
