@@ -84,7 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
             "Startup options as mysqld takes them: --replicate-do-db, --replicate-ignore-db, "
             "--replicate-do-table, --replicate-ignore-table, --replicate-wild-do-table, "
             "--replicate-wild-ignore-table, --replicate-rewrite-db (each =[channel:]value, "
-            "repeatable) and --lower-case-table-names=0|1|2."
+            "repeatable) and --lower-case-table-names=0|1|2. "
+            "Subcommands: 'replfilter evaluate EVENTS.jsonl' decides a file of events; "
+            "'replfilter stream EVENTS_DIR OUTPUT_DIR CHECKPOINT_DIR' applies the filters with Spark "
+            "(each with --help)."
         ),
     )
     parser.add_argument("script", nargs="?", help="SQL script to run (default: standard input, or the shell on a terminal)")
