@@ -123,8 +123,6 @@ class ScriptRunner:
         elif name == UNKNOWN_COMMAND:
             where = f" at line {command.line}" + (f" in file: '{file_name}'" if file_name else "")
             self._client_error(f"ERROR{where}: Unknown command '{command.argument}'.\n")
-        elif name == "print":
-            pass  # prints the current statement buffer in mysql; nothing is buffered between items
         else:
             where = f" at line {command.line}" + (f" in file: '{file_name}'" if file_name else "")
             self._client_error(f"ERROR{where}: the client command '{name}' is only available in the interactive shell\n")
