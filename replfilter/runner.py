@@ -125,7 +125,7 @@ class ScriptRunner:
             self._client_error(f"ERROR{where}: Unknown command '{command.argument}'.\n")
         else:
             where = f" at line {command.line}" + (f" in file: '{file_name}'" if file_name else "")
-            self._client_error(f"ERROR{where}: the client command '{name}' is only available in the interactive shell\n")
+            self._client_error(f"ERROR{where}: the client command '{name}' is not available in scripts\n")
 
     def _source(self, path: str, line: int | None, file_name: str | None) -> None:
         if not path:
