@@ -20,6 +20,8 @@ from replfilter.interpreter.session import Session
 from replfilter.interpreter.show_status import COLUMNS, LEGACY_COLUMNS
 from replfilter.interpreter.state import Channel, ReplicaState, SourceSettings
 
+from replica_driver import ReplicaDriver
+
 T0 = 1_700_000_000_000_000
 STEP = 1_000_000
 
@@ -94,45 +96,15 @@ class Clock:
         return self.last
 
 
-class Replica:
-    """A session plus the helpers the tests read it with."""
+class Replica(ReplicaDriver):
+    """A session on a per-statement clock, plus the helpers the tests read it with."""
 
     def __init__(self, state: ReplicaState | None = None) -> None:
         self.clock = Clock()
-        self.session = Session(state, clock=self.clock)
-
-    @property
-    def state(self) -> ReplicaState:
-        return self.session.state
+        super().__init__(Session(state, clock=self.clock))
 
     def run(self, sql: str) -> Ok | ResultSet:
         return self.session.execute_text(sql)
-
-    def fails(self, sql: str) -> MySQLError:
-        """Run a statement that must fail, and check it changed nothing."""
-        before = self.state
-        with pytest.raises(MySQLError) as info:
-            self.session.execute_text(sql)
-        assert self.state == before
-        return info.value
-
-    def rows(self, sql: str) -> list[dict[str, object]]:
-        result = self.run(sql)
-        assert isinstance(result, ResultSet)
-        return result.as_dicts()
-
-    def ps(self) -> list[tuple[object, ...]]:
-        """replication_applier_filters as (channel, filter, rule, configured_by, counter)."""
-        return [
-            (r["CHANNEL_NAME"], r["FILTER_NAME"], r["FILTER_RULE"], r["CONFIGURED_BY"], r["COUNTER"])
-            for r in self.rows("SELECT * FROM performance_schema.replication_applier_filters")
-        ]
-
-    def ps_global(self) -> list[tuple[object, ...]]:
-        return [
-            (r["FILTER_NAME"], r["FILTER_RULE"], r["CONFIGURED_BY"])
-            for r in self.rows("SELECT * FROM performance_schema.replication_applier_global_filters")
-        ]
 
     def status(self, channel: str | None = None) -> list[dict[str, object]]:
         clause = "" if channel is None else f" FOR CHANNEL '{channel}'"

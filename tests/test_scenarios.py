@@ -10,13 +10,13 @@ global rules into configured channels), so these scenarios do not depend on the 
 
 from __future__ import annotations
 
-import pytest
 
 from replfilter.interpreter.errors import MySQLError
 from replfilter.interpreter.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
-from replfilter.interpreter.results import ResultSet
 from replfilter.interpreter.session import Session
 from replfilter.interpreter.state import Channel, ReplicaState, SourceSettings
+
+from replica_driver import ReplicaDriver
 
 DO_DB = FilterType.DO_DB
 IGNORE_DB = FilterType.IGNORE_DB
@@ -74,46 +74,20 @@ def _discarded(name: str) -> str:
     )
 
 
-class Replica:
+class Replica(ReplicaDriver):
     def __init__(self, state: ReplicaState) -> None:
         self.now = STARTUP_US
-        self.session = Session(state, clock=self._tick)
+        super().__init__(Session(state, clock=self._tick))
 
     def _tick(self) -> int:
         self.now += 1_000_000
         return self.now
 
-    @property
-    def state(self) -> ReplicaState:
-        return self.session.state
-
     def run(self, *statements: str) -> None:
         for sql in statements:
             self.session.execute_text(sql)
 
-    def fails(self, sql: str) -> MySQLError:
-        before = self.state
-        with pytest.raises(MySQLError) as info:
-            self.session.execute_text(sql)
-        assert self.state == before
-        return info.value
-
-    def query(self, sql: str) -> list[dict[str, object]]:
-        result = self.session.execute_text(sql)
-        assert isinstance(result, ResultSet)
-        return result.as_dicts()
-
-    def ps(self) -> list[tuple[object, ...]]:
-        return [
-            (r["CHANNEL_NAME"], r["FILTER_NAME"], r["FILTER_RULE"], r["CONFIGURED_BY"], r["COUNTER"])
-            for r in self.query("SELECT * FROM PERFORMANCE_SCHEMA.replication_applier_filters")
-        ]
-
-    def ps_global(self) -> list[tuple[object, ...]]:
-        return [
-            (r["FILTER_NAME"], r["FILTER_RULE"], r["CONFIGURED_BY"])
-            for r in self.query("SELECT * FROM PERFORMANCE_SCHEMA.replication_applier_global_filters")
-        ]
+    query = ReplicaDriver.rows
 
     def show(self, channel: str | None = None, legacy: bool = False) -> dict[str, dict[str, object]]:
         """Channel -> its seven filter columns, from SHOW REPLICA|SLAVE STATUS."""
