@@ -27,21 +27,14 @@ from replfilter.interpreter.events import (
     TransactionEvent,
     TransactionKind,
 )
-from replfilter.interpreter.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
+from replfilter.interpreter.filters import FilterSet, FilterType, NameCollation
 from replfilter.interpreter.state import Channel, ReplicaState, SourceSettings
+
+from filter_builders import fset
 
 FT = FilterType
 CK = CommandKind
 C0 = NameCollation(0)
-
-
-def fset(lctn: int = 0, **rules) -> FilterSet:
-    types = {"do_db": FT.DO_DB, "ignore_db": FT.IGNORE_DB, "do_table": FT.DO_TABLE, "ignore_table": FT.IGNORE_TABLE,
-             "wild_do": FT.WILD_DO_TABLE, "wild_ignore": FT.WILD_IGNORE_TABLE, "rewrite": FT.REWRITE_DB}
-    filters = FilterSet()
-    for name, values in rules.items():
-        filters = filters.set_type(types[name], values, ConfiguredBy.STARTUP_OPTIONS, now_us=1, collation=NameCollation(lctn))
-    return filters
 
 
 def state_with(**channels: FilterSet) -> ReplicaState:

@@ -9,7 +9,6 @@ event and the expected COUNTER increments summed over the events (``None`` = not
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import pytest
 
@@ -32,27 +31,11 @@ from replfilter.interpreter.filters import ConfiguredBy, FilterSet, FilterType, 
 from replfilter.interpreter.sql_events import statement_events
 from replfilter.interpreter.state import Channel, ReplicaState, SourceSettings
 
+from filter_builders import fset
+
 FT = FilterType
 CK = CommandKind
 TK = TransactionKind
-
-_TYPES = {
-    "do_db": FT.DO_DB,
-    "ignore_db": FT.IGNORE_DB,
-    "do_table": FT.DO_TABLE,
-    "ignore_table": FT.IGNORE_TABLE,
-    "wild_do": FT.WILD_DO_TABLE,
-    "wild_ignore": FT.WILD_IGNORE_TABLE,
-    "rewrite": FT.REWRITE_DB,
-}
-
-
-def fset(lctn: int = 0, **rules: Any) -> FilterSet:
-    filters = FilterSet()
-    for name, values in rules.items():
-        filters = filters.set_type(_TYPES[name], values, ConfiguredBy.STARTUP_OPTIONS, now_us=1, collation=NameCollation(lctn))
-    return filters
-
 
 def S(sql: str, db: str = "") -> list[Event]:
     """Events of ``sql`` under STATEMENT format with default database ``db``."""
