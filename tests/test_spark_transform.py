@@ -48,6 +48,16 @@ def test_hash_collisions_fall_back_to_the_full_key(spark, state, evs):
     assert decided.new_state() == want_state
 
 
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(state=states(), evs=st.lists(events, min_size=1, max_size=40))
+def test_the_join_lookup_decides_as_the_slot_lookup(spark, state, evs):
+    # the join is what Spark Connect and too-many-keys batches use
+    got, decided = _decided(spark, state, evs, lookup="join")
+    want, want_state = expected(state, evs)
+    assert got == want
+    assert decided.new_state() == want_state
+
+
 def test_applied_events_rewrites_the_database(spark):
     from replfilter.interpreter.session import Session
     from replfilter.spark_runtime.transform import applied_events, apply_filters

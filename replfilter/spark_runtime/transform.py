@@ -66,6 +66,7 @@ from ..interpreter.events import (
 )
 from ..interpreter.filters import FilterType
 from ..interpreter.state import ReplicaState
+from . import literals, slot_table
 from .schema import DECISION_COLUMNS, DECISION_FIELDS, EVENT_SCHEMA
 
 KEY_COLUMNS: tuple[str, ...] = (
@@ -226,24 +227,6 @@ _KEY_FIELDS = {f.name: f for f in EVENT_SCHEMA.fields}
 CODE_COLUMN = "_rf_code"
 
 
-def _jvm_array_literal(spark, values: list[int], kind: str) -> Column | None:
-    """A primitive array literal built in the JVM in one call (py4j), or None when there is no
-    JVM gateway (Spark Connect). Thousands of ``lit`` children would cost seconds to analyse."""
-    jvm = getattr(spark, "_jvm", None)
-    sc = getattr(spark, "_sc", None)
-    if jvm is None or sc is None:
-        return None
-    import struct
-
-    gateway = sc._gateway
-    fmt, java_type, view = {"long": ("q", gateway.jvm.long, "asLongBuffer"), "int": ("i", gateway.jvm.int, "asIntBuffer")}[kind]
-    array = gateway.new_array(java_type, len(values))
-    if values:
-        buffer = jvm.java.nio.ByteBuffer.wrap(bytearray(struct.pack(f">{len(values)}{fmt}", *values)))
-        getattr(buffer, view)().get(array)
-    return Column(jvm.org.apache.spark.sql.functions.lit(array))
-
-
 def _decision_table(df: DataFrame, decisions: BatchDecisions, only: str | None) -> DataFrame:
     """The small table to broadcast: key hash -> outcome code (1-based), plus the full key
     columns when two keys of the batch share a hash. Built in the JVM (no Python worker job)."""
@@ -254,8 +237,8 @@ def _decision_table(df: DataFrame, decisions: BatchDecisions, only: str | None) 
         if only is None or decisions.outcomes[code][0] == only
     ]
     if not decisions.collision:
-        hashes = _jvm_array_literal(spark, [h for h, _, _ in rows], "long")
-        codes = _jvm_array_literal(spark, [code + 1 for _, _, code in rows], "int")
+        hashes = literals.primitive_array(spark, [h for h, _, _ in rows], "long")
+        codes = literals.primitive_array(spark, [code + 1 for _, _, code in rows], "int")
         if hashes is not None and codes is not None:
             zipped = F.arrays_zip(hashes.alias(HASH_COLUMN), codes.alias(CODE_COLUMN))
             return spark.range(1).select(F.inline(zipped))
@@ -269,15 +252,38 @@ def _decision_table(df: DataFrame, decisions: BatchDecisions, only: str | None) 
     return spark.createDataFrame(data, schema)
 
 
-def _outcome_columns(decisions: BatchDecisions) -> dict[str, Column]:
+def _outcome_columns(spark, decisions: BatchDecisions) -> dict[str, Column]:
     """code -> the four decision columns, by ``element_at`` on small literal arrays (one entry
     per distinct outcome): cheaper than carrying four strings through the join."""
     columns = {}
     for i, (name, fld) in enumerate(zip(DECISION_COLUMNS, DECISION_FIELDS)):
         values = [out[i] for out in decisions.outcomes]
-        array = F.array(*[F.lit(v).cast(fld.dataType) for v in values]) if values else F.array().cast("array<string>")
+        array = literals.string_array(spark, values)
+        if array is None:
+            array = F.array(*[F.lit(v).cast(fld.dataType) for v in values]) if values else F.array().cast("array<string>")
         columns[name] = F.element_at(array, F.col(CODE_COLUMN))
     return columns
+
+
+def _slot_lookup(keyed: DataFrame, decisions: BatchDecisions, only: str | None) -> DataFrame | None:
+    """``keyed`` with the outcome code looked up in a :mod:`.slot_table` (no join), or None when
+    that cannot be used: two keys of the batch share a hash, no JVM gateway (Spark Connect) to
+    build the literal arrays, or too many keys."""
+    if decisions.collision:
+        return None
+    if not literals.has_jvm(keyed.sparkSession):
+        return None
+    entries = [
+        (h, code + 1)
+        for h, _, code in decisions.key_rows
+        if only is None or decisions.outcomes[code][0] == only
+    ]
+    table = slot_table.build(entries)
+    if table is None:
+        return None
+    looked_up = slot_table.with_code(keyed, table, HASH_COLUMN, CODE_COLUMN)
+    # like the inner join against the table of one outcome: the other rows have no code
+    return looked_up.where(F.col(CODE_COLUMN).isNotNull()) if only else looked_up
 
 
 def join_decisions(
@@ -285,15 +291,24 @@ def join_decisions(
     decisions: BatchDecisions,
     only: str | None = None,
     hash_modulus: int | None = None,
+    lookup: str = "slots",
 ) -> DataFrame:
-    """Pass 2: add the decision columns. ``only="APPLY"`` (or ``"SKIP"``) keeps just those rows,
-    with an inner join against the smaller table (cheaper than joining and filtering)."""
+    """Pass 2: add the decision columns. ``only="APPLY"`` (or ``"SKIP"``) keeps just those rows.
+
+    ``lookup="slots"`` looks the outcome up in a :mod:`.slot_table` when it can (and joins when
+    it cannot); ``"join"`` always uses the broadcast join (kept for Spark Connect, hash
+    collisions, and to measure against)."""
+    if lookup not in ("slots", "join"):
+        raise ValueError(f"lookup must be 'slots' or 'join', not {lookup!r}")
     for name in DECISION_COLUMNS:
         if name in df.columns:
             raise ValueError(f"the input already has a {name!r} column")
+    keyed = df.withColumn(HASH_COLUMN, key_hash(hash_modulus))
+    looked_up = _slot_lookup(keyed, decisions, only) if lookup == "slots" else None
+    if looked_up is not None:
+        return looked_up.withColumns(_outcome_columns(keyed.sparkSession, decisions)).select(*df.columns, *DECISION_COLUMNS)
     table = F.broadcast(_decision_table(df, decisions, only))
     how = "inner" if only else "left"
-    keyed = df.withColumn(HASH_COLUMN, key_hash(hash_modulus))
     if not decisions.collision:
         joined = keyed.join(table, HASH_COLUMN, how)
     else:
@@ -303,7 +318,7 @@ def join_decisions(
         for c in KEY_COLUMNS:
             condition = condition & keyed[c].eqNullSafe(t[f"_rf_k_{c}"])
         joined = keyed.join(t, condition, how).select(*[keyed[c] for c in df.columns], t[CODE_COLUMN])
-    return joined.withColumns(_outcome_columns(decisions)).select(*df.columns, *DECISION_COLUMNS)
+    return joined.withColumns(_outcome_columns(keyed.sparkSession, decisions)).select(*df.columns, *DECISION_COLUMNS)
 
 
 def rewrite_databases(df: DataFrame) -> DataFrame:
@@ -344,11 +359,13 @@ def _check_input(df: DataFrame) -> None:
         raise ValueError(f"not an event DataFrame: missing column(s) {', '.join(missing)} (see schema.EVENT_SCHEMA)")
 
 
-def decide_frame(df: DataFrame, state: ReplicaState, hash_modulus: int | None = None) -> DecidedFrame:
-    """Run pass 1 (one Spark job, now) and return the lazily joined frame plus the counters."""
+def decide_frame(
+    df: DataFrame, state: ReplicaState, hash_modulus: int | None = None, lookup: str = "slots"
+) -> DecidedFrame:
+    """Run pass 1 (one Spark job, now) and return the lazily decided frame plus the counters."""
     _check_input(df)
     decisions = decide_keys(collect_keys(df, hash_modulus), state)
-    return DecidedFrame(join_decisions(df, decisions, hash_modulus=hash_modulus), decisions)
+    return DecidedFrame(join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup), decisions)
 
 
 def apply_filters(df: DataFrame, state: ReplicaState) -> DataFrame:
