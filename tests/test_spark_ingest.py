@@ -164,13 +164,27 @@ def test_parquet_rows_defaults_and_dead_letters(spark, tmp_path):
         {**event_row(RowEvent("", "d", "t")), "v": 2},
         {**event_row(QueryEvent("", "d", CommandKind.INSERT)), "command": "NOPE"},
     ]
+    insert = event_row(QueryEvent("", "d", CommandKind.INSERT))
+    good = {"db": "d", "table": "t", "updating": False}
+    tables_rows = [  # (tables, the ingested tables or None for a dead letter)
+        ([], []),
+        ([{"db": None, "table": "u", "updating": None}], [("", "u", True)]),  # updating defaults to true
+        ([good, {"db": "e", "table": "v", "updating": None}], [("d", "t", False), ("e", "v", True)]),
+        ([good, {"db": "d", "table": "", "updating": True}], None),  # an empty table name
+        ([{"db": "d", "table": None, "updating": True}], None),  # no table name
+        ([good, None], None),  # a NULL element
+    ]
+    rows += [{**insert, "tables": tables, "sql": f"q{i}"} for i, (tables, _) in enumerate(tables_rows)]
     path = str(tmp_path / "events.parquet")
     spark.createDataFrame(rows, EVENT_SCHEMA).coalesce(1).write.parquet(path)
     ingested = read_events(spark, path, "parquet")
-    got = sorted((r.type, r.channel, r.temporary) for r in ingested.events.collect())
+    events = ingested.events.collect()
+    got_tables = {r.sql: [(t.db or "", t.table, t.updating) for t in r.tables] for r in events if r.sql}
+    assert got_tables == {f"q{i}": want for i, (_, want) in enumerate(tables_rows) if want is not None}
+    got = sorted((r.type, r.channel, r.temporary) for r in events if not r.sql)
     assert got == [("query", "", False), ("row", "", None), ("row", "", None), ("row", "", None)]
     reasons = sorted(r.reason for r in ingested.dead.collect())
-    assert len(reasons) == 3
+    assert len(reasons) == 6
     assert any("'db'" in r and "missing" in r for r in reasons)
     assert any("unsupported version 2" in r for r in reasons)
     assert any("'NOPE'" in r for r in reasons)
