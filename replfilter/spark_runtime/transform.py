@@ -1,43 +1,52 @@
 """The filter transform: every event row gets the decision the reference evaluator gives it.
 
-Design (measured in ``bench/spark.py``; alternatives and figures in the README):
+Design (measured in ``bench/spark.py``; figures in the README):
 
 A decision depends only on a few columns of an event — channel, type, command (and the
 TEMPORARY/IF EXISTS flags), database, table(s), transaction kind — and real streams have few
 distinct combinations of them. So a batch is decided in two passes:
 
 1. ``groupBy(key).count()`` over the key columns (Parquet reads only those) gives the batch's
-   distinct keys and how many events share each one — all COUNTER needs;
+   distinct keys and how many events share each one — all COUNTER needs. Files decided
+   before are not counted again: :mod:`.key_cache` remembers the keys per file snapshot, so
+   deciding the same files with another state is one pass;
 2. the driver builds an :class:`~replfilter.interpreter.events.Event` per distinct key and asks
    the reference evaluator (:func:`~replfilter.interpreter.evaluator.decide`) — the decisions
    are the evaluator's by construction, not a re-implementation of MySQL's rules in Spark SQL;
-3. the small decision table is broadcast-joined back on a 64-bit ``xxhash64`` of the key
-   columns. The driver knows every distinct key of the batch, so it checks that their hashes
-   are distinct; if two ever collide, the join falls back to comparing the full key columns
-   (null-safe), so a collision can cost speed but never a wrong decision.
+3. every row's decision is looked up by a 64-bit ``xxhash64`` of its key columns in a
+   collision-free :mod:`.slot_table` (literal arrays, no join). The driver knows every distinct
+   key of the batch, so it checks that their hashes are distinct; if two ever collide, a
+   broadcast join on the full key columns (null-safe) decides instead — a collision can cost
+   speed, never a wrong decision. Frames of one outcome (``applied_events``, the stream's
+   outputs) inner-join against that outcome's keys: a filter on a looked-up code would be
+   pushed below the projection and recompute the lookups.
+
+The lookup yields one int per row (an outcome code); the four decision columns come from
+``element_at`` on arrays with one entry per distinct outcome.
 
 Why not native expressions: a CASE per rule hits the 64 KB generated-method limit and falls back
 to interpretation; a rewrite CASE is copied by the optimiser into every use of the database
-column; several LIKEs per list cost more than the whole join; and a re-implementation in Spark
+column; several LIKEs per list cost more than the whole lookup; and a re-implementation in Spark
 SQL would be equal to the evaluator only as far as tests reach (Java's and Python's lower-casing
-differ on non-ASCII names, for one). The join carries one int per row (an outcome code) and the
-four decision columns come from ``element_at`` on arrays with one entry per distinct outcome.
+differ on non-ASCII names, for one).
 
-Measured alternatives (10 M events, Parquet, 2 cores, ``noop`` sink; pass-through 1.6-1.9 s;
-``bench/spark.py``): pass 1 ~2.0 s, pass 2 ~2.6 s, ``apply_filters`` 4.6-4.9 s in all.
+Measured alternatives (10 M events, Parquet, 2 cores, ``noop`` sink; pass-through 1.5-1.9 s):
+pass 1 1.8-2.0 s; pass 2 by slot table 2.1-2.3 s, by broadcast join 2.5-2.7 s (the join copies
+every row through its output projection); inner join for one outcome 2.1 s against 2.6 s for
+slots plus a filter;
 
-* broadcast table built by ``createDataFrame`` (a Python worker job) instead of in the JVM from
-  array literals: +0.3-0.5 s; the four strings carried through the join instead of a code: +0.1 s;
-* a minimal perfect hash (literal displacement and code arrays) instead of the join: 0.3 s slower;
+* counting keys by their hash only (1.4 s) would need the key values from another read;
+  grouping by nine of the ten key columns costs as much as by all ten;
 * the full key columns in the join condition (to verify each row's key): +1.4 s;
 * counters fused into pass 2 with ``observe`` (one pass instead of two, given known keys):
   +1.1 s for one aggregate, +2.9 s for thirty (CollectMetrics breaks whole-stage codegen);
 * a Python (Arrow) UDF deciding only unknown keys in the same pass: +4.9 s even when its inputs
   are all NULL (every row crosses to Python); caching the batch to read it twice: +10 s;
-* the best Python UDF (``mapInArrow`` with a memoising evaluator per key): 20.6 s.
+* the best Python UDF (``mapInArrow`` with a memoising evaluator per key): ~20 s.
 
-Reading the key columns alone costs ~1.2-1.5 s, so two passes cannot go below ~0.55 x
-pass-through on this input; one pass would need the keys before reading the data.
+Reading the key columns alone costs ~1.2-1.4 s, so two passes over new files cannot go much
+below ~0.5 x pass-through on this input; one pass needs the keys before reading the data,
+which only the key cache (files seen before) provides.
 
 Inputs must be deterministic between the two passes (files are; use ``df.persist()`` otherwise),
 and must not be streaming DataFrames (use :mod:`.stream`, which calls this per micro-batch).
@@ -384,7 +393,8 @@ def apply_filters(df: DataFrame, state: ReplicaState) -> DataFrame:
     """``df`` with ``decision``, ``filter_type``, ``filter_rule`` and ``rewritten_db`` added.
 
     Usable as ``df.transform(lambda d: apply_filters(d, state))``. Runs one small aggregation
-    job when called (to find the distinct keys); the returned frame is lazy. The state's
+    job when called (to find the distinct keys), unless the same files were decided before
+    (:mod:`.key_cache`); the returned frame is lazy. The state's
     COUNTERs are not moved (use :func:`decide_frame` to get the increments).
     """
     return decide_frame(df, state).df
