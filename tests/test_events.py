@@ -63,6 +63,17 @@ def test_optional_fields_default() -> None:
     )
 
 
+def test_sql_without_a_table_list_gives_the_tables() -> None:
+    event = from_json('{"v": 1, "type": "query", "default_db": "d", "command": "INSERT", '
+                      '"sql": " INSERT INTO x.t SELECT * FROM u ; "}')
+    assert event.tables == (TableRef("x", "t", True), TableRef(None, "u", False))
+    # an explicit list, even an empty one, is taken as given
+    assert from_json('{"v": 1, "type": "query", "command": "INSERT", "tables": [], "sql": "INSERT INTO t VALUES (1)"}').tables == ()
+    with pytest.raises(EventFormatError) as err:
+        from_json('{"v": 1, "type": "query", "command": "INSERT", "sql": "  ;"}')
+    assert err.value.field == "sql" and "cannot derive the tables from the SQL text" in str(err.value)
+
+
 def test_non_ascii_kept_verbatim() -> None:
     ev = RowEvent("", "dä", "tö")
     assert "dä" in to_json(ev) and from_json(to_json(ev)) == ev

@@ -283,3 +283,13 @@ def test_sql_tables_each_text_once_and_dead_letters(spark):
             assert tables == [(None, "t", True), (None, "s", False)]
     dead = resolved.dead.collect()
     assert len(dead) == 1 and "cannot derive the tables" in dead[0].reason
+    # the JSON reader (replfilter evaluate, REPLAY EVENTS FROM) derives the same tables and
+    # refuses the same text for the same reason
+    by_sql = {r.sql: [(t.db, t.table, t.updating) for t in r.tables] for r in rows}
+    for line in lines:
+        try:
+            event = from_json(line)
+        except EventFormatError as err:
+            assert err.field == "sql" and dead[0].reason.endswith(str(err).split(": ", 1)[1])
+            continue
+        assert by_sql[event.sql] == [(t.db, t.table, t.updating) for t in event.tables]

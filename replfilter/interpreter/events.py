@@ -16,7 +16,9 @@ Three event types, all frozen dataclasses (hashable, safe to share and to use as
 JSON: one object per event, keys in a fixed order, always ``"v": 1`` and a ``"type"``
 discriminator (``"query"``, ``"row"``, ``"transaction"``). Readers reject unknown keys, unknown
 versions and wrongly typed values with :class:`EventFormatError`, which names the offending
-field, so a file of events fails loudly and precisely rather than being half understood.
+field, so a file of events fails loudly and precisely rather than being half understood. A query
+event with ``sql`` and no ``tables`` key gets its tables from the SQL text
+(:func:`~replfilter.interpreter.sql_events.analyse_event_sql`), as the Spark runtime does.
 
 Examples::
 
@@ -323,15 +325,34 @@ def from_dict(data: Any) -> Event:
             _enum(TransactionKind, data, "kind"),
             _optional_string(data, "gtid"),
         )
+    default_db = _string(data, "default_db", default="")
+    command = _enum(CommandKind, data, "command")
+    sql = _optional_string(data, "sql")
+    if "tables" not in data and sql is not None:
+        tables = _tables_from_sql(sql, default_db)
+    else:
+        tables = _tables(data.get("tables", []))
     return QueryEvent(
         channel=channel,
-        default_db=_string(data, "default_db", default=""),
-        command=_enum(CommandKind, data, "command"),
-        tables=_tables(data.get("tables", [])),
-        sql=_optional_string(data, "sql"),
+        default_db=default_db,
+        command=command,
+        tables=tables,
+        sql=sql,
         temporary=_bool(data, "temporary", default=False),
         if_exists=_bool(data, "if_exists", default=False),
     )
+
+
+def _tables_from_sql(sql: str, default_db: str) -> tuple[TableRef, ...]:
+    """A query event with SQL text and no ``tables`` key: its tables are read from the text,
+    as the Spark runtime reads them (:mod:`replfilter.spark_runtime.sql_tables`), so a file of
+    events decides alike in ``replfilter evaluate``, ``REPLAY EVENTS FROM`` and a stream."""
+    from .sql_events import SqlEventsError, analyse_event_sql  # sqlglot: only when needed
+
+    try:
+        return analyse_event_sql(sql, default_db).tables
+    except SqlEventsError as err:
+        raise EventFormatError("sql", f"cannot derive the tables from the SQL text: {err}") from None
 
 
 def _describe(value: Any) -> str:

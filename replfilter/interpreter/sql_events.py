@@ -290,6 +290,13 @@ def script_events(
     return tuple(out)
 
 
+def analyse_event_sql(sql: str, default_db: str = "") -> StatementAnalysis:
+    """The analysis of a query event's SQL text, for an event that has no table list: every
+    reader (the JSON reader here, the Spark runtime in batches) reads it this way, so they
+    derive the same tables. A trailing ``;`` and surrounding blanks are not part of it."""
+    return analyse_statement(sql.strip().rstrip(";").strip(), default_db)
+
+
 def analyse_statement(sql: str, default_db: str = "") -> StatementAnalysis:
     """Read one statement's command kind and table list (format-independent)."""
     tokens, markers = tokenize(sql)

@@ -53,15 +53,14 @@ def analyse_texts(texts: DataFrame) -> DataFrame:
     arrow_schema = to_arrow_schema(_RESULT)
 
     def run(batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
-        from replfilter.interpreter.sql_events import SqlEventsError, analyse_statement
+        from replfilter.interpreter.sql_events import SqlEventsError, analyse_event_sql
 
         for batch in batches:
             rows = []
             for sql, default_db in zip(batch.column("sql").to_pylist(), batch.column("default_db").to_pylist()):
                 row = {"sql": sql, "default_db": default_db}
                 try:
-                    text = sql.strip().rstrip(";").strip()
-                    a = analyse_statement(text, default_db)
+                    a = analyse_event_sql(sql, default_db)
                 except SqlEventsError as err:
                     row["_r_error"] = f"cannot derive the tables from the SQL text: {err}"
                 else:
