@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from replfilter.interpreter.evaluator import (
     Evaluator,
@@ -27,7 +29,7 @@ from replfilter.interpreter.events import (
     TransactionEvent,
     TransactionKind,
 )
-from replfilter.interpreter.filters import FilterSet, FilterType, NameCollation
+from replfilter.interpreter.filters import FilterSet, FilterType, NameCollation, fold_case
 from replfilter.interpreter.state import Channel, ReplicaState, SourceSettings
 
 from filter_builders import fset
@@ -113,6 +115,24 @@ def test_exact_table_rule_text_is_the_configured_spelling() -> None:
     filters = fset(1, do_table=["Db.T"])
     d = decide(filters, NameCollation(1), RowEvent("", "DB", "t"))
     assert (d.decision, d.rule, d.db) == ("APPLY", "Db.T", "db")
+
+
+@given(st.text(max_size=12), st.text(max_size=12))
+def test_folding_is_per_character(a: str, b: str) -> None:
+    # the server lower-cases character by character: no length change, no context
+    assert fold_case(a + b) == fold_case(a) + fold_case(b)
+    assert len(fold_case(a)) == len(a)
+
+
+def test_folding_follows_the_server_where_python_lower_does_not() -> None:
+    assert fold_case("İSTANBUL") == "istanbul"  # str.lower: "i̇stanbul" (9 characters)
+    assert fold_case("ΣΑΣ") == "σασ"  # str.lower: "σας" (final sigma)
+    assert fold_case("Straße") == "straße" and fold_case("ς") == "ς"  # not case folding
+    ci = NameCollation(1)
+    assert decide(fset(1, do_db=["σασ"]), ci, RowEvent("", "ΣΑΣ", "t")).applied
+    assert not decide(fset(1, do_db=["σας"]), ci, RowEvent("", "ΣΑΣ", "t")).applied
+    assert decide(fset(1, do_table=["istanbul.t"]), ci, RowEvent("", "İSTANBUL", "T")).applied
+    assert decide(fset(1, wild_do=["i_tanbul.%"]), ci, RowEvent("", "İSTANBUL", "T")).applied
 
 
 def test_transaction_events_are_never_filtered() -> None:

@@ -15,7 +15,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from ..interpreter import ast
 from ..interpreter.errors import ER, MySQLError
-from ..interpreter.filters import FilterType
+from ..interpreter.filters import FilterType, fold_case
 from .lexical import unescape_string, unquote_identifier
 from ..interpreter.source_options import resolve_source_option
 from .splitter import StatementText, split_statements, ClientCommand
@@ -156,7 +156,7 @@ class ToAst(Transformer):
         if name is None:
             return None
         assert isinstance(name, str)
-        return _check_no_linefeed(name).lower()
+        return fold_case(_check_no_linefeed(name))
 
     def change_filter(self, _c: Token, _r: Token, _f: Token, *rest: object) -> ast.ChangeReplicationFilter:
         *defs, channel = rest
@@ -270,7 +270,7 @@ class ToAst(Transformer):
         return ("formats", formats)
 
     def explain_channel(self, _for: Token, _channel: Token, name: str) -> tuple[str, object]:
-        return ("channel", _check_no_linefeed(name).lower())
+        return ("channel", fold_case(_check_no_linefeed(name)))
 
     def explain_replication(self, _e: Token, _r: Token, _of: Token, sql: str, *options: tuple[str, object]) -> ast.ExplainReplication:
         """Options may come in any order; a repeated option: the last one wins."""

@@ -42,7 +42,7 @@ from .events import (
     RowEvent,
     TransactionEvent,
 )
-from .filters import FilterSet, FilterType, NameCollation, display_rules
+from .filters import FilterSet, FilterType, NameCollation, display_rules, fold_case
 from .state import ReplicaState
 from .wildcard import WildList
 
@@ -121,7 +121,7 @@ class CompiledFilters:
     def __init__(self, filters: FilterSet, collation: NameCollation):
         self.collation = collation
         self.ci = collation.case_insensitive
-        # ``key`` is NameCollation.key; the hot paths inline it as ``x.lower() if ci else x``.
+        # ``key`` is NameCollation.key; the hot paths inline it as ``fold_case(x) if ci else x``.
         self.key = collation.key
         self.do_db = self._names(filters.rules(FT.DO_DB))
         self.ignore_db = self._names(filters.rules(FT.IGNORE_DB))
@@ -145,7 +145,7 @@ class CompiledFilters:
     def rewrite_db(self, db: str) -> tuple[str, str] | None:
         """First rule whose ``from`` equals ``db`` under the collation -> (from, to); no chaining."""
         if self.rewrite:
-            k = db.lower() if self.ci else db
+            k = fold_case(db) if self.ci else db
             for src_key, src, dst in self.rewrite:
                 if src_key == k:
                     return src, dst
@@ -189,14 +189,14 @@ class _Trace:
 def _db_ok(c: CompiledFilters, db: str, trace: _Trace) -> tuple[bool, FilterType | None, str | None, str]:
     """Table A: (passes, filter type, rule, reason). do-db, when present, hides ignore-db."""
     if c.do_db:
-        rule = c.do_db.get(db.lower() if c.ci else db)
+        rule = c.do_db.get(fold_case(db) if c.ci else db)
         if rule is not None:
             trace.bump(FT.DO_DB)
             trace.do_db_rule = rule
             return True, FT.DO_DB, rule, f"database {db!r} is in replicate-do-db"
         return False, None, None, f"database {db!r} is not in replicate-do-db"
     if c.ignore_db:
-        rule = c.ignore_db.get(db.lower() if c.ci else db)
+        rule = c.ignore_db.get(fold_case(db) if c.ci else db)
         if rule is not None:
             trace.bump(FT.IGNORE_DB)
             return False, FT.IGNORE_DB, rule, f"database {db!r} is in replicate-ignore-db"
@@ -230,7 +230,7 @@ def _tables_ok(
             continue
         saw_updating = True
         subject = f"{db}.{name}"
-        key = subject.lower() if ci else subject
+        key = fold_case(subject) if ci else subject
         if c.do_table:
             rule = c.do_table.get(key)
             if rule is not None:
@@ -299,7 +299,7 @@ def _finish(
 def decide_query(c: CompiledFilters, ev: QueryEvent) -> Decision:
     """Spec section 3.2 / 9 ``on QueryEvent``."""
     trace = _Trace()
-    folded = ev.default_db.lower() if c.ci else ev.default_db
+    folded = fold_case(ev.default_db) if c.ci else ev.default_db
     rewrite = c.rewrite_db(folded) if c.rewrite else None
     d = rewrite[1] if rewrite else folded
     cmd = ev.command
@@ -339,7 +339,7 @@ def _db_pass_reason(db_reason: str, table_part: str) -> str:
 def decide_row(c: CompiledFilters, ev: RowEvent) -> Decision:
     """Spec section 3.4 / 9 ``on TableMapEvent``: the table's own database decides."""
     trace = _Trace()
-    db, table = (ev.db.lower(), ev.table.lower()) if c.ci else (ev.db, ev.table)
+    db, table = (fold_case(ev.db), fold_case(ev.table)) if c.ci else (ev.db, ev.table)
     rewrite = c.rewrite_db(db) if c.rewrite else None
     if rewrite is not None:
         trace.bump(FT.REWRITE_DB)  # any match counts for a Table_map, even a no-op rename

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from . import ast
 from .errors import ER, Condition, MySQLError
-from .filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, NameCollation, Rule
+from .filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, NameCollation, Rule, fold_case
 from .perfschema import select_performance_schema
 from .results import Ok, Result
 from .show_status import ProgressSource, show_replica_status
@@ -101,7 +101,7 @@ def _stored_rules(ftype: FilterType, rules: tuple[Rule | ast.QualifiedName, ...]
     stored: list[Rule] = []
     for rule in rules:
         if isinstance(rule, ast.QualifiedName):
-            db = rule.db.lower() if collation.case_insensitive else rule.db
+            db = fold_case(rule.db) if collation.case_insensitive else rule.db
             stored.append(f"{db}.{rule.table}")
         else:
             stored.append(rule)

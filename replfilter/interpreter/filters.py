@@ -78,12 +78,25 @@ Rule = str | tuple[str, str]
 """A database name, a ``db.table`` key, a wild pattern, or a rewrite ``(from, to)`` pair."""
 
 
+_CONTEXT_FREE = str.maketrans({"\u0130": "i", "\u03a3": "\u03c3"})
+
+
+def fold_case(name: str) -> str:
+    """Lower-case ``name`` one character for one character, as the server's ``my_casedn_str``
+    (utf8mb3) does. That is ``str.lower`` except for its two special cases: ``İ`` (U+0130)
+    becomes two characters there (``i`` + U+0307) and ``i`` on the server, and a word-final
+    ``Σ`` becomes ``ς`` there and ``σ`` on the server (which has no context rules)."""
+    if "\u0130" in name or "\u03a3" in name:
+        name = name.translate(_CONTEXT_FREE)
+    return name.lower()
+
+
 @dataclass(frozen=True)
 class NameCollation:
     """The table-alias collation of ``lower_case_table_names``.
 
     0 compares byte-exactly; 1 and 2 compare case-insensitively (MySQL: "case insensitive but
-    accent sensitive"). Folding is ``str.lower``, a per-character lower-casing like the server's
+    accent sensitive"). Folding is :func:`fold_case`, a per-character lower-casing like the server's
     (``casefold`` would merge ``ß`` with ``ss`` and ``ς`` with ``σ``, which MySQL keeps apart);
     the evaluator, the wildcard matcher and the Spark runtime fold the same way.
     """
@@ -95,7 +108,7 @@ class NameCollation:
         return self.lower_case_table_names != 0
 
     def key(self, name: str) -> str:
-        return name.lower() if self.case_insensitive else name
+        return fold_case(name) if self.case_insensitive else name
 
     def equal(self, a: str, b: str) -> bool:
         return self.key(a) == self.key(b)

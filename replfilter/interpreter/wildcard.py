@@ -9,7 +9,7 @@ Matching is anchored at both ends.
 Why bytes for ``lower_case_table_names = 0``: the server then uses the binary collation, whose
 ``_`` consumes one *byte*; a table named ``té`` (two UTF-8 bytes for ``é``) is not matched by
 ``t_`` there. With ``lower_case_table_names`` 1 or 2 the collation is a character collation and
-``_`` is one character, and both sides are lower-cased with ``str.lower`` (the spec's choice:
+``_`` is one character, and both sides are lower-cased with ``fold_case`` (the spec's choice:
 per-character lower case, not full case folding, so ``ß`` stays one character).
 
 Patterns are compiled once (to one regular expression per rule, or one alternation per rule
@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from .filters import NameCollation
+from .filters import NameCollation, fold_case
 
 
 def fold(name: str, collation: NameCollation) -> str:
     """Lower-case a name the way the server does when ``lower_case_table_names != 0``."""
-    return name.lower() if collation.case_insensitive else name
+    return fold_case(name) if collation.case_insensitive else name
 
 
 def like_to_regex(pattern: str) -> str:
@@ -77,7 +77,7 @@ class WildPattern:
 
     def matches(self, subject: str) -> bool:
         if self.collation.case_insensitive:
-            return self._regex.fullmatch(subject.lower()) is not None
+            return self._regex.fullmatch(fold_case(subject)) is not None
         return self._regex.fullmatch(subject.encode("utf-8")) is not None
 
 
@@ -120,7 +120,7 @@ class WildList:
     def first_match(self, subject: str) -> str | None:
         if self._regex is None:
             return None
-        m = self._regex.fullmatch(subject.lower() if self._ci else subject.encode("utf-8"))
+        m = self._regex.fullmatch(fold_case(subject) if self._ci else subject.encode("utf-8"))
         if m is None:
             return None
         return self.rules[m.lastindex - 1]  # type: ignore[operator]
