@@ -327,11 +327,12 @@ def from_dict(data: Any) -> Event:
         )
     default_db = _string(data, "default_db", default="")
     command = _enum(CommandKind, data, "command")
-    sql = _optional_string(data, "sql")
-    if "tables" not in data and sql is not None:
-        tables = _tables_from_sql(sql, default_db)
+    if "tables" in data or data.get("sql") is None:
+        tables = _tables(data.get("tables", []))  # (fields are checked in key order)
+        sql = _optional_string(data, "sql")
     else:
-        tables = _tables(data.get("tables", []))
+        sql = _optional_string(data, "sql")
+        tables = _tables_from_sql(sql, default_db)
     return QueryEvent(
         channel=channel,
         default_db=default_db,
