@@ -29,9 +29,10 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-MAX_SLOT_BITS = 22
-"""At most 4 M slots (about 3 M distinct keys): beyond that the literal arrays would be larger
-than the join they replace; :func:`build` then returns None and the caller joins."""
+MAX_SLOT_BITS = 18
+"""At most 262,144 slots (about 196,000 distinct keys; the arrays then take ~3 MB): literal arrays
+travel inside every task's serialised plan, where a broadcast join's table goes to each executor
+once, so beyond this :func:`build` returns None and the caller joins."""
 
 LOAD = 0.75
 KEYS_PER_BUCKET = 4
