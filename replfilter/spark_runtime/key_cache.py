@@ -19,6 +19,7 @@ key was not counted gets no decision (NULL) from the lookup, never another key's
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from typing import Any
 
@@ -62,34 +63,39 @@ def input_snapshot(df) -> str | None:
 
 
 class KeyCache:
-    """The last :data:`MAX_ENTRIES` key countings, by snapshot (least recently used out first)."""
+    """The last :data:`MAX_ENTRIES` key countings, by snapshot (least recently used out first).
+    Thread-safe: jobs of several threads may decide through one process's cache."""
 
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
         self.max_entries = max_entries
         self._entries: OrderedDict[tuple, list[dict[str, Any]]] = OrderedDict()
+        self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
     def get(self, key: tuple) -> list[dict[str, Any]] | None:
-        rows = self._entries.get(key)
-        if rows is None:
-            self.misses += 1
-            return None
-        self._entries.move_to_end(key)
-        self.hits += 1
-        return rows
+        with self._lock:
+            rows = self._entries.get(key)
+            if rows is None:
+                self.misses += 1
+                return None
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return rows
 
     def put(self, key: tuple, rows: list[dict[str, Any]]) -> None:
         if len(rows) > MAX_KEYS:
             return
-        self._entries[key] = rows
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
+        with self._lock:
+            self._entries[key] = rows
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
 
     def clear(self) -> None:
-        self._entries.clear()
-        self.hits = self.misses = 0
+        with self._lock:
+            self._entries.clear()
+            self.hits = self.misses = 0
 
     def __len__(self) -> int:
         return len(self._entries)
