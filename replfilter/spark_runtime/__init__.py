@@ -12,7 +12,8 @@ Public API (see each module):
 * :func:`replfilter.spark_runtime.ingest.read_events` / ``parse_event_lines`` /
   ``parse_debezium`` — files and Debezium envelopes to event rows plus dead letters.
 * :func:`replfilter.spark_runtime.transform.apply_filters` / ``applied_events`` /
-  ``decide_frame`` — the decisions, equal to the reference evaluator's.
+  ``decide_frame`` — the decisions, equal to the reference evaluator's
+  (:mod:`~replfilter.spark_runtime.key_cache` remembers the keys of files decided before).
 * :class:`replfilter.spark_runtime.stream.EventStream` — Structured Streaming, exactly once.
 * :mod:`replfilter.spark_runtime.applier` — the in-shell background applier (START REPLICA).
 """
