@@ -58,6 +58,24 @@ def test_the_join_lookup_decides_as_the_slot_lookup(spark, state, evs):
     assert decided.new_state() == want_state
 
 
+@pytest.mark.parametrize("kwargs", [{}, {"lookup": "join"}, {"hash_modulus": 2}])
+def test_extra_columns_pass_through_whatever_their_names(spark, kwargs):
+    from pyspark.sql import functions as F
+
+    from replfilter.interpreter.session import Session
+    from replfilter.spark_runtime.transform import applied_events, decide_frame
+
+    session = Session()
+    session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h'")
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB=(b)")
+    evs = [RowEvent("", "a", "t"), RowEvent("", "b", "t"), RowEvent("", "c", "u")]
+    df = _frame(spark, evs).withColumn("x.y", F.col("id") * 10).withColumn("odd`name", F.lit("k"))
+    out = decide_frame(df, session.state, **kwargs).df.orderBy("id").collect()
+    assert [(r["x.y"], r["odd`name"], r["decision"]) for r in out] == [(0, "k", "APPLY"), (10, "k", "SKIP"), (20, "k", "APPLY")]
+    applied = applied_events(df, session.state).orderBy("id").collect()
+    assert [(r["x.y"], r["db"]) for r in applied] == [(0, "a"), (20, "c")] and applied[0].__fields__ == df.columns
+
+
 def test_applied_events_rewrites_the_database(spark):
     from replfilter.interpreter.session import Session
     from replfilter.spark_runtime.transform import applied_events, apply_filters

@@ -122,7 +122,9 @@ def _place(buckets, order, slots: int, f1_shift: int, f2_shift: int):
 
 def with_code(df, table: SlotTable, hash_column: str, code_column: str):
     """``df`` with ``code_column``: the code of each row's hash in ``hash_column`` (NULL when the
-    table does not hold it). Needs a classic session (:func:`.literals.has_jvm`).
+    table does not hold it), and the helper column :data:`SLOT_COLUMN`, which the caller's final
+    projection leaves out (dropping it here would cost one more analysis of the plan). Needs a
+    classic session (:func:`.literals.has_jvm`).
 
     The arrays are literals built in the JVM (:mod:`.literals`). The slot is a column of its
     own so that the two lookups share it (written inline in both, Spark computed it twice)."""
@@ -147,8 +149,6 @@ def with_code(df, table: SlotTable, hash_column: str, code_column: str):
     slot = F.col(SLOT_COLUMN)
     stored_hash = F.element_at(literal_array(list(table.hashes), "long"), slot)
     stored_code = F.element_at(literal_array(list(table.codes), "int"), slot)
-    return (
-        df.withColumn(SLOT_COLUMN, ((f1 + d * f2).bitwiseAND(mask) + 1).cast("int"))
-        .withColumn(code_column, F.when(stored_hash == h, F.nullif(stored_code, F.lit(0))))
-        .drop(SLOT_COLUMN)
+    return df.withColumn(SLOT_COLUMN, ((f1 + d * f2).bitwiseAND(mask) + 1).cast("int")).withColumn(
+        code_column, F.when(stored_hash == h, F.nullif(stored_code, F.lit(0)))
     )
