@@ -390,6 +390,14 @@ def _check_input(df: DataFrame) -> None:
     missing = [c for c in KEY_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"not an event DataFrame: missing column(s) {', '.join(missing)} (see schema.EVENT_SCHEMA)")
+    # simpleString leaves nullability out: a non-nullable column of the right type is fine
+    wrong = [
+        f"{c} is {df.schema[c].dataType.simpleString()}, expected {_KEY_FIELDS[c].dataType.simpleString()}"
+        for c in KEY_COLUMNS
+        if df.schema[c].dataType.simpleString() != _KEY_FIELDS[c].dataType.simpleString()
+    ]
+    if wrong:
+        raise ValueError(f"not an event DataFrame: {'; '.join(wrong)} (see schema.EVENT_SCHEMA)")
 
 
 def decide_frame(
