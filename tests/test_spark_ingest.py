@@ -293,3 +293,44 @@ def test_sql_tables_each_text_once_and_dead_letters(spark):
             assert err.field == "sql" and dead[0].reason.endswith(str(err).split(": ", 1)[1])
             continue
         assert by_sql[event.sql] == [(t.db, t.table, t.updating) for t in event.tables]
+
+
+def test_read_events_gives_events_decided_as_replfilter_evaluate_decides(spark, tmp_path):
+    from replfilter.interpreter.evaluator import evaluate_lines
+    from replfilter.interpreter.session import Session
+    from replfilter.spark_runtime.ingest import read_events
+    from replfilter.spark_runtime.transform import InvalidEventError, apply_filters
+
+    session = Session()
+    session.execute_sql("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h'; "
+                        "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (db1), REPLICATE_DO_TABLE = (db2.t3)")
+    query = {"v": 1, "type": "query", "channel": "", "default_db": "db2", "command": "INSERT"}
+    lines = [
+        json.dumps({"v": 1, "type": "row", "channel": "", "db": "db1", "table": "t"}),
+        json.dumps({**query, "sql": "INSERT INTO t3 VALUES (1)"}),  # tables from the text: db2.t3
+        json.dumps({**query, "sql": "INSERT INTO t4 VALUES (1)"}),  # db2.t4: not a do-table
+        json.dumps({**query, "sql": "INSERT INTO t4 VALUES (1)", "tables": []}),  # a given list is kept
+        json.dumps({**query, "sql": "INSERT INTO 'unterminated"}),
+    ]
+    path = tmp_path / "events.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    results, _ = evaluate_lines(session.state, lines)
+    want = sorted(
+        (getattr(r.event, "sql", None) or "", len(getattr(r.event, "tables", ())), r.decision.decision.value)
+        for r in results if r.event
+    )
+    bad_lines = [r.error for r in results if r.error]
+
+    ingested = read_events(spark, str(path), "json")
+    decided = apply_filters(ingested.events, session.state).collect()
+    assert sorted((r.sql or "", len(r.tables or []), r.decision) for r in decided) == want
+    assert [r.decision for r in decided if r.sql == "INSERT INTO t4 VALUES (1)" and r.tables] == ["SKIP"]
+    dead = [r.reason for r in ingested.dead.collect()]
+    assert len(dead) == len(bad_lines) == 1 and "cannot derive the tables" in dead[0] and "cannot derive the tables" in bad_lines[0]
+
+    # without the resolution the rows are not events yet, and deciding them says so
+    raw = read_events(spark, str(path), "json", resolve_sql=False)
+    assert sorted(r.tables is None for r in raw.events.collect() if r.sql) == [False, True, True, True]
+    with pytest.raises(InvalidEventError) as err:
+        apply_filters(raw.events, session.state)
+    assert "resolve_sql_tables" in str(err.value)

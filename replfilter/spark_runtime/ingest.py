@@ -475,17 +475,32 @@ def split_unknown_channels(ingested: Ingested, state: ReplicaState) -> Ingested:
 FORMATS = ("json", "parquet", "debezium")
 
 
-def read_events(spark, path: str, fmt: str = "json", channel: str = "") -> Ingested:
-    """Read a file or directory of events (``json`` lines, ``parquet``, or ``debezium`` JSON)."""
+def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_sql: bool = True) -> Ingested:
+    """Read a file or directory of events (``json`` lines, ``parquet``, or ``debezium`` JSON).
+
+    With ``resolve_sql`` (the default) query events that carry SQL text but no table list (or,
+    from Debezium, no command) get them from the text, as the JSON reader of ``replfilter
+    evaluate`` does, and a text that cannot be read becomes a dead letter: the events are then
+    events in full, ready for :func:`~replfilter.spark_runtime.transform.apply_filters`. Pass
+    ``False`` for inputs known to have no such rows, to save the split of the events it costs.
+    """
     if fmt == "parquet":
         df = spark.read.schema(_parquet_read_schema()).parquet(path)
-        return normalize_event_rows(df.withColumn("_file", F.col("_metadata.file_path")), source_col="_file")
-    lines = spark.read.text(path).withColumn("_file", F.col("_metadata.file_path"))
-    if fmt == "debezium":
-        return parse_debezium(lines, channel=channel, source_col="_file")
-    if fmt == "json":
-        return parse_event_lines(lines, source_col="_file")
-    raise ValueError(f"unknown input format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        ingested = normalize_event_rows(df.withColumn("_file", F.col("_metadata.file_path")), source_col="_file")
+    elif fmt in ("debezium", "json"):
+        lines = spark.read.text(path).withColumn("_file", F.col("_metadata.file_path"))
+        if fmt == "debezium":
+            ingested = parse_debezium(lines, channel=channel, source_col="_file")
+        else:
+            ingested = parse_event_lines(lines, source_col="_file")
+    else:
+        raise ValueError(f"unknown input format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if not resolve_sql:
+        return ingested
+    from .sql_tables import resolve_sql_tables  # (it imports this module)
+
+    resolved = resolve_sql_tables(ingested.events)
+    return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
 
 
 def _parquet_read_schema() -> StructType:

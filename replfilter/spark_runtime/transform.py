@@ -400,12 +400,32 @@ def _check_input(df: DataFrame) -> None:
         raise ValueError(f"not an event DataFrame: {'; '.join(wrong)} (see schema.EVENT_SCHEMA)")
 
 
+def _checked_keys(df: DataFrame, rows: list) -> list:
+    """``rows`` (pass 1's keys), after making sure no query event still waits for its tables or
+    command from its SQL text: decided as it is, such a row would be decided as a statement on
+    no table — not what ``replfilter evaluate`` decides for the same event. Only when a key could
+    be one (a query with no table list or no command) does this look at the rows' ``sql``."""
+    def unresolved(row) -> bool:
+        values = row if isinstance(row, Mapping) else row.asDict()
+        return values.get("type") == "query" and (values.get("tables") is None or values.get("command") is None)
+
+    if any(unresolved(row) for row in rows):
+        from .sql_tables import needs_sql_tables
+
+        if df.where(needs_sql_tables()).limit(1).count():
+            raise InvalidEventError(
+                "query events with SQL text but no table list (or no command) must get them from the "
+                "text first: replfilter.spark_runtime.sql_tables.resolve_sql_tables (read_events does it)"
+            )
+    return rows
+
+
 def decide_frame(
     df: DataFrame, state: ReplicaState, hash_modulus: int | None = None, lookup: str = "slots"
 ) -> DecidedFrame:
     """Run pass 1 (one Spark job, now) and return the lazily decided frame plus the counters."""
     _check_input(df)
-    decisions = decide_keys(collect_keys(df, hash_modulus, cache=KEY_CACHE), state)
+    decisions = decide_keys(_checked_keys(df, collect_keys(df, hash_modulus, cache=KEY_CACHE)), state)
     return DecidedFrame(join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup), decisions)
 
 
@@ -423,7 +443,7 @@ def apply_filters(df: DataFrame, state: ReplicaState) -> DataFrame:
 def applied_events(df: DataFrame, state: ReplicaState) -> DataFrame:
     """Only the events the replica applies, with the database rewritten, original columns only."""
     _check_input(df)
-    decisions = decide_keys(collect_keys(df, cache=KEY_CACHE), state)
+    decisions = decide_keys(_checked_keys(df, collect_keys(df, cache=KEY_CACHE)), state)
     joined = join_decisions(df, decisions, only="APPLY")
     return rewrite_databases(joined).select(*[F.col(_quoted(c)) for c in df.columns])
 
