@@ -64,7 +64,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
-from ..interpreter.evaluator import Decision, channel_filters, decide, with_counts
+from ..interpreter.evaluator import Decision, channel_filters, compile_filters, decide_compiled, with_counts
 from ..interpreter.events import (
     CommandKind,
     Event,
@@ -223,10 +223,11 @@ def decide_keys(rows: Iterable, state: ReplicaState) -> BatchDecisions:
         event = event_from_key(values)
         # the evaluator's choice of filter set (an unconfigured channel decides with the
         # global rules); raises UnknownChannelError for a channel the replica does not have
-        filters = filter_sets.get(event.channel)
-        if filters is None:
-            filters = filter_sets[event.channel] = channel_filters(state, event.channel)
-        decision = decide(filters, state.collation, event)
+        compiled = filter_sets.get(event.channel)
+        if compiled is None:
+            filters = channel_filters(state, event.channel)
+            compiled = filter_sets[event.channel] = compile_filters(filters, state.collation)
+        decision = decide_compiled(compiled, event)
         out = decision_values(decision)
         code = outcome_index.get(out)
         if code is None:
