@@ -47,7 +47,7 @@ slots plus a filter;
 Reading the key columns alone costs ~1.2-1.4 s, so even a free aggregation and a free lookup
 would leave two passes over new files at ~0.55 x pass-through on this input; the measured pair
 gives ~0.35 x. One pass needs the keys before reading the data, which only the key cache
-(files seen before) provides: ~0.6 x.
+(files seen before) provides: ~0.7 x.
 
 Inputs must be deterministic between the two passes (files are; use ``df.persist()`` otherwise),
 and must not be streaming DataFrames (use :mod:`.stream`, which calls this per micro-batch).
