@@ -126,11 +126,10 @@ def udf_baseline(df, state):
 
     def run(batches):
         from replfilter.interpreter.evaluator import Evaluator
-        from replfilter.spark_runtime.transform import decision_values, event_from_key
+        from replfilter.spark_runtime.transform import KEY_COLUMNS as names, decision_values, event_from_key
 
         evaluator = Evaluator(state)
         cache: dict = {}
-        names = ("channel", "type", "command", "kind", "default_db", "db", "table", "temporary", "if_exists", "tables")
         for batch in batches:
             cols = [batch.column(batch.schema.get_field_index(n)).to_pylist() for n in names]
             dec, ft, rule, rw = [], [], [], []

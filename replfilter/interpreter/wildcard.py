@@ -26,11 +26,6 @@ from typing import Iterable, Sequence
 from .filters import NameCollation, fold_case
 
 
-def fold(name: str, collation: NameCollation) -> str:
-    """Lower-case a name the way the server does when ``lower_case_table_names != 0``."""
-    return fold_case(name) if collation.case_insensitive else name
-
-
 def like_to_regex(pattern: str) -> str:
     """Translate one LIKE pattern (escape ``\\``) to an anchored-by-use regex source.
 
@@ -83,7 +78,7 @@ class WildPattern:
 
 def compile_pattern(rule: str, collation: NameCollation = NameCollation()) -> WildPattern:
     """Compile one wild rule for repeated matching."""
-    source = like_to_regex(fold(rule, collation))
+    source = like_to_regex(collation.key(rule))
     return WildPattern(rule, collation, _compile([source], not collation.case_insensitive))
 
 
@@ -111,7 +106,7 @@ class WildList:
     def __init__(self, rules: Iterable[str], collation: NameCollation = NameCollation()):
         self.rules: tuple[str, ...] = tuple(rules)
         self._ci = collation.case_insensitive
-        sources = [like_to_regex(fold(rule, collation)) for rule in self.rules]
+        sources = [like_to_regex(collation.key(rule)) for rule in self.rules]
         self._regex = _compile(sources, not self._ci) if sources else None
 
     def __bool__(self) -> bool:

@@ -45,6 +45,13 @@ def needs_sql_tables() -> Column:
     )
 
 
+def key_needs_sql(key) -> bool:
+    """Whether a key of pass 1 (a dict or Row of the key columns) is a query event that may still
+    wait for its table list or command: :func:`needs_sql_tables` for a key, which has no ``sql``
+    column (so a row it stands for may also have no text, and need nothing)."""
+    return key["type"] == "query" and (key["tables"] is None or key["command"] is None)
+
+
 def analyse_texts(texts: DataFrame) -> DataFrame:
     """``(sql, default_db)`` rows -> the analysis of each (``_RESULT`` schema)."""
     import pyarrow as pa
@@ -108,4 +115,4 @@ def resolve_sql_tables(df: DataFrame) -> Ingested:
     return Ingested(rest.unionByName(resolved), dead)
 
 
-__all__ = ["analyse_texts", "needs_sql_tables", "resolve_sql_tables"]
+__all__ = ["analyse_texts", "key_needs_sql", "needs_sql_tables", "resolve_sql_tables"]

@@ -64,7 +64,7 @@ from .ingest import (
     split_unknown_channels,
 )
 from .schema import DECISION_COLUMNS, EVENT_COLUMNS, EVENT_SCHEMA
-from .sql_tables import resolve_sql_tables
+from .sql_tables import key_needs_sql, resolve_sql_tables
 from .transform import (
     BatchDecisions,
     collect_keys,
@@ -427,7 +427,7 @@ class EventStream:
                 events, dead = keep(ingested.events), ingested.dead
                 keys = collect_keys(events)
                 dead_known = None
-            if any(_needs_sql(row) for row in keys):
+            if any(key_needs_sql(row) for row in keys):
                 resolved = resolve_sql_tables(events)
                 events, dead = keep(resolved.events), dead.unionByName(resolved.dead)
                 keys = collect_keys(events)
@@ -578,10 +578,6 @@ def _merge_keys(rows) -> list[dict]:
 
 def _value(row, name: str):
     return row[name]
-
-
-def _needs_sql(row) -> bool:
-    return row["type"] == "query" and (row["tables"] is None or row["command"] is None)
 
 
 def _claim_relay_events(ingested: Ingested, channel: str) -> Ingested:

@@ -406,13 +406,9 @@ def _checked_keys(df: DataFrame, rows: list) -> list:
     command from its SQL text: decided as it is, such a row would be decided as a statement on
     no table — not what ``replfilter evaluate`` decides for the same event. Only when a key could
     be one (a query with no table list or no command) does this look at the rows' ``sql``."""
-    def unresolved(row) -> bool:
-        values = row if isinstance(row, Mapping) else row.asDict()
-        return values.get("type") == "query" and (values.get("tables") is None or values.get("command") is None)
+    from .sql_tables import key_needs_sql, needs_sql_tables
 
-    if any(unresolved(row) for row in rows):
-        from .sql_tables import needs_sql_tables
-
+    if any(key_needs_sql(row) for row in rows):
         if df.where(needs_sql_tables()).limit(1).count():
             raise InvalidEventError(
                 "query events with SQL text but no table list (or no command) must get them from the "
@@ -421,12 +417,17 @@ def _checked_keys(df: DataFrame, rows: list) -> list:
     return rows
 
 
+def _decide(df: DataFrame, state: ReplicaState, hash_modulus: int | None = None) -> BatchDecisions:
+    """Check the input, count its keys (or recall them, :mod:`.key_cache`) and decide them."""
+    _check_input(df)
+    return decide_keys(_checked_keys(df, collect_keys(df, hash_modulus, cache=KEY_CACHE)), state)
+
+
 def decide_frame(
     df: DataFrame, state: ReplicaState, hash_modulus: int | None = None, lookup: str = "slots"
 ) -> DecidedFrame:
     """Run pass 1 (one Spark job, now) and return the lazily decided frame plus the counters."""
-    _check_input(df)
-    decisions = decide_keys(_checked_keys(df, collect_keys(df, hash_modulus, cache=KEY_CACHE)), state)
+    decisions = _decide(df, state, hash_modulus)
     return DecidedFrame(join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup), decisions)
 
 
@@ -443,9 +444,7 @@ def apply_filters(df: DataFrame, state: ReplicaState) -> DataFrame:
 
 def applied_events(df: DataFrame, state: ReplicaState) -> DataFrame:
     """Only the events the replica applies, with the database rewritten, original columns only."""
-    _check_input(df)
-    decisions = decide_keys(_checked_keys(df, collect_keys(df, cache=KEY_CACHE)), state)
-    joined = join_decisions(df, decisions, only="APPLY")
+    joined = join_decisions(df, _decide(df, state), only="APPLY")
     return rewrite_databases(joined).select(*[F.col(_quoted(c)) for c in df.columns])
 
 
