@@ -301,3 +301,93 @@ def test_stream_cli_reports_a_missing_events_directory(tmp_path):
     status = main(["stream", str(tmp_path / "nope"), str(tmp_path / "out"), str(tmp_path / "ckpt")], stderr=err)
     assert status == 1
     assert "events directory" in err.getvalue() and "does not exist" in err.getvalue()
+
+
+def _parquet_batches(spark, tmp_path, batches: list[list[dict]]) -> str:
+    """One Parquet file per batch, moved into the events directory in order."""
+    from replfilter.spark_runtime.schema import EVENT_SCHEMA
+
+    events_dir = tmp_path / "events"
+    events_dir.mkdir()
+    now = time.time() - 1000
+    for k, rows in enumerate(batches):
+        staging = tmp_path / f"staging{k}"
+        spark.createDataFrame(rows, EVENT_SCHEMA).coalesce(1).write.parquet(str(staging))
+        (part,) = [p for p in staging.iterdir() if p.name.endswith(".parquet")]
+        os.utime(part, (now + k, now + k))
+        os.rename(part, events_dir / f"{k:03d}.parquet")
+    return str(events_dir)
+
+
+def test_repeated_keys_take_one_pass_and_decide_as_two_passes(spark, tmp_path):
+    """Batches whose keys were all seen before are decided in one pass; a batch with a new key,
+    a malformed row, a channel the replica no longer has, or SQL text still to read goes back to
+    the two passes. Every batch's outputs, counts and the COUNTERs equal the evaluator's, with
+    filters changed between batches."""
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+    from spark_helpers import event_row
+
+    batches = [_batch_events(i) for i in range(8)]
+    for i in (5, 6, 7):  # channel b is gone by then (see changes)
+        batches[i] = [e for e in batches[i] if e.channel == "a"]
+    batches[3].append(RowEvent("a", "db9", "t99"))  # a key not seen before
+    batches[5].append(RowEvent("b", "db0", "t10"))  # a dead letter
+    batches[6].append(QueryEvent("a", "db2", CommandKind.INSERT, (), sql="INSERT INTO db2.t12 VALUES (1)"))
+    rows = [[event_row(e) for e in evs] for evs in batches]
+    rows[4].append({**event_row(RowEvent("a", "d", "t")), "db": None})  # malformed: dead letter
+    rows[6][-1]["tables"] = None  # its tables come from the SQL text
+    changes = {
+        1: "CHANGE REPLICATION FILTER REPLICATE_DO_DB=(db2, rw) FOR CHANNEL 'a'",
+        2: "CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE=(rw.t10), REPLICATE_WILD_DO_TABLE=() FOR CHANNEL 'b'",
+        4: "STOP REPLICA FOR CHANNEL 'b'; RESET REPLICA ALL FOR CHANNEL 'b'",
+    }
+    events_dir = _parquet_batches(spark, tmp_path, rows)
+
+    session = Session()
+    session.execute_sql(SETUP)
+
+    def between(stats):
+        if stats.batch_id in changes:
+            session.execute_sql(changes[stats.batch_id])
+
+    config = StreamConfig(
+        events_dir, str(tmp_path / "out"), str(tmp_path / "ckpt"), skipped_dir=str(tmp_path / "skipped"),
+        input_format="parquet", max_files_per_trigger=1,
+    )
+    stats = EventStream(spark, session, config, on_batch=between).run_available_now()
+    assert [s.one_pass for s in stats] == [False, True, True, False, False, False, False, True]
+    assert [s.distinct_keys is None for s in stats] == [s.one_pass for s in stats]
+    assert [s.dead for s in stats] == [0, 0, 0, 0, 1, 1, 0, 0]
+
+    reference = _fresh()
+    applied = spark.read.parquet(config.output_dir).collect()
+    skipped = spark.read.parquet(config.skipped_dir).collect()
+    for i, evs in enumerate(batches):
+        evs = [e for e in evs if reference.channel(e.channel) is not None]  # b's rows are dead letters
+        if i == 6:  # what the stream reads from the SQL text
+            evs[-1] = QueryEvent("a", "db2", CommandKind.INSERT, (TableRef("db2", "t12"),), sql=evs[-1].sql)
+        decisions, reference = apply_events(reference, evs)
+        if i in changes:
+            replay = Session(reference)
+            replay.execute_sql(changes[i])
+            reference = replay.state
+        got = {(_key(r), r["decision"], r["filter_type"], r["filter_rule"]) for r in applied + skipped if r["batch_id"] == i}
+        want = {
+            (_event_key(e, d), d.decision.value, d.filter_type.keyword if d.filter_type else None, d.rule)
+            for e, d in zip(evs, decisions)
+        }
+        assert got == want, f"batch {i}"
+        assert sorted(_key(r) for r in applied if r["batch_id"] == i) == sorted(
+            _event_key(e, d) for e, d in zip(evs, decisions) if d.applied
+        ), f"batch {i}"
+        assert (stats[i].events, stats[i].applied) == (len(evs), sum(d.applied for d in decisions)), f"batch {i}"
+        counts: dict = {}
+        for e, d in zip(evs, decisions):
+            for ftype, n in d.increments.items():
+                counts.setdefault(e.channel, {}).setdefault(ftype.keyword, 0)
+                counts[e.channel][ftype.keyword] += n
+        assert stats[i].counts == counts, f"batch {i}"
+    assert session.state.channel_names == reference.channel_names
+    mine = {f: s.counter for f, s in session.state.channel("a").filters.items()}
+    assert mine == {f: s.counter for f, s in reference.channel("a").filters.items()}
+    assert mine[FilterType.DO_DB] > 0

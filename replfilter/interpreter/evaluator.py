@@ -152,7 +152,7 @@ class CompiledFilters:
         return None
 
 
-def _rules_key(filters: FilterSet, collation: NameCollation) -> tuple:
+def rules_key(filters: FilterSet, collation: NameCollation) -> tuple:
     """What compilation depends on: the rules, the is_on flag, the collation (not counters)."""
     return (tuple(slot.rules for slot in filters.slots), filters.table_rules_on, collation.lower_case_table_names)
 
@@ -167,7 +167,7 @@ def _compile_cached(key: tuple) -> CompiledFilters:
 
 def compile_filters(filters: FilterSet, collation: NameCollation) -> CompiledFilters:
     """Compile (cached by rules, not by counters, so moving counters does not recompile)."""
-    return _compile_cached(_rules_key(filters, collation))
+    return _compile_cached(rules_key(filters, collation))
 
 
 # --- the primitive predicates (spec 3.1) ----------------------------------------------------

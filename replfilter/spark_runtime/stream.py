@@ -7,7 +7,8 @@ or ``debezium`` JSON) and handles each micro-batch in ``foreachBatch``
 1. take the session's state **as it is at the start of the batch** (filter changes made while a
    batch runs apply from the next one, as a replica applies them between transactions);
 2. ingest: events and dead letters (malformed records, unknown channels);
-3. decide with :mod:`.transform` (distinct keys decided by the reference evaluator);
+3. decide with :mod:`.transform` (distinct keys decided by the reference evaluator) — or, for
+   Parquet batches whose keys all appeared in earlier batches, in one pass (:mod:`.known_keys`);
 4. write applied events (database rewritten) to ``output_dir``, skipped events to
    ``skipped_dir`` (optional) and dead letters to ``dead_letter_dir`` (default
    ``output_dir/_dead_letter``, hidden from Parquet readers of ``output_dir``) — each as
@@ -47,7 +48,7 @@ from typing import Callable, TextIO
 from urllib.parse import urlparse
 
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
 from ..interpreter.filters import FilterType
@@ -63,14 +64,18 @@ from .ingest import (
     parse_event_lines,
     split_unknown_channels,
 )
+from . import literals
+from .known_keys import KnownKeys
 from .schema import DECISION_COLUMNS, EVENT_COLUMNS, EVENT_SCHEMA
 from .sql_tables import key_needs_sql, resolve_sql_tables
 from .transform import (
+    CODE_COLUMN,
     BatchDecisions,
     collect_keys,
     decide_keys,
     join_decisions,
     rewrite_databases,
+    with_outcome_columns,
 )
 
 OUTPUT_COLUMNS = (*INGESTED_COLUMNS, *DECISION_COLUMNS)
@@ -96,6 +101,9 @@ class StreamConfig:
     """Set by the in-shell applier: the events are that channel's relay log. Events naming no
     channel (``""``) are taken as that channel's; events naming another are dead letters."""
     query_name: str | None = None
+    one_pass: bool = True
+    """Parquet batches whose keys were all seen before are decided in one pass
+    (:mod:`.known_keys`: keys matched by their 64-bit hash); False reads every batch twice."""
 
     @property
     def dead_dir(self) -> str:
@@ -109,10 +117,12 @@ class BatchStats:
     applied: int = 0
     skipped: int = 0
     dead: int = 0
-    distinct_keys: int = 0
+    distinct_keys: int | None = 0
+    """Distinct decision keys of the batch; None when it was decided in one pass (not counted)."""
     files: int = 0
     seconds: float = 0.0
     recovered: bool = False
+    one_pass: bool = False
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     file_names: list[str] = field(default_factory=list)
 
@@ -274,6 +284,7 @@ class EventStream:
         self._query_id: str | None = None
         self._total_files: int | None = None
         self._files_done = 0
+        self.known_keys = KnownKeys()
 
     # -- source ----------------------------------------------------------------------------
 
@@ -295,11 +306,7 @@ class EventStream:
         scan gives the keys, whether there are bad rows at all, and the batch's files; only
         when there are bad rows (or foreign channels) does anything else run."""
         c = self.config
-        marked = mark_event_rows(df, source_col="_file")
-        if c.relay_channel is not None:
-            marked = marked.withColumn(
-                "channel", F.when(F.col("channel") == "", F.lit(c.relay_channel)).otherwise(F.col("channel"))
-            )
+        marked = self._marked(df)
         rows = collect_keys(marked, extra=("_ok",))
         good = marked.where(F.col("_ok")).select(*INGESTED_COLUMNS)
         clean = all(row["_ok"] for row in rows)
@@ -318,6 +325,36 @@ class EventStream:
         if clean:
             return ingested.events, ingested.dead, _merge_keys(rows), 0
         return ingested.events, ingested.dead, collect_keys(ingested.events), None
+
+    def _marked(self, df: DataFrame) -> DataFrame:
+        """Parquet rows checked natively (``_ok``); in a relay log, no channel is this channel."""
+        marked = mark_event_rows(df, source_col="_file")
+        relay = self.config.relay_channel
+        if relay is not None:
+            marked = marked.withColumn("channel", F.when(F.col("channel") == "", F.lit(relay)).otherwise(F.col("channel")))
+        return marked
+
+    def _decide_in_one_pass(self, df: DataFrame, state: ReplicaState, outputs) -> BatchDecisions | None:
+        """Write a Parquet batch's outputs in one pass over remembered keys (:mod:`.known_keys`);
+        None when the batch has a row this cannot decide (its output is then written again)."""
+        if not (self.config.one_pass and self.config.input_format == "parquet" and literals.has_jvm(self.spark)):
+            return None
+        plan = self.known_keys.plan(state, self.config.relay_channel)
+        if plan is None:
+            return None
+        coded = plan.lookup(self._marked(df))
+        observation = Observation()
+        observed = plan.observe(coded, observation)
+
+        def only(frame: DataFrame, decision: str) -> DataFrame:
+            kept = frame.where(F.col(CODE_COLUMN).isin(plan.codes(decision)))
+            return with_outcome_columns(kept, list(INGESTED_COLUMNS), plan.decisions)
+
+        self._write(rewrite_databases(only(observed, "APPLY")).select(*OUTPUT_COLUMNS), outputs[0][0])
+        decisions = plan.counted(observation.get, state)
+        if decisions is not None and self.config.skipped_dir:
+            self._write(only(coded, "SKIP").select(*OUTPUT_COLUMNS), outputs[2][0])
+        return decisions
 
     def ingest(self, df: DataFrame, state: ReplicaState, keep=None) -> Ingested:
         c = self.config
@@ -420,32 +457,19 @@ class EventStream:
 
         try:
             file_names = self.batch_files(batch_id)
-            if self.config.input_format == "parquet":
-                events, dead, keys, dead_known = self._ingest_parquet(df, state)
-            else:
-                ingested = self.ingest(df, state, keep)
-                events, dead = keep(ingested.events), ingested.dead
-                keys = collect_keys(events)
-                dead_known = None
-            if any(key_needs_sql(row) for row in keys):
-                resolved = resolve_sql_tables(events)
-                events, dead = keep(resolved.events), dead.unionByName(resolved.dead)
-                keys = collect_keys(events)
-                dead_known = None
-            decisions = decide_keys(keys, state)
             outputs = self._outputs(batch_id)
-            applied = rewrite_databases(join_decisions(events, decisions, only="APPLY")).select(*OUTPUT_COLUMNS)
-            self._write(applied, outputs[0][0])
-            dead_count = dead_known if dead_known is not None else dead.count()
-            if dead_count:
-                self._write(dead, outputs[1][0])
-            if self.config.skipped_dir:
-                skipped = join_decisions(events, decisions, only="SKIP").select(*OUTPUT_COLUMNS)
-                self._write(skipped, outputs[2][0])
+            decisions = self._decide_in_one_pass(df, state, outputs)
+            one_pass = decisions is not None
+            if one_pass:
+                dead_count = 0
+            else:
+                decisions, dead_count = self._decide_in_two_passes(df, state, outputs, keep)
+                if self.config.one_pass and self.config.input_format == "parquet":
+                    self.known_keys.remember(decisions.key_rows)
         finally:
             for frame in persisted:
                 frame.unpersist()
-        stats = self._stats(batch_id, decisions, dead_count, file_names)
+        stats = self._stats(batch_id, decisions, dead_count, file_names, one_pass)
         record = json.loads(stats.to_json())
         record["query_id"] = self.query_id()
         self.store.write_text(manifest_path, json.dumps(record, sort_keys=True))
@@ -454,6 +478,31 @@ class EventStream:
             self.session.update(counter_update(state, decisions.counts))
         stats.seconds = time.perf_counter() - started
         return stats
+
+    def _decide_in_two_passes(self, df: DataFrame, state: ReplicaState, outputs, keep) -> tuple[BatchDecisions, int]:
+        """Ingest, count the keys (pass 1), decide them, write the outputs (pass 2)."""
+        if self.config.input_format == "parquet":
+            events, dead, keys, dead_known = self._ingest_parquet(df, state)
+        else:
+            ingested = self.ingest(df, state, keep)
+            events, dead = keep(ingested.events), ingested.dead
+            keys = collect_keys(events)
+            dead_known = None
+        if any(key_needs_sql(row) for row in keys):
+            resolved = resolve_sql_tables(events)
+            events, dead = keep(resolved.events), dead.unionByName(resolved.dead)
+            keys = collect_keys(events)
+            dead_known = None
+        decisions = decide_keys(keys, state)
+        applied = rewrite_databases(join_decisions(events, decisions, only="APPLY")).select(*OUTPUT_COLUMNS)
+        self._write(applied, outputs[0][0])
+        dead_count = dead_known if dead_known is not None else dead.count()
+        if dead_count:
+            self._write(dead, outputs[1][0])
+        if self.config.skipped_dir:
+            skipped = join_decisions(events, decisions, only="SKIP").select(*OUTPUT_COLUMNS)
+            self._write(skipped, outputs[2][0])
+        return decisions, dead_count
 
     def _write(self, frame: DataFrame, path: str, count: bool = False) -> int:
         self.store.delete(path)
@@ -470,16 +519,17 @@ class EventStream:
                 self.store.rename(tmp, final)
 
     @staticmethod
-    def _stats(batch_id: int, decisions: BatchDecisions, dead: int, file_names: list[str]) -> BatchStats:
+    def _stats(batch_id: int, decisions: BatchDecisions, dead: int, file_names: list[str], one_pass: bool) -> BatchStats:
         return BatchStats(
             batch_id=batch_id,
             events=decisions.events,
             applied=decisions.applied,
             skipped=decisions.skipped,
             dead=dead,
-            distinct_keys=decisions.distinct_keys,
+            distinct_keys=None if one_pass else decisions.distinct_keys,
             files=len(file_names),
             file_names=file_names,
+            one_pass=one_pass,
             counts={ch: {ft.keyword: n for ft, n in inc.items()} for ch, inc in decisions.counts.items()},
         )
 

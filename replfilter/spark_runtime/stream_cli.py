@@ -40,6 +40,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--channel", default="", help="replication channel of Debezium events (default: the default channel)")
     parser.add_argument("--trigger", type=float, default=1.0, metavar="SECONDS", help="micro-batch interval (default 1)")
     parser.add_argument("--max-files-per-trigger", type=int, default=None, metavar="N")
+    parser.add_argument(
+        "--two-pass",
+        action="store_true",
+        help="read every Parquet batch twice (count its keys, then decide), even when all its keys were "
+        "seen in earlier batches (default: those batches take one pass, keys matched by a 64-bit hash)",
+    )
     add_replica_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     return parser
@@ -72,11 +78,11 @@ def _run(session, args, stdout: TextIO, stderr: TextIO) -> int:
         return 1
 
 
-def _stream(session, args, stderr: TextIO) -> int:
-    from .session import get_spark
-    from .stream import EventStream, StreamConfig
+def config_from_args(args: argparse.Namespace):
+    """The :class:`~.stream.StreamConfig` the command line asks for."""
+    from .stream import StreamConfig
 
-    config = StreamConfig(
+    return StreamConfig(
         events_dir=args.events_dir,
         output_dir=args.output_dir,
         checkpoint_dir=args.checkpoint_dir,
@@ -86,7 +92,15 @@ def _stream(session, args, stderr: TextIO) -> int:
         debezium_channel=args.channel,
         max_files_per_trigger=args.max_files_per_trigger,
         trigger_seconds=args.trigger,
+        one_pass=not args.two_pass,
     )
+
+
+def _stream(session, args, stderr: TextIO) -> int:
+    from .session import get_spark
+    from .stream import EventStream
+
+    config = config_from_args(args)
     spark = get_spark(args.master, app_name="replfilter stream")
     stream = EventStream(spark, session, config, progress=None if args.quiet else stderr)
     stopped = threading.Event()

@@ -1,0 +1,222 @@
+"""One pass over a stream batch whose keys the stream has decided before.
+
+Why: :mod:`.transform` reads a batch twice — pass 1 counts its distinct keys, pass 2 decides
+each row — because every decision must be known before any row is written. A running stream
+sees the same keys batch after batch (its channels, databases and tables change slowly), so
+the stream remembers the keys it has decided (:class:`KnownKeys`) and tries each batch in one
+pass:
+
+1. the remembered keys are decided with the state at the start of the batch (the reference
+   evaluator, on the driver; keys of channels the replica no longer has are left out);
+2. every row's outcome is looked up in a :mod:`.slot_table` and the applied rows are written,
+   as in pass 2; on the same rows, ``observe`` counts the rows, the rows that are not a
+   remembered key or not a valid event, and the rows of each *count class* — (channel, applied
+   or not, COUNTER increments) — which is all the batch's statistics and COUNTERs need;
+3. if any row was not remembered (or is not valid), the stream decides the batch again by the
+   two passes, which overwrite its temporary output. Nothing of a batch is visible before its
+   manifest (:mod:`.stream`), so exactly-once holds either way.
+
+Measured (2.5 M events a batch, Parquet in and out, 2 cores, best of 3): two passes 4.6 s, one
+pass 2.8 s. One ``count_if`` per class (20 classes) cost +0.7 s — observed aggregates run row by
+row, outside generated code — so two classes share one ``long`` sum, 32 bits each; the ten sums
+cost nothing measurable. That is exact while a batch has fewer than 2**31 rows; a larger batch
+(``try_sum`` overflows to NULL) is decided by the two passes. The write is a single stage (no
+shuffle), so Spark applies each task's metrics once even when a task is retried.
+
+Choice, documented: a row is matched to a remembered key by its 64-bit ``xxhash64`` alone.
+The two-pass path checks a batch's keys for hash collisions; this one cannot see a new key
+whose hash equals a remembered key's (chance about remembered x new keys / 2**64: 5e-10 for
+100,000 of each). ``StreamConfig.one_pass = False`` (``replfilter stream --two-pass``) decides
+every batch by the two passes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from pyspark.sql import Column, DataFrame, Observation
+from pyspark.sql import functions as F
+
+from ..interpreter.evaluator import channel_filters, rules_key
+from ..interpreter.filters import FilterType
+from ..interpreter.state import ReplicaState
+from . import literals, slot_table
+from .sql_tables import key_needs_sql
+from .transform import CODE_COLUMN, HASH_COLUMN, BatchDecisions, decided_keys, decision_values, key_hash
+
+MAX_REMEMBERED = 100_000
+"""Keys a stream remembers (the slot table holds ~196,000); past this it starts over from the
+latest batch's keys, so a stream whose keys keep changing stays bounded."""
+
+FIELD_BITS = 32
+MAX_ROWS = 1 << 31
+"""Rows a one-pass batch can have: two 32-bit class counts share a signed 64-bit sum."""
+
+CountClass = tuple[str, bool, tuple[tuple[FilterType, int], ...]]
+
+
+class KnownKeys:
+    """The keys a stream has decided: 64-bit key hash -> key column values."""
+
+    def __init__(self, limit: int = MAX_REMEMBERED):
+        self.limit = limit
+        self._keys: dict[int, dict[str, Any]] = {}
+        self._ambiguous: set[int] = set()
+        self._plan: tuple[tuple, OnePassPlan | None] | None = None  # (what it was made from, plan)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def remember(self, key_rows: Iterable[tuple[int, Mapping[str, Any], int]]) -> None:
+        """Add a two-pass batch's keys (:attr:`BatchDecisions.key_rows`). A hash seen with two
+        different keys is never looked up again; keys that may still wait for their tables from
+        SQL text are not remembered (a row of the same key with text must be resolved first)."""
+        fresh: dict[int, dict[str, Any]] = {}
+        for h, values, _code in key_rows:
+            if h in self._ambiguous or key_needs_sql(values):
+                continue
+            seen = fresh.get(h, self._keys.get(h))
+            if seen is not None and seen != values:
+                self._ambiguous.add(h)
+                fresh.pop(h, None)
+                self._keys.pop(h, None)
+                continue
+            fresh[h] = dict(values)
+        if len(self._keys) + len(fresh) > self.limit:
+            self._keys = {}
+        for h, values in list(fresh.items())[: self.limit]:
+            self._keys[h] = values
+        self._plan = None
+
+    def plan(self, state: ReplicaState, relay_channel: str | None = None) -> "OnePassPlan | None":
+        """The remembered keys decided with ``state``, or None when none can be used. Keys of
+        channels ``state`` lacks (or, for a relay log, of other channels) are left out: their
+        rows then count as unknown and the batch goes the two-pass way, which dead-letters them."""
+        # Decisions depend on each channel's rules, not on its COUNTERs (which every batch moves):
+        # the plan (keys decided, slot table built: ~0.3 s for 12,000 keys) is reused until the
+        # rules or the remembered keys change.
+        made_from = (
+            relay_channel,
+            tuple((name, rules_key(channel_filters(state, name), state.collation)) for name in state.channel_names),
+        )
+        if self._plan is not None and self._plan[0] == made_from:
+            return self._plan[1]
+        plan = self._make_plan(state, relay_channel)
+        self._plan = (made_from, plan)
+        return plan
+
+    def _make_plan(self, state: ReplicaState, relay_channel: str | None) -> "OnePassPlan | None":
+        channels = set(state.channel_names)
+        rows = [
+            {**values, HASH_COLUMN: h}
+            for h, values in self._keys.items()
+            if values["channel"] in channels and (relay_channel is None or values["channel"] == relay_channel)
+        ]
+        if not rows:
+            return None
+        decisions = BatchDecisions(state)
+        pair_codes: dict[tuple, int] = {}
+        class_index: dict[CountClass, int] = {}
+        pair_classes: list[int] = []
+        for h, values, _n, event, decision in decided_keys(rows, state):
+            increments = tuple(sorted(decision.increments.items(), key=lambda item: item[0].keyword))
+            count_class = class_index.setdefault((event.channel, decision.applied, increments), len(class_index))
+            outcome = decision_values(decision)
+            code = pair_codes.get((outcome, count_class))
+            if code is None:
+                code = pair_codes[(outcome, count_class)] = len(decisions.outcomes)
+                decisions.outcomes.append(outcome)
+                pair_classes.append(count_class)
+            decisions.key_rows.append((h, values, code))
+        table = slot_table.build([(h, code + 1) for h, _, code in decisions.key_rows])
+        if table is None:
+            return None
+        return OnePassPlan(decisions, table, tuple(pair_classes), tuple(class_index))
+
+
+@dataclass(frozen=True)
+class OnePassPlan:
+    """Remembered keys decided for one batch. ``decisions.outcomes`` has one entry per
+    (outcome, count class) pair, so the code a row looks up gives both its decision columns
+    and, through ``pair_classes``, its count class."""
+
+    decisions: BatchDecisions
+    table: slot_table.SlotTable
+    pair_classes: tuple[int, ...]
+    classes: tuple[CountClass, ...]
+
+    def lookup(self, marked: DataFrame) -> DataFrame:
+        """Needs a classic session (:func:`.literals.has_jvm`), as slot tables do. ``marked`` (:func:`.ingest.mark_event_rows`) with :data:`CODE_COLUMN` (NULL for a key
+        not remembered) and the slot table's helper columns, which a final select leaves out."""
+        keyed = marked.withColumn(HASH_COLUMN, key_hash())
+        return slot_table.with_code(keyed, self.table, HASH_COLUMN, CODE_COLUMN)
+
+    def observe(self, coded: DataFrame, observation: Observation) -> DataFrame:
+        """``coded`` with the counts :meth:`counted` reads, gathered as its rows pass."""
+        spark = coded.sparkSession
+        code = F.col(CODE_COLUMN)
+        count_class = F.element_at(_int_array(spark, [c + 1 for c in self.pair_classes]), code)
+        metrics = [
+            F.count(F.lit(1)).alias("rows"),
+            F.count_if(code.isNull() | ~F.col("_ok")).alias("unknown"),
+        ]
+        for first in range(0, len(self.classes), 2):
+            weights = [0] * len(self.classes)
+            weights[first] = 1
+            if first + 1 < len(self.classes):
+                weights[first + 1] = 1 << FIELD_BITS
+            packed = F.element_at(_long_array(spark, weights), count_class)
+            metrics.append(F.try_sum(packed).alias(f"classes_{first}"))
+        return coded.observe(observation, *metrics)
+
+    def codes(self, decision: str) -> list[int]:
+        """The looked-up codes of rows with ``decision`` (``"APPLY"`` or ``"SKIP"``)."""
+        return [i + 1 for i, outcome in enumerate(self.decisions.outcomes) if outcome[0] == decision]
+
+    def counted(self, metrics: Mapping[str, Any], state: ReplicaState) -> BatchDecisions | None:
+        """The batch's decisions and COUNTER increments (from ``state``, the state at the batch's
+        start) from the observed counts, or None when
+        the batch must be decided by the two passes (a row not remembered or not valid, or too
+        many rows to count exactly)."""
+        rows = metrics["rows"]
+        if metrics["unknown"] or rows >= MAX_ROWS:
+            return None
+        per_class: list[int] = []
+        mask = (1 << FIELD_BITS) - 1
+        for first in range(0, len(self.classes), 2):
+            packed = metrics[f"classes_{first}"]
+            if packed is None:
+                if rows:
+                    return None
+                packed = 0
+            per_class += [packed & mask, packed >> FIELD_BITS]
+        per_class = per_class[: len(self.classes)]
+        if sum(per_class) != rows:  # cannot happen when every row has a class; never guess
+            return None
+        result = BatchDecisions(state, outcomes=self.decisions.outcomes)
+        counts: dict[str, dict[FilterType, int]] = {}
+        for (channel, applied, increments), n in zip(self.classes, per_class):
+            if not n:
+                continue
+            result.events += n
+            if applied:
+                result.applied += n
+            else:
+                result.skipped += n
+            for ftype, k in increments:
+                per_channel = counts.setdefault(channel, {})
+                per_channel[ftype] = per_channel.get(ftype, 0) + k * n
+        result.counts = counts
+        return result
+
+
+def _int_array(spark, values: list[int]) -> Column:
+    return literals.primitive_array(spark, values, "int")
+
+
+def _long_array(spark, values: list[int]) -> Column:
+    return literals.primitive_array(spark, values, "long")
+
+
+__all__ = ["MAX_REMEMBERED", "MAX_ROWS", "KnownKeys", "OnePassPlan"]
