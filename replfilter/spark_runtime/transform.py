@@ -39,7 +39,8 @@ slots plus a filter;
   grouping by nine of the ten key columns costs as much as by all ten;
 * the full key columns in the join condition (to verify each row's key): +1.4 s;
 * counters fused into pass 2 with ``observe`` (one pass instead of two, given known keys):
-  +1.1 s for one aggregate, +2.9 s for thirty (CollectMetrics breaks whole-stage codegen);
+  +1.1 s for one aggregate, +2.9 s for thirty (CollectMetrics breaks whole-stage codegen) with
+  the ``noop`` sink — behind a Parquet write, a few packed sums cost little (:mod:`.known_keys`);
 * a Python (Arrow) UDF deciding only unknown keys in the same pass: +4.9 s even when its inputs
   are all NULL (every row crosses to Python); caching the batch to read it twice: +10 s;
 * the best Python UDF (``mapInArrow`` with a memoising evaluator per key): ~20 s.
@@ -47,7 +48,8 @@ slots plus a filter;
 Reading the key columns alone costs ~1.2-1.4 s, so even a free aggregation and a free lookup
 would leave two passes over new files at ~0.55 x pass-through on this input; the measured pair
 gives ~0.35 x. One pass needs the keys before reading the data, which only the key cache
-(files seen before) provides: ~0.7 x.
+(files seen before) provides: ~0.7 x — and, in a stream, the keys of earlier batches
+(:mod:`.known_keys`, with the counts gathered by ``observe`` while the batch is written).
 
 Inputs must be deterministic between the two passes (files are; use ``df.persist()`` otherwise),
 and must not be streaming DataFrames (use :mod:`.stream`, which calls this per micro-batch).
