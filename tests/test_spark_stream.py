@@ -391,3 +391,47 @@ def test_repeated_keys_take_one_pass_and_decide_as_two_passes(spark, tmp_path):
     mine = {f: s.counter for f, s in session.state.channel("a").filters.items()}
     assert mine == {f: s.counter for f, s in reference.channel("a").filters.items()}
     assert mine[FilterType.DO_DB] > 0
+
+
+def test_a_one_pass_batch_failing_before_its_manifest_is_written_once_after_restart(spark, tmp_path):
+    """Exactly-once on the one-pass path: batch 1 (one pass) dies after writing its output but
+    before its manifest; the restarted stream (which remembers no keys) decides it again in two
+    passes, and every event is in the output once."""
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+    from spark_helpers import event_row
+
+    batches = [_batch_events(i) for i in range(3)]
+    events_dir = _parquet_batches(spark, tmp_path, [[event_row(e) for e in evs] for evs in batches])
+    config = StreamConfig(events_dir, str(tmp_path / "out"), str(tmp_path / "ckpt"), input_format="parquet",
+                          max_files_per_trigger=1)
+    session = Session()
+    session.execute_sql(SETUP)
+    first = EventStream(spark, session, config)
+    write_text = first.store.write_text
+
+    def dies_at_batch_1_manifest(path, text):
+        if path.endswith("batch_id=1.json"):
+            raise RuntimeError("killed before the manifest")
+        write_text(path, text)
+
+    first.store.write_text = dies_at_batch_1_manifest
+    one_pass_results = []
+    decide_in_one_pass = first._decide_in_one_pass
+    first._decide_in_one_pass = lambda *a: one_pass_results.append(decide_in_one_pass(*a)) or one_pass_results[-1]
+    with pytest.raises(Exception, match="killed before the manifest"):
+        first.run_available_now()
+    assert [s.one_pass for s in first.batches] == [False]
+    assert [r is not None for r in one_pass_results] == [False, True]  # batch 1 was decided in one pass
+    assert os.listdir(tmp_path / "out" / "_tmp") == ["batch_id=1"]  # written, not visible
+
+    again = EventStream(spark, session, config)
+    stats = again.run_available_now()
+    assert [(s.batch_id, s.one_pass) for s in stats] == [(1, False), (2, True)]
+    applied = spark.read.parquet(config.output_dir).collect()
+    everything = [e for evs in batches for e in evs]
+    decisions, new_state = apply_events(_fresh(), everything)
+    assert sorted(_key(r) for r in applied) == sorted(_event_key(e, d) for e, d in zip(everything, decisions) if d.applied)
+    for name in ("a", "b"):
+        assert {f: s.counter for f, s in session.state.channel(name).filters.items()} == {
+            f: s.counter for f, s in new_state.channel(name).filters.items()
+        }
