@@ -107,3 +107,35 @@ def test_stream_on_a_standalone_cluster(standalone_cluster, tmp_path, spark):
     # the SQL-text tables were derived on the cluster (executors' Python workers)
     derived = [r for r in skipped if r["type"] == "query" and r["sql"].startswith("INSERT INTO y")]
     assert len(derived) == 2 and [t["table"] for t in derived[0]["tables"]] == ["y", "z"]
+
+
+def test_parquet_stream_on_a_standalone_cluster_takes_one_pass_for_known_keys(standalone_cluster, tmp_path, spark):
+    """The one-pass path on executors: literal-array lookups in their tasks and the observed
+    counts coming back to the driver."""
+    from replfilter.spark_runtime.schema import EVENT_SCHEMA
+    from spark_helpers import event_row
+
+    master, env, _worker_log = standalone_cluster
+    events_dir = tmp_path / "events"
+    events_dir.mkdir()
+    now = time.time() - 100
+    for f in range(3):
+        rows = [event_row(RowEvent("", f"db{k % 2}", f"t{k % 5}")) for k in range(40)]
+        staging = tmp_path / f"staging{f}"
+        spark.createDataFrame(rows, EVENT_SCHEMA).coalesce(1).write.parquet(str(staging))
+        (part,) = [p for p in staging.iterdir() if p.name.endswith(".parquet")]
+        os.utime(part, (now + f, now + f))
+        os.rename(part, events_dir / f"{f}.parquet")
+    command = [
+        sys.executable, "-m", "replfilter", "stream", "--replicate-ignore-db=db1", "--format", "parquet",
+        str(events_dir), str(tmp_path / "out"), str(tmp_path / "ckpt"),
+        "--master", master, "--available-now", "--max-files-per-trigger", "1",
+    ]
+    run = subprocess.run(command, capture_output=True, env=env, timeout=300)
+    progress = run.stderr.decode()
+    assert run.returncode == 0, progress[-3000:]
+    lines = [line for line in progress.splitlines() if line.startswith("batch ")]
+    assert len(lines) == 3 and all("40 events: 20 applied, 20 skipped" in line for line in lines), progress
+    assert ["one pass" in line for line in lines] == [False, True, True], progress
+    applied = spark.read.parquet(str(tmp_path / "out")).collect()
+    assert len(applied) == 60 and {r["db"] for r in applied} == {"db0"}

@@ -539,7 +539,7 @@ class EventStream:
             return
         rate = stats.events / stats.seconds if stats.seconds > 0 else 0.0
         of = f"/{self._total_files}" if self._total_files else ""
-        note = " (already written before a restart)" if stats.recovered else ""
+        note = " (already written before a restart)" if stats.recovered else ", one pass" if stats.one_pass else ""
         line = (
             f"batch {stats.batch_id}: {stats.events:,} events: {stats.applied:,} applied, "
             f"{stats.skipped:,} skipped, {stats.dead:,} dead letters; files {self._files_done}{of}; "
