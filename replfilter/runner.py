@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterable, TextIO
 
 from .formatting import OutputMode, format_error, format_result, statement_json
-from .grammar.splitter import UNKNOWN_COMMAND, ClientCommand, StatementBuffer, StatementText
+from .grammar.splitter import DEFAULT_DELIMITER, UNKNOWN_COMMAND, ClientCommand, StatementBuffer, StatementText, parse_delimiter
 from .interpreter.errors import MySQLError
 from .interpreter.session import Session
 
@@ -32,13 +32,18 @@ class RunOptions:
 class ScriptRunner:
     """Feeds a :class:`Session` from script text and prints what mysql prints."""
 
-    def __init__(self, session: Session, out: TextIO, err: TextIO, options: RunOptions = RunOptions()) -> None:
+    def __init__(
+        self, session: Session, out: TextIO, err: TextIO, options: RunOptions = RunOptions(), delimiter: str = DEFAULT_DELIMITER
+    ) -> None:
         self.session = session
         self.out = out
         self.err = err
         self.options = options
         self.errors = 0
         self._depth = 0
+        self.delimiter = delimiter
+        """The statement delimiter: one for the whole run, as in mysql, so a ``delimiter`` command
+        in a sourced file holds after it (the shell reads it back after ``source``)."""
 
     # ---- entry points
     def run_text(self, text: str, file_name: str | None = None) -> int:
@@ -61,10 +66,12 @@ class ScriptRunner:
 
     # ---- internals
     def _run(self, lines: Iterable[str], file_name: str | None) -> None:
-        buffer = StatementBuffer()
+        buffer = StatementBuffer(delimiter=self.delimiter)
         for line in lines:
             for item in buffer.feed_line(line.rstrip("\r")):
+                self.delimiter = buffer.delimiter
                 self._item(item, file_name)
+                buffer.delimiter = self.delimiter  # a sourced file may have changed it
         for item in buffer.finish():
             self._item(item, file_name)
 
@@ -120,6 +127,14 @@ class ScriptRunner:
             self.options = replace(self.options, mode=replace(self.options.mode, show_warnings=True))
         elif name == "nowarning":
             self.options = replace(self.options, mode=replace(self.options.mode, show_warnings=False))
+        elif name == "delimiter":
+            _delimiter, error = parse_delimiter(command.argument)  # the splitter has applied it
+            if error is not None:
+                # mysql reports it and goes on (com_delimiter returns 0): not a failed statement
+                where = f" at line {command.line}" + (f" in file: '{file_name}'" if file_name else "")
+                self.out.flush()
+                self.err.write(f"ERROR{where}: {error}\n")
+                self.err.flush()
         elif name == UNKNOWN_COMMAND:
             where = f" at line {command.line}" + (f" in file: '{file_name}'" if file_name else "")
             self._client_error(f"ERROR{where}: Unknown command '{command.argument}'.\n")

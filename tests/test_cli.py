@@ -115,6 +115,26 @@ def test_source_inside_a_script_names_the_file_in_errors(tmp_path: Path) -> None
     assert err == f"ERROR 3074 (HY000) at line 3 in file: '{inner}': Replica channel 'nope' does not exist.\n"
 
 
+def test_delimiter_in_scripts_and_across_source(tmp_path: Path) -> None:
+    """``DELIMITER //`` as mysql reads it: statements end at ``//``; a delimiter set in a sourced
+    file holds after it (one delimiter per run); a refused one is reported and the script goes on."""
+    inner = write(tmp_path, "inner.sql", "DELIMITER $$\n")
+    script = write(
+        tmp_path,
+        "outer.sql",
+        "DELIMITER //\n"
+        "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (db1) //\n"
+        "DELIMITER\n"
+        f"source {inner}\n"
+        "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (db2)$$\n"
+        "delimiter ;\n"
+        "SELECT FILTER_NAME, FILTER_RULE FROM performance_schema.replication_applier_global_filters;\n",
+    )
+    status, out, err = run([script])
+    assert (status, err) == (0, "ERROR at line 3: DELIMITER must be followed by a 'delimiter' character or string\n")
+    assert out == "FILTER_NAME\tFILTER_RULE\nREPLICATE_DO_DB\tdb1\nREPLICATE_IGNORE_DB\tdb2\n"
+
+
 def test_source_of_a_missing_file_is_the_mysql_client_error(tmp_path: Path) -> None:
     status, _, err = run(["-e", f"source {tmp_path}/missing.sql"])
     assert status == 1

@@ -890,3 +890,75 @@ def test_unknown_backslash_command_is_reported_and_kept_in_the_statement() -> No
     items = split_statements("SHOW \\k WARNINGS;")
     assert items == [ClientCommand("unknown", "\\k", 1), StatementText("SHOW \\k WARNINGS", 1)]
     assert split_statements("SELECT '\\k' ;") == [StatementText("SELECT '\\k'", 1)]
+
+
+# ---- the delimiter command (mysql's com_delimiter / add_line) ---------------------------------
+
+
+def test_delimiter_command_changes_where_statements_end() -> None:
+    script = "DELIMITER //\nSHOW WARNINGS; SHOW ERRORS//\ndelimiter ;\nSHOW WARNINGS;"
+    assert split_statements(script) == [
+        ClientCommand("delimiter", " //", 1),
+        StatementText("SHOW WARNINGS; SHOW ERRORS", 2),  # ';' is text now: sent as one statement
+        ClientCommand("delimiter", " ;", 3),
+        StatementText("SHOW WARNINGS", 4),
+    ]
+
+
+def test_delimiter_is_not_seen_in_quotes_or_comments_and_may_be_a_word() -> None:
+    script = "delimiter $$\nSHOW '$$' /* $$ */ WARNINGS$$ -- $$\ndelimiter 'end'\nSHOW WARNINGSend\nquitend"
+    assert split_statements(script) == [
+        ClientCommand("delimiter", " $$", 1),
+        StatementText("SHOW '$$'  WARNINGS", 2),
+        ClientCommand("delimiter", " 'end'", 3),
+        StatementText("SHOW WARNINGS", 4),
+        ClientCommand("quit", "", 5),
+    ]
+
+
+def test_backslash_d_applies_at_once_and_skips_to_its_delimiter() -> None:
+    assert split_statements("SHOW WARNINGS; \\d // SHOW ERRORS// SHOW WARNINGS//") == [
+        StatementText("SHOW WARNINGS", 1),
+        ClientCommand("delimiter", " // SHOW ERRORS// SHOW WARNINGS//", 1),
+        StatementText("SHOW ERRORS", 1),
+        StatementText("SHOW WARNINGS", 1),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argument", "expected"),
+    [
+        (" //", ("//", None)),
+        (" // trailing words", ("//", None)),
+        (" 'a b'", ("a b", None)),
+        (' "it""s"', ('it"s', None)),
+        (" a\\b", ("ab", None)),  # a backslash keeps the next character
+        (" 1234567890abcdefgh", ("1234567890abcde", None)),  # mysql's 16-byte buffer
+        ("", (None, "DELIMITER must be followed by a 'delimiter' character or string")),
+        (" ''", (None, "DELIMITER must be followed by a 'delimiter' character or string")),
+        (" \\\\", (None, "DELIMITER cannot contain a backslash character")),
+        (" \\", (None, "DELIMITER cannot contain a backslash character")),
+    ],
+)
+def test_delimiter_argument_as_mysql_reads_it(argument, expected) -> None:
+    from replfilter.grammar.splitter import parse_delimiter
+
+    assert parse_delimiter(argument) == expected
+
+
+def test_a_refused_delimiter_keeps_the_old_one() -> None:
+    buffer = StatementBuffer()
+    assert buffer.feed_line("delimiter //") == [ClientCommand("delimiter", " //", 1)]
+    buffer.feed_line("delimiter \\\\")
+    buffer.feed_line("delimiter ''")
+    assert buffer.delimiter == "//"
+    assert buffer.feed_line("SHOW WARNINGS//") == [StatementText("SHOW WARNINGS", 4)]
+
+
+def test_delimiter_glued_to_its_argument_is_no_command() -> None:
+    """mysql's find_command takes ``delimiter;`` as one word: with ``;`` the statement
+    ``delimiter`` reaches the command without an argument (refused); with ``//`` it is text."""
+    assert split_statements("delimiter;") == [ClientCommand("delimiter", "", 1)]
+    assert split_statements("delimiter //\ndelimiter;\nSHOW WARNINGS//")[1:] == [
+        StatementText("delimiter;\nSHOW WARNINGS", 2)
+    ]

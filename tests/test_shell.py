@@ -30,7 +30,7 @@ from replfilter.cli import build_parser
 from replfilter.grammar.parser import parse_statement
 from replfilter.grammar.splitter import StatementText, split_statements
 from replfilter.interpreter.errors import MySQLError
-from replfilter.interpreter.filters import FILTER_TYPES
+from replfilter.interpreter.filters import FILTER_TYPES, FilterType
 from replfilter.interpreter.perfschema import CHANNEL_COLUMNS, GLOBAL_COLUMNS
 from replfilter.interpreter.session import Session
 from replfilter.shell import commands, helptext
@@ -549,6 +549,29 @@ def test_source_runs_a_file_reports_errors_and_goes_on(shell, tmp_path):
     assert len(re.findall(r"^Query OK", run.out, re.M)) == 2
     assert f"ERROR: Failed to open file '{tmp_path}/missing.sql', error: 2\n" in run.err
     assert "ERROR: Usage: \\. <filename> | source <filename>\n" in run.err
+
+
+def test_delimiter_in_the_shell(shell, tmp_path):
+    """After ``delimiter //`` Enter runs the input only once ``//`` ends it (``;`` is text), a
+    sourced file's delimiter stays, ``status`` shows it, and a refused one is the client's error."""
+    sourced = tmp_path / "d.sql"
+    sourced.write_text("delimiter $$\n")
+    session = Session()
+    run = shell(
+        "delimiter //" + ENTER
+        + "CHANGE REPLICATION FILTER" + ENTER + "REPLICATE_DO_DB = (db1)//" + ENTER
+        + "\\d" + ENTER
+        + f"source {sourced}" + ENTER
+        + "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (db2)$$" + ENTER
+        + "status$$" + ENTER,
+        session=session,
+    )
+    filters = session.state.global_filters
+    assert [filters.rules(FilterType.DO_DB), filters.rules(FilterType.IGNORE_DB)] == [("db1",), ("db2",)]
+    assert "ERROR: \nDELIMITER must be followed by a 'delimiter' character or string\n" in run.err
+    assert "Using delimiter:\t$$\n" in run.out
+    assert is_complete("SHOW WARNINGS;", "//") is False and is_complete("SHOW WARNINGS//", "//") is True
+    assert is_complete("delimiter //\nSHOW WARNINGS;", ";") is False
 
 
 def test_status(shell, tmp_path):

@@ -1,7 +1,7 @@
 """Cutting input into statements the way the ``mysql`` client does, before anything is parsed.
 
-The client, not the server, decides where a statement ends: at ``;``, ``\\g`` or ``\\G`` outside
-quotes and comments. It also recognises its own commands (``source f``, ``quit``, ``\\W``...), a
+The client, not the server, decides where a statement ends: at the delimiter (``;`` unless a
+``delimiter`` command changed it), ``\\g`` or ``\\G`` outside quotes and comments. It also recognises its own commands (``source f``, ``quit``, ``\\W``...), a
 word command only at the start of a line with no statement in progress, a backslash command
 anywhere. Scripts and the shell both feed lines into one :class:`StatementBuffer`, so a statement
 typed over three lines behaves the same in either.
@@ -31,15 +31,49 @@ BACKSLASH_COMMANDS = {
     "R": "prompt",
     "u": "use",
     "#": "rehash",
+    "d": "delimiter",
 }
 # An unknown backslash command: ClientCommand(UNKNOWN_COMMAND, "\\k", line).
 UNKNOWN_COMMAND = "unknown"
 # Commands whose argument is the rest of the line.
-COMMANDS_WITH_ARGUMENT = {"source", "tee", "pager", "help", "prompt", "use"}
+COMMANDS_WITH_ARGUMENT = {"source", "tee", "pager", "help", "prompt", "use", "delimiter"}
 WORD_COMMANDS = {
     "help", "?", "quit", "exit", "source", "status", "warnings", "nowarning", "tee", "notee",
-    "pager", "nopager", "clear", "print", "use", "rehash", "prompt",
+    "pager", "nopager", "clear", "print", "use", "rehash", "prompt", "delimiter",
 }
+DEFAULT_DELIMITER = ";"
+MAX_DELIMITER_LENGTH = 15
+"""mysql keeps the delimiter in a 16-byte buffer (``strmake`` cuts a longer one)."""
+
+
+def parse_delimiter(argument: str) -> tuple[str | None, str | None]:
+    """``(delimiter, None)`` or ``(None, error)`` for the text after ``delimiter`` / ``\\d``.
+
+    mysql's ``get_arg`` and ``com_delimiter``: the first word, or a quoted string ('', "" or
+    ``); a backslash keeps the character after it, a doubled quote is one quote; empty or
+    holding a backslash is refused with the client's messages."""
+    text = argument.lstrip()
+    quote = text[0] if text[:1] in ("'", '"', "`") else ""
+    if quote:
+        text = text[1:]
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if (ch == "\\" and i + 1 < len(text) and quote != "`") or (quote and ch == quote and text[i + 1 : i + 2] == quote):
+            out.append(text[i + 1])
+            i += 2
+            continue
+        if ch == (quote or " "):
+            break
+        out.append(ch)
+        i += 1
+    delimiter = "".join(out)[:MAX_DELIMITER_LENGTH]
+    if not delimiter:
+        return None, "DELIMITER must be followed by a 'delimiter' character or string"
+    if "\\" in delimiter:
+        return None, "DELIMITER cannot contain a backslash character"
+    return delimiter, None
 
 
 @dataclass(frozen=True)
@@ -80,6 +114,9 @@ class StatementBuffer:
     """
 
     line_number: int = 0
+    delimiter: str = DEFAULT_DELIMITER
+    """Where statements end; ``delimiter X`` (or ``\\d X``) sets it, as the mysql client's
+    ``delimiter`` command does (so scripts written for mysql with ``DELIMITER //`` read alike)."""
     _parts: list[str] = field(default_factory=list)
     _start_line: int = 0
     _quote: str | None = None  # "'", '"', "`" or "/*" while inside one
@@ -110,9 +147,14 @@ class StatementBuffer:
             self._start_line = self.line_number
         items: list[Item] = []
         if not self.in_progress:
-            command = _word_command(line)
+            command = _word_command(line, self.delimiter)
             if command is not None:
                 name, argument = command
+                if name == "delimiter":
+                    # get_arg reads what follows the command's first word, quotes and all
+                    word = line.split(None, 1)[0]
+                    argument = line.strip()[len(word) :]
+                    self._set_delimiter(argument)
                 return [ClientCommand(name, argument, self.line_number)]
         out: list[str] = []  # characters of this line accepted into the statement
         need_space = False  # a comment ended: the next character is preceded by a space
@@ -140,18 +182,19 @@ class StatementBuffer:
             if ch.isspace() and not out and not self._parts:
                 i += 1  # spaces before a statement
                 continue
+            # mysql's add_line: a backslash command, then the delimiter, then comments
+            if line.startswith(self.delimiter, i):
+                self._parts.extend(out)
+                out = []
+                items.extend(self._finish(vertical=False))
+                i += len(self.delimiter)
+                continue
             if line.startswith("/*", i) and not line.startswith(("/*!", "/*+"), i):
                 self._quote = "/*"
                 i += 2
                 continue
             if ch == "#" or (line.startswith("--", i) and (i + 2 == n or line[i + 2].isspace())):
                 break  # comment to the end of the line
-            if ch == ";":
-                self._parts.extend(out)
-                out = []
-                items.extend(self._finish(vertical=False))
-                i += 1
-                continue
             if ch == "\\" and i + 1 < n:
                 letter = line[i + 1]
                 if letter in "gG":
@@ -167,6 +210,15 @@ class StatementBuffer:
                     if name == "clear":
                         self.clear()
                         i += 2
+                        continue
+                    if name == "delimiter":
+                        # the new delimiter applies at once; what follows on the line is skipped
+                        # up to its first occurrence (usually the argument itself), as in mysql
+                        argument = line[i + 2 :]
+                        self._set_delimiter(argument)
+                        items.append(ClientCommand(name, argument, self.line_number))
+                        found = line.find(self.delimiter, i + 2)
+                        i = n if found < 0 else found + len(self.delimiter)
                         continue
                     if name in COMMANDS_WITH_ARGUMENT:
                         argument = line[i + 2 :].strip().rstrip(";").strip()
@@ -192,6 +244,11 @@ class StatementBuffer:
         self._parts.extend(out)
         return items
 
+    def _set_delimiter(self, argument: str) -> None:
+        delimiter, _error = parse_delimiter(argument)  # the error is the caller's to report
+        if delimiter is not None:
+            self.delimiter = delimiter
+
     def finish(self) -> list[Item]:
         """End of input: an unterminated statement is still sent, as mysql sends it."""
         if not "".join(self._parts).strip():
@@ -211,21 +268,27 @@ class StatementBuffer:
         return [StatementText(text, self._start_line or self.line_number, vertical, complete)]
 
 
-def _word_command(line: str) -> tuple[str, str] | None:
+def _word_command(line: str, delimiter: str = DEFAULT_DELIMITER) -> tuple[str, str] | None:
     stripped = line.strip()
     if not stripped:
         return None
     word, _, rest = stripped.partition(" ")
-    word = word.rstrip(";").lower()
+    word = _without_delimiter(word, delimiter).lower()
     if word not in WORD_COMMANDS:
         return None
     name = {"?": "help", "exit": "quit"}.get(word, word)
-    argument = rest.strip().rstrip(";").strip()
+    argument = _without_delimiter(rest.strip(), delimiter).strip()
     if name in COMMANDS_WITH_ARGUMENT:
         return (name, argument)
     if argument:
         return None  # e.g. "status of x": not a client command, let the server refuse it
     return (name, "")
+
+
+def _without_delimiter(text: str, delimiter: str) -> str:
+    while delimiter and text.endswith(delimiter):
+        text = text[: -len(delimiter)]
+    return text
 
 
 def split_statements(text: str) -> list[Item]:

@@ -16,7 +16,7 @@ from typing import Any, Mapping, TextIO
 
 from .. import __version__
 from ..formatting import OutputMode, format_error, format_result, format_warnings
-from ..grammar.splitter import UNKNOWN_COMMAND, ClientCommand, StatementBuffer, StatementText
+from ..grammar.splitter import DEFAULT_DELIMITER, UNKNOWN_COMMAND, ClientCommand, StatementBuffer, StatementText
 from ..interpreter.errors import MySQLError
 from ..interpreter.session import Session
 from . import commands
@@ -30,11 +30,11 @@ PROMPT = "replfilter> "
 CONTINUATION = "    -> "
 
 
-def continuation_prompts(text: str) -> list[str]:
+def continuation_prompts(text: str, delimiter: str = DEFAULT_DELIMITER) -> list[str]:
     """mysql's continuation prompt for each line of ``text`` after the first: ``    -> ``, or the
     quote or comment still open there (``    '> ``, ``    "> ``, ``    `> ``, ``   /*> ``).
     One pass over the text, so a pasted dump of many lines stays cheap to draw."""
-    buffer = StatementBuffer()
+    buffer = StatementBuffer(delimiter=delimiter)
     prompts = []
     for line in text.split("\n")[:-1]:
         buffer.feed_line(line)
@@ -147,7 +147,7 @@ class Shell:
         from .style import shell_style
         from .toolbar import make_toolbar
 
-        complete = CompletenessCheck()
+        complete = CompletenessCheck(lambda: self.buffer.delimiter)
 
         @Condition
         def multiline() -> bool:
@@ -161,7 +161,7 @@ class Shell:
             text = session.default_buffer.text
             if text not in drawn:
                 drawn.clear()
-                drawn[text] = continuation_prompts(text)
+                drawn[text] = continuation_prompts(text, self.buffer.delimiter)
             prompts = drawn[text]
             return prompts[line_number - 1] if 0 < line_number <= len(prompts) else CONTINUATION
 

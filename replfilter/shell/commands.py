@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable
 
 from .. import __version__
 from ..formatting import OutputMode, format_table
-from ..grammar.splitter import BACKSLASH_COMMANDS
+from ..grammar.splitter import BACKSLASH_COMMANDS, parse_delimiter
 from ..runner import RunOptions, ScriptRunner
 from . import helptext
 
@@ -129,8 +129,19 @@ def _source(shell: "Shell", argument: str) -> None:
     # As in the interactive mysql client, errors inside the file are reported with their line and
     # file name and do not stop it (the monitor runs with --force).
     mode = OutputMode(batch=False, vertical=shell.settings.vertical, show_warnings=shell.settings.show_warnings)
-    runner = ScriptRunner(shell.session, shell.out.stdout, shell.out.stderr, RunOptions(mode=mode, force=True))
+    runner = ScriptRunner(
+        shell.session, shell.out.stdout, shell.out.stderr, RunOptions(mode=mode, force=True), delimiter=shell.buffer.delimiter
+    )
     runner.run_text(text, file_name=path)
+    shell.buffer.delimiter = runner.delimiter  # one delimiter for the session, as in mysql
+
+
+@command("delimiter", "d", "Set statement delimiter.", argument="<string>")
+def _delimiter(shell: "Shell", argument: str) -> None:
+    # the splitter has already applied a valid delimiter (it ends the statements that follow)
+    _delimiter, error = parse_delimiter(argument)
+    if error is not None:
+        shell.out.error(f"ERROR: \n{error}\n")
 
 
 @command("status", "s", "Get status information about the simulated replica.")
@@ -150,6 +161,7 @@ def _status(shell: "Shell", argument: str) -> None:
         "",
         f"Data directory:\t\t{settings.datadir or '(none: channels are not kept after exit)'}",
         f"lower_case_table_names:\t{state.collation.lower_case_table_names}",
+        f"Using delimiter:\t{shell.buffer.delimiter}",
         f"Show warnings:\t\t{'ON' if settings.show_warnings else 'OFF'}",
         f"Current pager:\t\t{out.pager or 'stdout'}",
         f"Using outfile:\t\t'{out.tee_path or ''}'",
