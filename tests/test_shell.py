@@ -476,6 +476,11 @@ def test_source_completes_file_names(tmp_path):
     assert complete(f"\\. {tmp_path}/fil") == ["ters.sql"]
 
 
+def test_suggestions_follow_the_current_delimiter():
+    assert Kind.CHANNEL in suggest("SHOW WARNINGS// START REPLICA FOR CHANNEL ", "//").kinds
+    assert Kind.CHANNEL not in suggest("SHOW WARNINGS// START REPLICA FOR CHANNEL ").kinds  # ';': one statement
+
+
 def test_suggest_kinds():
     assert Kind.CHANNEL in suggest("START REPLICA FOR CHANNEL ").kinds
     assert Kind.PS_TABLE in suggest("SELECT * FROM ").kinds

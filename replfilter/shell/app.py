@@ -169,7 +169,9 @@ class Shell:
             multiline=multiline,
             prompt_continuation=continuation,
             lexer=prompt_lexer(),
-            completer=ReplFilterCompleter(lambda: self.session.state, commands.command_words(), topic_names()),
+            completer=ReplFilterCompleter(
+                lambda: self.session.state, commands.command_words(), topic_names(), lambda: self.buffer.delimiter
+            ),
             complete_while_typing=False,
             auto_suggest=AutoSuggestFromHistory(),
             history=self.history,

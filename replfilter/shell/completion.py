@@ -23,7 +23,7 @@ from typing import Callable, Iterable, Iterator
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 
-from ..grammar.splitter import WORD_COMMANDS, StatementBuffer
+from ..grammar.splitter import DEFAULT_DELIMITER, WORD_COMMANDS, StatementBuffer
 from ..interpreter.filters import FILTER_TYPES, ConfiguredBy, FilterType
 from ..interpreter.perfschema import CHANNEL_COLUMNS, GLOBAL_COLUMNS, SCHEMA, TABLES
 from ..interpreter.source_options import SUPPORTED_OPTIONS
@@ -114,12 +114,13 @@ def is_viable_prefix(text: str) -> bool:
 # ---- the engine: what kind of word fits -------------------------------------------------------------
 
 
-def suggest(text_before_cursor: str) -> Suggestion:
-    """What may be typed at the end of ``text_before_cursor`` (all the input up to the cursor)."""
+def suggest(text_before_cursor: str, delimiter: str = DEFAULT_DELIMITER) -> Suggestion:
+    """What may be typed at the end of ``text_before_cursor`` (all the input up to the cursor),
+    statements ending at ``delimiter`` (the shell's current one)."""
     if len(text_before_cursor) > MAX_ANALYSED_CHARS:
         return NOTHING
     lines = text_before_cursor.split("\n")
-    scanner = StatementBuffer()
+    scanner = StatementBuffer(delimiter=delimiter)
     for line in lines[:-1]:
         scanner.feed_line(line)
     current = lines[-1]
@@ -384,15 +385,17 @@ class ReplFilterCompleter(Completer):
         get_state: Callable[[], ReplicaState],
         commands: Iterable[str] = (),
         help_topics: Iterable[str] = (),
+        get_delimiter: Callable[[], str] = lambda: DEFAULT_DELIMITER,
     ) -> None:
         self.get_state = get_state
+        self.get_delimiter = get_delimiter
         self.commands = tuple(commands)
         self.help_topics = tuple(help_topics)
         self._paths = PathCompleter(expanduser=True)
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
         try:
-            suggestion = suggest(document.text_before_cursor)
+            suggestion = suggest(document.text_before_cursor, self.get_delimiter())
             if Kind.FILE in suggestion.kinds:
                 yield from self._paths.get_completions(Document(suggestion.word), complete_event)
                 return
