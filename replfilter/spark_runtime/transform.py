@@ -43,7 +43,9 @@ slots plus a filter;
   the ``noop`` sink — behind a Parquet write, a few packed sums cost little (:mod:`.known_keys`);
 * a Python (Arrow) UDF deciding only unknown keys in the same pass: +4.9 s even when its inputs
   are all NULL (every row crosses to Python); caching the batch to read it twice: +10 s;
-* the best Python UDF (``mapInArrow`` with a memoising evaluator per key): ~20 s.
+* the best Python UDF (``mapInArrow`` with a memoising evaluator per key): ~20 s; even an
+  identity ``mapInArrow`` (rows to Python and back, nothing decided) takes 11.8 s, so no
+  vectorised Python decision in one pass can come near the two passes.
 
 Reading the key columns alone costs ~1.2-1.4 s, so even a free aggregation and a free lookup
 would leave two passes over new files at ~0.55 x pass-through on this input; the measured pair
