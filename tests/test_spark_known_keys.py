@@ -132,3 +132,19 @@ def test_two_pass_flag_of_the_stream_command():
     args = ["events", "out", "ckpt", "--format", "parquet"]
     assert config_from_args(build_parser().parse_args(args)).one_pass is True
     assert config_from_args(build_parser().parse_args([*args, "--two-pass"])).one_pass is False
+
+
+def test_after_a_miss_one_pass_waits_for_a_clean_batch_with_nothing_new():
+    known = KnownKeys()
+    assert not known.worth_trying  # nothing remembered yet
+    key = (1, _key(RowEvent("a", "db1", "t")), 0)
+    known.remember([key])
+    assert known.worth_trying
+    known.missed()
+    assert not known.worth_trying
+    known.remember([key, (2, _key(RowEvent("a", "db2", "t")), 0)])  # brought a new key
+    assert not known.worth_trying
+    known.remember([key], clean=False)  # nothing new, but dead letters
+    assert not known.worth_trying
+    known.remember([key, (2, _key(RowEvent("a", "db2", "t")), 0)])
+    assert known.worth_trying

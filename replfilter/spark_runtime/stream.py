@@ -123,6 +123,8 @@ class BatchStats:
     seconds: float = 0.0
     recovered: bool = False
     one_pass: bool = False
+    one_pass_missed: bool = False
+    """Tried in one pass, but a row was new (or not valid): decided again by the two passes."""
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     file_names: list[str] = field(default_factory=list)
 
@@ -334,14 +336,17 @@ class EventStream:
             marked = marked.withColumn("channel", F.when(F.col("channel") == "", F.lit(relay)).otherwise(F.col("channel")))
         return marked
 
-    def _decide_in_one_pass(self, df: DataFrame, state: ReplicaState, outputs) -> BatchDecisions | None:
-        """Write a Parquet batch's outputs in one pass over remembered keys (:mod:`.known_keys`);
-        None when the batch has a row this cannot decide (its output is then written again)."""
-        if not (self.config.one_pass and self.config.input_format == "parquet" and literals.has_jvm(self.spark)):
-            return None
+    def _decide_in_one_pass(self, df: DataFrame, state: ReplicaState, outputs) -> tuple[BatchDecisions | None, bool]:
+        """Write a Parquet batch's outputs in one pass over remembered keys (:mod:`.known_keys`):
+        the decisions, or None when not tried or when the batch has a row this cannot decide
+        (its output is then written again); and whether it was tried."""
+        if not (self.config.one_pass and self.config.input_format == "parquet" and self.known_keys.worth_trying):
+            return None, False
+        if not literals.has_jvm(self.spark):
+            return None, False
         plan = self.known_keys.plan(state, self.config.relay_channel)
         if plan is None:
-            return None
+            return None, False
         coded = plan.lookup(self._marked(df))
         observation = Observation()
         observed = plan.observe(coded, observation)
@@ -352,9 +357,11 @@ class EventStream:
 
         self._write(rewrite_databases(only(observed, "APPLY")).select(*OUTPUT_COLUMNS), outputs[0][0])
         decisions = plan.counted(observation.get, state)
-        if decisions is not None and self.config.skipped_dir:
+        if decisions is None:
+            self.known_keys.missed()
+        elif self.config.skipped_dir:
             self._write(only(coded, "SKIP").select(*OUTPUT_COLUMNS), outputs[2][0])
-        return decisions
+        return decisions, True
 
     def ingest(self, df: DataFrame, state: ReplicaState, keep=None) -> Ingested:
         c = self.config
@@ -458,18 +465,19 @@ class EventStream:
         try:
             file_names = self.batch_files(batch_id)
             outputs = self._outputs(batch_id)
-            decisions = self._decide_in_one_pass(df, state, outputs)
+            decisions, tried = self._decide_in_one_pass(df, state, outputs)
             one_pass = decisions is not None
             if one_pass:
                 dead_count = 0
             else:
                 decisions, dead_count = self._decide_in_two_passes(df, state, outputs, keep)
                 if self.config.one_pass and self.config.input_format == "parquet":
-                    self.known_keys.remember(decisions.key_rows)
+                    self.known_keys.remember(decisions.key_rows, clean=dead_count == 0)
         finally:
             for frame in persisted:
                 frame.unpersist()
         stats = self._stats(batch_id, decisions, dead_count, file_names, one_pass)
+        stats.one_pass_missed = tried and not one_pass
         record = json.loads(stats.to_json())
         record["query_id"] = self.query_id()
         self.store.write_text(manifest_path, json.dumps(record, sort_keys=True))
@@ -539,7 +547,12 @@ class EventStream:
             return
         rate = stats.events / stats.seconds if stats.seconds > 0 else 0.0
         of = f"/{self._total_files}" if self._total_files else ""
-        note = " (already written before a restart)" if stats.recovered else ", one pass" if stats.one_pass else ""
+        note = (
+            " (already written before a restart)" if stats.recovered
+            else ", one pass" if stats.one_pass
+            else ", one pass missed: new keys or dead letters" if stats.one_pass_missed
+            else ""
+        )
         line = (
             f"batch {stats.batch_id}: {stats.events:,} events: {stats.applied:,} applied, "
             f"{stats.skipped:,} skipped, {stats.dead:,} dead letters; files {self._files_done}{of}; "
