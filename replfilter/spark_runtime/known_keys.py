@@ -39,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from pyspark.sql import Column, DataFrame, Observation
+from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
 from ..interpreter.evaluator import channel_filters, rules_key
@@ -168,8 +168,9 @@ class OnePassPlan:
     classes: tuple[CountClass, ...]
 
     def lookup(self, marked: DataFrame) -> DataFrame:
-        """Needs a classic session (:func:`.literals.has_jvm`), as slot tables do. ``marked`` (:func:`.ingest.mark_event_rows`) with :data:`CODE_COLUMN` (NULL for a key
-        not remembered) and the slot table's helper columns, which a final select leaves out."""
+        """``marked`` (:func:`.ingest.mark_event_rows`) with :data:`CODE_COLUMN` (NULL for a key
+        not remembered) and the slot table's helper columns, which a final select leaves out.
+        Needs a classic session (:func:`.literals.has_jvm`), as slot tables do."""
         keyed = marked.withColumn(HASH_COLUMN, key_hash())
         return slot_table.with_code(keyed, self.table, HASH_COLUMN, CODE_COLUMN)
 
@@ -177,7 +178,7 @@ class OnePassPlan:
         """``coded`` with the counts :meth:`counted` reads, gathered as its rows pass."""
         spark = coded.sparkSession
         code = F.col(CODE_COLUMN)
-        count_class = F.element_at(_int_array(spark, [c + 1 for c in self.pair_classes]), code)
+        count_class = F.element_at(literals.primitive_array(spark, [c + 1 for c in self.pair_classes], "int"), code)
         metrics = [
             F.count(F.lit(1)).alias("rows"),
             F.count_if(code.isNull() | ~F.col("_ok")).alias("unknown"),
@@ -187,7 +188,7 @@ class OnePassPlan:
             weights[first] = 1
             if first + 1 < len(self.classes):
                 weights[first + 1] = 1 << FIELD_BITS
-            packed = F.element_at(_long_array(spark, weights), count_class)
+            packed = F.element_at(literals.primitive_array(spark, weights, "long"), count_class)
             metrics.append(F.try_sum(packed).alias(f"classes_{first}"))
         return coded.observe(observation, *metrics)
 
@@ -196,10 +197,9 @@ class OnePassPlan:
         return [i + 1 for i, outcome in enumerate(self.decisions.outcomes) if outcome[0] == decision]
 
     def counted(self, metrics: Mapping[str, Any], state: ReplicaState) -> BatchDecisions | None:
-        """The batch's decisions and COUNTER increments (from ``state``, the state at the batch's
-        start) from the observed counts, or None when
-        the batch must be decided by the two passes (a row not remembered or not valid, or too
-        many rows to count exactly)."""
+        """The batch's decisions and COUNTER increments from the observed counts (``state``: the
+        state at the batch's start), or None when the batch must be decided by the two passes
+        (a row not remembered or not valid, or too many rows to count exactly)."""
         rows = metrics["rows"]
         if metrics["unknown"] or rows >= MAX_ROWS:
             return None
@@ -230,14 +230,6 @@ class OnePassPlan:
                 per_channel[ftype] = per_channel.get(ftype, 0) + k * n
         result.counts = counts
         return result
-
-
-def _int_array(spark, values: list[int]) -> Column:
-    return literals.primitive_array(spark, values, "int")
-
-
-def _long_array(spark, values: list[int]) -> Column:
-    return literals.primitive_array(spark, values, "long")
 
 
 __all__ = ["MAX_REMEMBERED", "MAX_ROWS", "KnownKeys", "OnePassPlan"]
