@@ -103,3 +103,34 @@ def test_start_fails_for_a_missing_relay_log(tmp_path):
     session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='x', RELAY_LOG_FILE=''")
     session.execute_text("START REPLICA")
     assert session.state.channel("").sql_running is True and applier.runner("") is None
+
+
+def test_parquet_relay_log_batches_of_known_keys_take_one_pass(spark, tmp_path):
+    """A relay log of Parquet files: events naming no channel are the channel's in both paths, and
+    the second batch (same keys) is decided in one pass, with the same decisions and counters."""
+    from replfilter.spark_runtime.applier import install_applier
+    from replfilter.spark_runtime.schema import EVENT_SCHEMA
+    from spark_helpers import event_row
+
+    relay = tmp_path / "relay"
+    relay.mkdir()
+    now = time.time() - 100
+    for f in range(2):
+        rows = [event_row(RowEvent("" if k % 3 else "c1", f"db{k % 2}", f"t{k % 4}")) for k in range(12)]
+        staging = tmp_path / f"staging{f}"
+        spark.createDataFrame(rows, EVENT_SCHEMA).coalesce(1).write.parquet(str(staging))
+        (part,) = [p for p in staging.iterdir() if p.name.endswith(".parquet")]
+        os.utime(part, (now + f, now + f))
+        os.rename(part, relay / f"{f}.parquet")
+    session = Session()
+    applier = install_applier(session, applier_dir=str(tmp_path / "applier"), trigger_seconds=0.5, max_files_per_trigger=1)
+    session.execute_text(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='src', RELAY_LOG_FILE='{relay}' FOR CHANNEL 'c1'")
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB=(db1) FOR CHANNEL 'c1'")
+    session.execute_text("START REPLICA FOR CHANNEL 'c1'")
+    applier.wait_idle("c1")
+    batches = applier.runner("c1").stream.batches
+    assert [(b.events, b.applied, b.one_pass) for b in batches] == [(12, 6, False), (12, 6, True)]
+    assert _counter(session, "c1", FilterType.IGNORE_DB) == 12
+    applied = spark.read.parquet(str(tmp_path / "applier" / "c1" / "applied")).collect()
+    assert len(applied) == 12 and {(r["channel"], r["db"]) for r in applied} == {("c1", "db0")}
+    session.execute_text("STOP REPLICA")
