@@ -1157,3 +1157,46 @@ def test_case_folding_is_per_character_lower_casing_not_casefold() -> None:
     session.execute_text("CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (d.ß, d.ss, d.T1, d.t1) FOR CHANNEL 'c'")
     status = session.execute_text("SHOW REPLICA STATUS FOR CHANNEL 'c'").as_dicts()[0]  # type: ignore[union-attr]
     assert status["Replicate_Do_Table"] == "d.T1,d.ss,d.ß"
+
+
+# ---- numbers of CHANGE REPLICATION SOURCE TO, kept as the server keeps them --------------------
+
+
+def _source_numbers(replica: Replica, channel: str) -> tuple:
+    (row,) = replica.status(channel)
+    return tuple(row[c] for c in ("Source_Port", "Connect_Retry", "Source_Retry_Count", "SQL_Delay", "Auto_Position",
+                                  "Source_Log_File", "Read_Source_Log_Pos"))
+
+
+def test_source_delay_above_its_maximum_is_1729_and_changes_nothing() -> None:
+    replica = Replica()
+    error = replica.fails("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', SOURCE_DELAY = 2147483648 FOR CHANNEL 'c'")
+    assert (error.code, error.sqlstate, error.message) == (
+        1729, "HY000", "The requested value 2147483648 for the source delay exceeds the maximum 2147483647"
+    )
+    assert replica.state.channel("c") is None
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', SOURCE_DELAY = 2147483647 FOR CHANNEL 'c'")
+    assert _source_numbers(replica, "c")[3] == 2147483647
+
+
+def test_port_and_connect_retry_are_32_bit_and_zero_changes_nothing() -> None:
+    """LEX_MASTER_INFO keeps port and connect_retry in a uint and 0 for "not given"."""
+    replica = Replica()
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', SOURCE_PORT = 70000, SOURCE_CONNECT_RETRY = 4294967297, "
+                "SOURCE_LOG_FILE = 'b.000001', SOURCE_LOG_POS = 120 FOR CHANNEL 'c'")
+    assert _source_numbers(replica, "c")[:2] == (70000, 1)  # no range check; wraps at 2**32
+    replica.run("START REPLICA IO_THREAD FOR CHANNEL 'c'")
+    # zero: not given, so no IO thread has to stop, and the coordinates are not reset
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_PORT = 0, SOURCE_CONNECT_RETRY = 4294967296 FOR CHANNEL 'c'")
+    assert _source_numbers(replica, "c")[:2] == (70000, 1)
+    assert _source_numbers(replica, "c")[5:] == ("b.000001", 120)
+    replica.run("STOP REPLICA IO_THREAD FOR CHANNEL 'c'")
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_PORT = 3307 FOR CHANNEL 'c'")  # a new source
+    assert _source_numbers(replica, "c")[5:] == ("", 4)
+
+
+def test_retry_count_saturates_auto_position_is_a_flag_positions_start_at_4() -> None:
+    replica = Replica()
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', SOURCE_RETRY_COUNT = 99999999999999999999999, "
+                "SOURCE_AUTO_POSITION = 5, SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 1 FOR CHANNEL 'c'")
+    assert _source_numbers(replica, "c")[2:] == (18446744073709551615, 0, 1, "b.000002", 4)

@@ -194,7 +194,10 @@ def change_replication_source(state: ReplicaState, stmt: ast.ChangeReplicationSo
         if not valid_channel_name(name):
             raise MySQLError.of(ER.REPLICA_CHANNEL_NAME_INVALID_OR_TOO_LONG)
         channel = Channel(name)
+    given = _given_options(stmt.options)
     for option in stmt.options:
+        if option.name not in given:
+            continue  # e.g. SOURCE_PORT = 0: changes nothing, so needs no thread stopped
         if option.name in RECEIVER_OPTIONS and channel.io_running:
             raise MySQLError.of(ER.REPLICA_CHANNEL_IO_THREAD_MUST_STOP, name)
         if option.name not in RECEIVER_OPTIONS and channel.sql_running:
@@ -203,7 +206,6 @@ def change_replication_source(state: ReplicaState, stmt: ast.ChangeReplicationSo
             raise MySQLError.of(ER.WRONG_ARGUMENTS, option.written)
 
     was_configured = channel.configured
-    given = {option.name: option.value for option in stmt.options}
     source = channel.source
     if ("SOURCE_HOST" in given or "SOURCE_PORT" in given) and not ({"SOURCE_LOG_FILE", "SOURCE_LOG_POS"} & given.keys()):
         # A different source: the old coordinates mean nothing there (MySQL resets them too).
@@ -219,6 +221,28 @@ def change_replication_source(state: ReplicaState, stmt: ast.ChangeReplicationSo
         warnings.append(Condition.note(ER.INSECURE_PLAIN_TEXT))
         warnings.append(Condition.note(ER.INSECURE_CHANGE_SOURCE))
     return Execution(state.with_channel(channel), Ok(warnings=tuple(warnings)))
+
+
+ZERO_MEANS_NOT_GIVEN = frozenset({"SOURCE_PORT", "SOURCE_CONNECT_RETRY", "SOURCE_LOG_POS", "RELAY_LOG_POS"})
+"""LEX_MASTER_INFO keeps 0 for "not given" in these, and change_receive_options and
+change_execute_options copy them only when non-zero (``if (lex_mi->port) mi->port = ...``):
+``SOURCE_PORT = 0`` changes nothing, and does not count as a new source."""
+BIN_LOG_HEADER_SIZE = 4
+"""A position below the first event's is taken as the first event's (``max(4, pos)``)."""
+
+
+def _given_options(options: tuple[ast.SourceOption, ...]) -> dict[str, ast.SourceValue]:
+    """The options that change something, with positions raised to the first event's; a repeated
+    option: the last one wins, as in the grammar."""
+    given: dict[str, ast.SourceValue] = {}
+    for option in options:
+        value = option.value
+        if option.name in ZERO_MEANS_NOT_GIVEN and value == 0:
+            continue
+        if option.name in ("SOURCE_LOG_POS", "RELAY_LOG_POS") and isinstance(value, int):
+            value = max(BIN_LOG_HEADER_SIZE, value)
+        given[option.name] = value
+    return given
 
 
 # ---- START / STOP REPLICA ---------------------------------------------------------------------------

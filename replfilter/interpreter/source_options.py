@@ -9,6 +9,7 @@ simulate (SSL, compression, ...) are refused with 1235 rather than silently igno
 from __future__ import annotations
 
 from . import ast
+from .errors import ER, MySQLError
 
 # 8.4 name -> value kind ("string" or "number").
 SUPPORTED_OPTIONS: dict[str, str] = {
@@ -62,9 +63,21 @@ def is_known_option(written: str) -> bool:
     return name in SUPPORTED_OPTIONS or name in UNSIMULATED_OPTIONS
 
 
+ULONG_MAX = 2**64 - 1
+MAX_SOURCE_DELAY = 2**31 - 1
+"""MASTER_DELAY_MAX: the largest SOURCE_DELAY (seconds) the grammar accepts."""
+UINT_OPTIONS = frozenset({"SOURCE_PORT", "SOURCE_CONNECT_RETRY"})
+"""Options the server keeps in a 32-bit ``uint`` (LEX_MASTER_INFO::port, ::connect_retry)."""
+
+
 def resolve_source_option(written: str, value: ast.SourceValue) -> ast.SourceOption | None:
     """The option node, or None when MySQL's grammar would not accept this name/value pair
-    (unknown name, or a number where a string belongs and the reverse): a syntax error."""
+    (unknown name, or a number where a string belongs and the reverse): a syntax error.
+
+    Numbers are kept as the server keeps them: ``ulong_num`` saturates at 2**64-1
+    (``my_strtoll10``), SOURCE_PORT and SOURCE_CONNECT_RETRY wrap at 2**32 (no range check in
+    the grammar), SOURCE_AUTO_POSITION is on for any non-zero value, and a SOURCE_DELAY above
+    2**31-1 fails with 1729 while the statement is parsed, before anything runs."""
     name = canonical_name(written)
     if name in UNSIMULATED_OPTIONS:
         return ast.SourceOption(name, value, written.upper())
@@ -73,6 +86,14 @@ def resolve_source_option(written: str, value: ast.SourceValue) -> ast.SourceOpt
         return None
     if kind == "string" and not isinstance(value, str):
         return None
-    if kind == "number" and not isinstance(value, int):
-        return None
+    if kind == "number":
+        if not isinstance(value, int):
+            return None
+        if name == "SOURCE_DELAY" and value > MAX_SOURCE_DELAY:
+            raise MySQLError.of(ER.SOURCE_DELAY_VALUE_OUT_OF_RANGE, str(value), MAX_SOURCE_DELAY)
+        value = min(value, ULONG_MAX)
+        if name in UINT_OPTIONS:
+            value %= 2**32
+        elif name == "SOURCE_AUTO_POSITION":
+            value = 1 if value else 0
     return ast.SourceOption(name, value, written.upper())
