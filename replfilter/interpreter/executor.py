@@ -16,7 +16,7 @@ from .filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, NameCol
 from .perfschema import select_performance_schema
 from .results import Ok, Result
 from .show_status import ProgressSource, show_replica_status
-from .source_options import RECEIVER_OPTIONS, SUPPORTED_OPTIONS
+from .source_options import RECEIVER_OPTIONS, SUPPORTED_OPTIONS, stored_value
 from .state import (
     DEFAULT_CHANNEL,
     MAX_CHANNELS,
@@ -236,7 +236,7 @@ def _given_options(options: tuple[ast.SourceOption, ...]) -> dict[str, ast.Sourc
     option: the last one wins, as in the grammar."""
     given: dict[str, ast.SourceValue] = {}
     for option in options:
-        value = option.value
+        value = stored_value(option.name, option.value)
         if option.name in ZERO_MEANS_NOT_GIVEN and value == 0:
             continue
         if option.name in ("SOURCE_LOG_POS", "RELAY_LOG_POS") and isinstance(value, int):

@@ -72,12 +72,9 @@ UINT_OPTIONS = frozenset({"SOURCE_PORT", "SOURCE_CONNECT_RETRY"})
 
 def resolve_source_option(written: str, value: ast.SourceValue) -> ast.SourceOption | None:
     """The option node, or None when MySQL's grammar would not accept this name/value pair
-    (unknown name, or a number where a string belongs and the reverse): a syntax error.
-
-    Numbers are kept as the server keeps them: ``ulong_num`` saturates at 2**64-1
-    (``my_strtoll10``), SOURCE_PORT and SOURCE_CONNECT_RETRY wrap at 2**32 (no range check in
-    the grammar), SOURCE_AUTO_POSITION is on for any non-zero value, and a SOURCE_DELAY above
-    2**31-1 fails with 1729 while the statement is parsed, before anything runs."""
+    (unknown name, or a number where a string belongs and the reverse): a syntax error. A
+    SOURCE_DELAY above 2**31-1 fails with 1729 here, as it does while MySQL parses, before any
+    other check. The node keeps the number as written; :func:`stored_value` is what is kept."""
     name = canonical_name(written)
     if name in UNSIMULATED_OPTIONS:
         return ast.SourceOption(name, value, written.upper())
@@ -91,9 +88,18 @@ def resolve_source_option(written: str, value: ast.SourceValue) -> ast.SourceOpt
             return None
         if name == "SOURCE_DELAY" and value > MAX_SOURCE_DELAY:
             raise MySQLError.of(ER.SOURCE_DELAY_VALUE_OUT_OF_RANGE, str(value), MAX_SOURCE_DELAY)
-        value = min(value, ULONG_MAX)
-        if name in UINT_OPTIONS:
-            value %= 2**32
-        elif name == "SOURCE_AUTO_POSITION":
-            value = 1 if value else 0
     return ast.SourceOption(name, value, written.upper())
+
+
+def stored_value(name: str, value: ast.SourceValue) -> ast.SourceValue:
+    """A number as the server keeps it: ``ulong_num`` saturates at 2**64-1 (``my_strtoll10``),
+    SOURCE_PORT and SOURCE_CONNECT_RETRY wrap at 2**32 (the grammar checks no range), and
+    SOURCE_AUTO_POSITION is on for any non-zero value."""
+    if not isinstance(value, int):
+        return value
+    value = min(value, ULONG_MAX)
+    if name in UINT_OPTIONS:
+        return value % 2**32
+    if name == "SOURCE_AUTO_POSITION":
+        return 1 if value else 0
+    return value
