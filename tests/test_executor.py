@@ -1200,3 +1200,31 @@ def test_retry_count_saturates_auto_position_is_a_flag_positions_start_at_4() ->
     replica.run("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', SOURCE_RETRY_COUNT = 99999999999999999999999, "
                 "SOURCE_AUTO_POSITION = 5, SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 1 FOR CHANNEL 'c'")
     assert _source_numbers(replica, "c")[2:] == (18446744073709551615, 0, 1, "b.000002", 4)
+
+
+def _diagnostics_after(replica: Replica, sql: str) -> list[tuple[str, int, str]]:
+    replica.fails(sql)
+    rows = replica.rows("SHOW WARNINGS")
+    return [(r["Level"], r["Code"], (r["Message"].split("'") + [""])[1]) for r in rows]  # type: ignore[index, operator]
+
+
+def test_legacy_spellings_read_before_a_syntax_error_keep_their_1287() -> None:
+    """The 8.0 grammar warns for CHANGE MASTER and each MASTER_* word as soon as it reads it, so a
+    syntax error later in the statement follows those warnings; the word the error is at, and
+    START/STOP/RESET/SHOW ... SLAVE (which warn when they run), give none."""
+    replica = Replica()
+    assert _diagnostics_after(replica, "CHANGE MASTER TO MASTER_HOST = 'h', MASTER_PORT = 1 oops, MASTER_USER = 'u'") == [
+        ("Warning", 1287, "CHANGE MASTER"), ("Warning", 1287, "MASTER_HOST"), ("Warning", 1287, "MASTER_PORT"),
+        ("Error", 1064, "oops, MASTER_USER = "),
+    ]
+    assert _diagnostics_after(replica, "CHANGE REPLICATION SOURCE TO MASTER_HOST MASTER_PORT = 1") == [
+        ("Warning", 1287, "MASTER_HOST"), ("Error", 1064, "MASTER_PORT = 1"),
+    ]
+    assert _diagnostics_after(replica, "START SLAVE oops") == [("Error", 1064, "oops")]
+
+
+def test_a_source_delay_out_of_range_follows_the_warnings_of_the_whole_statement() -> None:
+    replica = Replica()
+    assert [(lvl, code) for lvl, code, _ in _diagnostics_after(
+        replica, "CHANGE MASTER TO MASTER_DELAY = 4294967296, MASTER_HOST = 'h' FOR CHANNEL 'c'"
+    )] == [("Warning", 1287)] * 3 + [("Error", 1729)]

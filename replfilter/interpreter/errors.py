@@ -135,6 +135,9 @@ class MySQLError(Exception):
         self.code = code
         self.sqlstate = sqlstate
         self.message = message
+        self.warnings: tuple[Condition, ...] = ()
+        """Conditions the parser had raised before this error (1287 for legacy spellings): they
+        stay in the diagnostics area in front of it, as in MySQL."""
 
     @classmethod
     def of(cls, spec: ER, *args: object) -> "MySQLError":

@@ -118,7 +118,7 @@ class Session:
         try:
             statement = parse_statement(statement_text)
         except MySQLError as error:
-            self._diagnostics = (Condition.from_error(error),)
+            self._diagnostics = (*error.warnings, Condition.from_error(error))
             raise
         return self.execute(statement)
 
