@@ -50,6 +50,7 @@ from typing import Any
 from ..interpreter.errors import ER, MySQLError
 from ..interpreter.session import Session
 from ..interpreter.state import ReplicaState
+from .failure import failure_line
 
 FATAL_ERRNO = 1593  # ER_REPLICA_FATAL_ERROR: "Fatal error: %s"
 STATE_STARTING = "Starting the Spark applier"
@@ -150,10 +151,10 @@ class _ChannelRunner:
                 return
             error = query.exception()
             if error is not None:
-                self._failed(str(error).splitlines()[0] if str(error) else repr(error))
+                self._failed(failure_line(error))
         except Exception as exc:  # noqa: BLE001 - a failing applier must show, not vanish
             if not self._stop.is_set():
-                self._failed(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+                self._failed(f"{type(exc).__name__}: {failure_line(exc)}")
 
     def _on_batch_start(self, batch_id: int) -> None:
         self.progress.state_text = f"Applying batch {batch_id} of the relay log"

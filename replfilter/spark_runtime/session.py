@@ -9,6 +9,7 @@ so a terminal shows replfilter's progress, not Spark's.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import warnings
 from typing import Mapping
@@ -22,6 +23,21 @@ def default_shuffle_partitions(master: str) -> int:
     if master.startswith("local"):
         return max(2, os.cpu_count() or 2)
     return 16
+
+
+_MASTER_URL = re.compile(
+    r"local(\[(\*|\d+)(,\s*\d+)?\])?|local-cluster\[\s*\d+\s*,\s*\d+\s*,\s*\d+\s*\]|spark://\S+|yarn|k8s://\S+"
+)
+
+
+def check_master(master: str) -> str:
+    """``master`` if Spark accepts it as a master URL; a ValueError naming it otherwise. Checked
+    before the JVM starts: Spark's launcher would print a Java stack trace instead."""
+    if not _MASTER_URL.fullmatch(master):
+        raise ValueError(
+            f"not a Spark master URL: {master!r} (expected local, local[N], local[*], spark://HOST:PORT, yarn or k8s://URL)"
+        )
+    return master
 
 
 def get_spark(
@@ -41,7 +57,7 @@ def get_spark(
     warnings.filterwarnings("ignore", message=".*PySpark does not yet fully support pandas.*")
     from pyspark.sql import SparkSession
 
-    master = master or DEFAULT_MASTER
+    master = check_master(master or DEFAULT_MASTER)
     # Python workers must run the interpreter that has replfilter and pyarrow installed (the
     # venv's), not whatever "python3" is first on the executors' PATH.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)

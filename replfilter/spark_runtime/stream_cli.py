@@ -73,8 +73,9 @@ def _run(session, args, stdout: TextIO, stderr: TextIO) -> int:
     try:
         return _stream(session, args, stderr)
     except Exception as error:  # noqa: BLE001 - Spark's errors, reported in one line
-        text = str(error).strip().splitlines()
-        stderr.write(f"replfilter stream: {type(error).__name__}: {text[0] if text else error!r}\n")
+        from .failure import failure_line
+
+        stderr.write(f"replfilter stream: {failure_line(error)}\n")
         return 1
 
 
@@ -117,7 +118,9 @@ def _stream(session, args, stderr: TextIO) -> int:
             query.awaitTermination(0.5)
         error = query.exception()
         if error is not None and not stream.stopping:
-            stderr.write(f"replfilter stream: the stream failed: {str(error).splitlines()[0]}\n")
+            from .failure import failure_line
+
+            stderr.write(f"replfilter stream: the stream failed: {failure_line(error)}\n")
             return 1
     finally:
         for sig, handler in previous.items():
