@@ -1,9 +1,9 @@
 """Cutting input into statements the way the ``mysql`` client does, before anything is parsed.
 
 The client, not the server, decides where a statement ends: at the delimiter (``;`` unless a
-``delimiter`` command changed it), ``\\g`` or ``\\G`` outside quotes and comments. It also recognises its own commands (``source f``, ``quit``, ``\\W``...), a
-word command only at the start of a line with no statement in progress, a backslash command
-anywhere. Scripts and the shell both feed lines into one :class:`StatementBuffer`, so a statement
+``delimiter`` command changed it), ``\\g`` or ``\\G`` outside quotes and comments. It also
+recognises its own commands (``source f``, ``quit``, ``\\W``...), a word command only at the
+start of a line with no statement in progress, a backslash command anywhere. Scripts and the shell both feed lines into one :class:`StatementBuffer`, so a statement
 typed over three lines behaves the same in either.
 """
 
@@ -182,7 +182,7 @@ class StatementBuffer:
             if ch.isspace() and not out and not self._parts:
                 i += 1  # spaces before a statement
                 continue
-            # mysql's add_line: a backslash command, then the delimiter, then comments
+            # the delimiter before comments, as in mysql's add_line (so a delimiter may be "#")
             if line.startswith(self.delimiter, i):
                 self._parts.extend(out)
                 out = []
