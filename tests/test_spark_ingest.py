@@ -95,6 +95,11 @@ MUTATIONS = [
     lambda d: {**d, "tables": [{"table": "t", "updating": None}]},
     lambda d: {**d, "tables": [{"table": "t"}, {"db": "x"}]},
     lambda d: {**d, "tables": "t"},
+    lambda d: {**d, "tables": ["t"]},
+    lambda d: {**d, "tables": [{"db": "x", "table": "t", "updating": "yes"}, {"table": "u"}]},
+    lambda d: {**d, "tables": [{"table": "t", "extra": 1}]},
+    lambda d: {**d, "tables": None},
+    lambda d: {**d, "V": 1},
     lambda d: {**d, "temporary": "yes"},
     lambda d: {**d, "sql": 7},
     lambda d: {k: v for k, v in d.items() if k not in ("tables", "sql", "temporary", "if_exists", "gtid", "channel", "default_db")},
@@ -112,6 +117,11 @@ TEXT_MUTATIONS = [
     lambda s: s.replace('"channel": "', '"channel": "\\ud800'),
     lambda s: s.replace('"v": 1', '"v": NaN'),
     lambda s: "  " + s + "  ",
+    lambda s: s + "}",
+    lambda s: s + " [",
+    # braces and brackets inside a string: the exact (strings blanked) check decides
+    lambda s: s.replace('"sql": "', '"sql": "{}[]{'),
+    lambda s: s.replace('"sql": "', '"sql": "}').rstrip("}") + "}{",
 ]
 
 

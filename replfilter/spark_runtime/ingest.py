@@ -82,9 +82,6 @@ class Ingested:
 # --- helpers ---------------------------------------------------------------------------------
 
 
-def _lit_list(values) -> Column:
-    return F.array(*[F.lit(v) for v in values])
-
 
 def _source(df: DataFrame, source_col: str | None) -> Column:
     return F.col(source_col).cast("string") if source_col else F.lit(None).cast("string")
@@ -170,9 +167,6 @@ def _split_python(parsed: DataFrame) -> Ingested:
 # --- event JSON lines --------------------------------------------------------------------------
 
 
-def _variant_shape(path: str) -> Column:
-    return F.expr(f"schema_of_variant(variant_get(_j, '{path}'))")
-
 
 def _get(path: str, type_: str) -> Column:
     return F.expr(f"try_variant_get(_j, '{path}', '{type_}')")
@@ -187,73 +181,73 @@ def _count(text: Column, ch: str) -> Column:
     return F.length(text) - F.length(F.replace(text, F.lit(ch), F.lit("")))
 
 
+def _schemas(*parts: tuple[str, ...]) -> list[str]:
+    """Every ``OBJECT<...>`` string ``schema_of_variant`` gives for an object whose fields are
+    one choice from each part ("" for an absent optional field), keys in its sorted order."""
+    shapes = [""]
+    for choices in parts:
+        shapes = [done + choice for done in shapes for choice in choices]
+    return [f"OBJECT<{shape[:-2]}>" for shape in shapes]
+
+
+_CHANNEL = ("", "channel: STRING, ")
+_ROW_SCHEMAS = _schemas(_CHANNEL, ("db: STRING, ",), ("table: STRING, ",), ("type: STRING, ",), ("v: BIGINT, ",))
+_TRANSACTION_SCHEMAS = _schemas(
+    _CHANNEL, ("", "gtid: STRING, ", "gtid: VOID, "), ("kind: STRING, ",), ("type: STRING, ",), ("v: BIGINT, ",)
+)
+_QUERY_SCHEMA = (
+    r"^OBJECT<(channel: STRING, )?command: STRING, (default_db: STRING, )?(if_exists: BOOLEAN, )?"
+    r"(sql: (STRING|VOID), )?(tables: ARRAY<(VOID|OBJECT<[^<>]*>)>, )?(temporary: BOOLEAN, )?type: STRING, v: BIGINT>$"
+)
+"""A query event's keys and value shapes (the table entries' own shapes are checked one by one:
+the array's schema merges them)."""
+
+
 def _native_ok() -> Column:
-    """True only for lines ``from_json`` certainly accepts, reading the same values."""
-    keys = F.expr("map_keys(try_variant_get(_j, '$', 'map<string,variant>'))")
+    """True only for lines ``from_json`` certainly accepts, reading the same values.
+
+    The record's whole shape comes from one ``schema_of_variant`` (every key, sorted, and the
+    shape of its value), compared with the shapes an event may have: a row or transaction event
+    has a few exact strings, a query event one pattern. Measured on 625,000 lines (2 cores):
+    probing each field with its own ``variant_get`` cost 4.7 s, this ~1 s."""
+    schema = F.schema_of_variant(F.col("_j"))
     typ = _get("$.type", "string")
-
-    def shape_in(key: str, *shapes: str, optional: bool = True) -> Column:
-        s = _variant_shape(f"$.{key}")
-        ok = s.isin(*shapes)
-        return (s.isNull() | ok) if optional else ok.eqNullSafe(True)
-
-    def only_keys(kind: str) -> Column:
-        return F.size(F.array_except(keys, _lit_list(_TYPE_FIELDS[kind]))) == 0
-
     tables_elements = F.expr("try_variant_get(_j, '$.tables', 'array<variant>')")
-    tables_ok = _variant_shape("$.tables").isNull() | (
-        _variant_shape("$.tables").startswith("ARRAY")
-        & F.forall(tables_elements, lambda e: F.schema_of_variant(e).isin(*_TABLE_SHAPES))
+    has_tables = schema.contains(", tables: ARRAY<")
+    tables_ok = ~has_tables | (
+        F.forall(tables_elements, lambda e: F.schema_of_variant(e).isin(*_TABLE_SHAPES))
         & F.forall(_get("$.tables", _TABLES_TYPE), lambda t: F.length(t["table"]) > 0)
     )
-    stripped = F.trim(_strip_strings(F.col("_record")))
+    query = (typ == "query") & schema.rlike(_QUERY_SCHEMA) & _get("$.command", "string").isin(*_COMMANDS) & tables_ok
+    row = (typ == "row") & schema.isin(*_ROW_SCHEMAS)
+    transaction = (typ == "transaction") & schema.isin(*_TRANSACTION_SCHEMAS) & _get("$.kind", "string").isin(*_KINDS)
+    common = F.col("_j").isNotNull() & (_get("$.v", "bigint") == 1) & _nothing_after(has_tables, tables_elements)
+    return F.coalesce(common & (query | row | transaction), F.lit(False))
+
+
+def _nothing_after(has_tables: Column, tables_elements: Column) -> Column:
+    """No text follows the record's JSON value (Spark's parser ignores it; Python's rejects it).
+
+    An accepted record's objects are the event and its table entries, its only array the table
+    list, so trailing text shows in the counts of braces and brackets or in the last character.
+    Braces inside strings would count too, so strings are blanked first — but only when the raw
+    text has more braces and brackets than the value's own: as many leaves no room for one in a
+    string or after the value. (Measured per 625,000 lines: keeping only the brackets with one
+    regular expression 0.1 s, four ``replace`` 0.3 s, ``translate`` 0.8 s.)"""
     n_tables = F.coalesce(F.size(tables_elements), F.lit(0))
     n_tables = F.when(n_tables < 0, 0).otherwise(n_tables)
-    has_tables = F.when(_variant_shape("$.tables").isNull(), 0).otherwise(1)
-    # Spark's parser ignores what follows the first JSON value; Python's rejects it. An accepted
-    # record's objects are the event and its table entries, its only array the table list, so
-    # any trailing text shows in these counts or in the last character.
-    nothing_after = (
+    arrays = F.when(has_tables, 1).otherwise(0)
+    all_brackets = F.octet_length(F.regexp_replace(F.col("_record"), r"[^\[\]{}]+", ""))
+    plain = F.rtrim(F.col("_record")).endswith("}") & (all_brackets == 2 * (n_tables + 1) + 2 * arrays)
+    stripped = F.trim(_strip_strings(F.col("_record")))
+    exact = (
         stripped.endswith("}")
         & (_count(stripped, "{") == n_tables + 1)
         & (_count(stripped, "}") == n_tables + 1)
-        & (_count(stripped, "[") == has_tables)
-        & (_count(stripped, "]") == has_tables)
+        & (_count(stripped, "[") == arrays)
+        & (_count(stripped, "]") == arrays)
     )
-    common = (
-        F.col("_j").isNotNull()
-        & F.schema_of_variant(F.col("_j")).startswith("OBJECT<")
-        & shape_in("v", "BIGINT", optional=False)
-        & (_get("$.v", "bigint") == 1)
-        & shape_in("type", "STRING", optional=False)
-        & shape_in("channel", "STRING")
-        & nothing_after
-    )
-    query = (
-        (typ == "query")
-        & only_keys("query")
-        & shape_in("default_db", "STRING")
-        & shape_in("command", "STRING", optional=False)
-        & _get("$.command", "string").isin(*_COMMANDS)
-        & tables_ok
-        & shape_in("sql", "STRING", "VOID")
-        & shape_in("temporary", "BOOLEAN")
-        & shape_in("if_exists", "BOOLEAN")
-    )
-    row = (
-        (typ == "row")
-        & only_keys("row")
-        & shape_in("db", "STRING", optional=False)
-        & shape_in("table", "STRING", optional=False)
-    )
-    transaction = (
-        (typ == "transaction")
-        & only_keys("transaction")
-        & shape_in("kind", "STRING", optional=False)
-        & _get("$.kind", "string").isin(*_KINDS)
-        & shape_in("gtid", "STRING", "VOID")
-    )
-    return F.coalesce(common & (query | row | transaction), F.lit(False))
+    return F.when(plain, F.lit(True)).otherwise(exact)
 
 
 def _native_event_columns() -> list[Column]:
@@ -301,8 +295,14 @@ def parse_event_lines(
     if keep is not None:
         parsed = keep(parsed)
     native = parsed.where(F.col("_ok")).select(*INGESTED_COLUMNS)
-    fallback = _split_python(_parse_in_python(parsed.where(~F.col("_ok")).select("_record", "_source"), "json"))
+    fallback = lines_fallback(parsed)
     return Ingested(native.unionByName(fallback.events), fallback.dead, parsed)
+
+
+def lines_fallback(parsed: DataFrame) -> Ingested:
+    """The reference reader (``from_json``, in Python) on the parsed lines the native check did
+    not accept (``_ok`` false): the events it makes of them and its dead letters."""
+    return _split_python(_parse_in_python(parsed.where(~F.col("_ok")).select("_record", "_source"), "json"))
 
 
 # --- event rows (Parquet) ----------------------------------------------------------------------

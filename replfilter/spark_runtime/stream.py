@@ -57,6 +57,7 @@ from ..interpreter.state import ReplicaState
 from .ingest import (
     INGESTED_COLUMNS,
     Ingested,
+    lines_fallback,
     mark_event_rows,
     normalize_event_rows,
     rows_fallback,
@@ -303,20 +304,20 @@ class EventStream:
             raise ValueError(f"unknown input format {c.input_format!r}")
         return df.withColumn("_file", F.col("_metadata.file_path"))
 
-    def _ingest_parquet(self, df: DataFrame, state: ReplicaState):
-        """Parquet: pass 1 groups by the key, the native validity check and the file, so one
-        scan gives the keys, whether there are bad rows at all, and the batch's files; only
-        when there are bad rows (or foreign channels) does anything else run."""
+    def _ingest_checked(self, marked: DataFrame, fallback: Callable[[DataFrame], Ingested], state: ReplicaState):
+        """Rows checked natively (``_ok``: Parquet rows, or parsed JSON lines): pass 1 groups by
+        the key and the check, so one scan gives the keys and whether there are bad rows at all;
+        only when there are (or foreign channels) does anything else run — ``fallback``, the
+        reference reader on the rows the check did not accept, among them."""
         c = self.config
-        marked = self._marked(df)
         rows = collect_keys(marked, extra=("_ok",))
         good = marked.where(F.col("_ok")).select(*INGESTED_COLUMNS)
         clean = all(row["_ok"] for row in rows)
         if clean:
             ingested = Ingested(good, _empty_dead(self.spark))
         else:
-            fallback = rows_fallback(marked)
-            ingested = Ingested(good.unionByName(fallback.events), fallback.dead)
+            checked = fallback(marked)
+            ingested = Ingested(good.unionByName(checked.events), checked.dead)
         channels = {row["channel"] for row in rows}
         if c.relay_channel is not None and channels - {c.relay_channel}:
             ingested = _claim_relay_events(ingested, c.relay_channel)
@@ -329,12 +330,15 @@ class EventStream:
         return ingested.events, ingested.dead, collect_keys(ingested.events), None
 
     def _marked(self, df: DataFrame) -> DataFrame:
-        """Parquet rows checked natively (``_ok``); in a relay log, no channel is this channel."""
-        marked = mark_event_rows(df, source_col="_file")
+        """Parquet rows checked natively (``_ok``), relay log channels claimed."""
+        return self._relay(mark_event_rows(df, source_col="_file"))
+
+    def _relay(self, marked: DataFrame) -> DataFrame:
+        """In a relay log, an event that names no channel is this channel's."""
         relay = self.config.relay_channel
-        if relay is not None:
-            marked = marked.withColumn("channel", F.when(F.col("channel") == "", F.lit(relay)).otherwise(F.col("channel")))
-        return marked
+        if relay is None:
+            return marked
+        return marked.withColumn("channel", F.when(F.col("channel") == "", F.lit(relay)).otherwise(F.col("channel")))
 
     def _decide_in_one_pass(self, df: DataFrame, state: ReplicaState, outputs) -> tuple[BatchDecisions | None, bool]:
         """Write a Parquet batch's outputs in one pass over remembered keys (:mod:`.known_keys`):
@@ -490,7 +494,10 @@ class EventStream:
     def _decide_in_two_passes(self, df: DataFrame, state: ReplicaState, outputs, keep) -> tuple[BatchDecisions, int]:
         """Ingest, count the keys (pass 1), decide them, write the outputs (pass 2)."""
         if self.config.input_format == "parquet":
-            events, dead, keys, dead_known = self._ingest_parquet(df, state)
+            events, dead, keys, dead_known = self._ingest_checked(self._marked(df), rows_fallback, state)
+        elif self.config.input_format == "json":
+            parsed = parse_event_lines(df, source_col="_file", keep=keep).parsed
+            events, dead, keys, dead_known = self._ingest_checked(self._relay(parsed), lines_fallback, state)
         else:
             ingested = self.ingest(df, state, keep)
             events, dead = keep(ingested.events), ingested.dead
