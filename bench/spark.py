@@ -19,7 +19,8 @@ every column is produced, nothing is stored, so the figures are the engine's, no
   Python baseline; a row-at-a-time ``udf`` is slower still);
 * streaming    — the sustainable rate of ``replfilter stream``'s micro-batch function
   (ingest + decide + write Parquet of applied events, counters moved) on Parquet batches: as it
-  runs (a batch whose keys were all seen before takes one pass) and with ``--two-pass``.
+  runs (a batch whose keys were all seen before takes one pass) and with ``--two-pass``; and
+  a quarter of the input as JSON lines, the default stream format.
 
 Targets (issue 5): replfilter >= 0.5 x pass-through and >= 4 x the Python UDF.
 """
@@ -265,12 +266,40 @@ def stream_rate(spark, df, state, args) -> None:
                 f"median batch after the first: {steady_rate / 1e6:.2f} M events/s sustained",
                 flush=True,
             )
+        json_stream_rate(spark, src, work, args)
         started = time.perf_counter()
         spark.read.parquet(src).write.mode("overwrite").parquet(os.path.join(work, "copy"))
         copy = time.perf_counter() - started
         print(f"  (Parquet -> Parquet copy of the same files: {copy:.2f} s, {events / copy / 1e6:.2f} M events/s)", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def json_stream_rate(spark, parquet_dir: str, work: str, args) -> None:
+    """The default stream format: JSON lines (the first quarter of the input, written as 8
+    files), decided and written as Parquet, ``--stream-files-per-batch`` files a batch."""
+    from replfilter.interpreter.session import Session
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    files = sorted(os.path.join(parquet_dir, f) for f in os.listdir(parquet_dir))
+    staging = os.path.join(work, "json-staging")
+    spark.read.parquet(*files[: max(1, len(files) // 4)]).repartition(8).write.option("ignoreNullFields", "true").json(staging)
+    src = os.path.join(work, "json-events")
+    os.makedirs(src)
+    for k, name in enumerate(sorted(f for f in os.listdir(staging) if f.endswith(".json"))):
+        os.rename(os.path.join(staging, name), os.path.join(src, f"{k:05d}.jsonl"))
+    config = StreamConfig(
+        events_dir=src, output_dir=os.path.join(work, "json-out"), checkpoint_dir=os.path.join(work, "json-ckpt"),
+        input_format="json", max_files_per_trigger=args.stream_files_per_batch,
+    )
+    stats = EventStream(spark, Session(bench_session().state), config).run_available_now()
+    events = sum(b.events for b in stats)
+    steady_rate = statistics.median(b.events / b.seconds for b in (stats[1:] or stats))
+    print(
+        f"  streaming, JSON lines -> Parquet ({len(stats)} batches of ~{events // max(1, len(stats)):,} events): "
+        f"median batch after the first: {steady_rate / 1e6:.2f} M events/s sustained",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":
