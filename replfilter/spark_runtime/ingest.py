@@ -168,10 +168,6 @@ def _split_python(parsed: DataFrame) -> Ingested:
 
 
 
-def _get(path: str, type_: str) -> Column:
-    return F.expr(f"try_variant_get(_j, '{path}', '{type_}')")
-
-
 def _strip_strings(text: Column) -> Column:
     """The text with every JSON string's contents removed (braces inside names vanish)."""
     return F.regexp_replace(text, r'"(?:[^"\\]|\\.)*"', '""')
