@@ -131,16 +131,13 @@ class ScriptRunner:
             _delimiter, error = parse_delimiter(command.argument)  # the splitter has applied it
             if error is not None:
                 # mysql reports it and goes on (com_delimiter returns 0): not a failed statement
-                where = f" at line {command.line}" + (f" in file: '{file_name}'" if file_name else "")
                 self.out.flush()
-                self.err.write(f"ERROR{where}: {error}\n")
+                self.err.write(f"ERROR{_where(command, file_name)}: {error}\n")
                 self.err.flush()
         elif name == UNKNOWN_COMMAND:
-            where = f" at line {command.line}" + (f" in file: '{file_name}'" if file_name else "")
-            self._client_error(f"ERROR{where}: Unknown command '{command.argument}'.\n")
+            self._client_error(f"ERROR{_where(command, file_name)}: Unknown command '{command.argument}'.\n")
         else:
-            where = f" at line {command.line}" + (f" in file: '{file_name}'" if file_name else "")
-            self._client_error(f"ERROR{where}: the client command '{name}' is not available in scripts\n")
+            self._client_error(f"ERROR{_where(command, file_name)}: the client command '{name}' is not available in scripts\n")
 
     def _source(self, path: str, line: int | None, file_name: str | None) -> None:
         if not path:
@@ -164,3 +161,8 @@ class ScriptRunner:
             self._run(text.split("\n"), path if line is not None else None)
         finally:
             self._depth -= 1
+
+
+def _where(command: ClientCommand, file_name: str | None) -> str:
+    """mysql's `` at line N in file: 'f'`` for a client command's message."""
+    return f" at line {command.line}" + (f" in file: '{file_name}'" if file_name else "")

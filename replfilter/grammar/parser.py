@@ -14,7 +14,7 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ..interpreter import ast
-from ..interpreter.errors import ER, Condition, MySQLError
+from ..interpreter.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..interpreter.filters import FilterType, fold_case
 from .lexical import unescape_string, unquote_identifier
 from ..interpreter.source_options import canonical_name, is_known_option, resolve_source_option
@@ -329,10 +329,10 @@ def parse_time_warnings(text: str, position: int) -> tuple[Condition, ...]:
         return ()
     warnings = []
     if words[1] == "MASTER":
-        warnings.append(Condition.warning(ER.WARN_DEPRECATED_SYNTAX, "CHANGE MASTER", "CHANGE REPLICATION SOURCE"))
+        warnings.append(deprecated_syntax("CHANGE MASTER", "CHANGE REPLICATION SOURCE"))
     for before, word in zip(words, words[1:]):
         if before in ("TO", ",") and is_known_option(word) and canonical_name(word) != word:
-            warnings.append(Condition.warning(ER.WARN_DEPRECATED_SYNTAX, word, canonical_name(word)))
+            warnings.append(deprecated_syntax(word, canonical_name(word)))
     return tuple(warnings)
 
 

@@ -180,3 +180,8 @@ class Condition:
     @classmethod
     def from_error(cls, error: MySQLError) -> "Condition":
         return cls("Error", error.code, error.message)
+
+
+def deprecated_syntax(old: str, new: str) -> Condition:
+    """Warning 1287 for a legacy spelling: the parser's (before a syntax error) and the executor's."""
+    return Condition.warning(ER.WARN_DEPRECATED_SYNTAX, old, new)

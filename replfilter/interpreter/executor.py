@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from . import ast
-from .errors import ER, Condition, MySQLError
+from .errors import ER, Condition, MySQLError, deprecated_syntax
 from .filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, NameCollation, Rule, fold_case
 from .perfschema import select_performance_schema
 from .results import Ok, Result
@@ -54,18 +54,18 @@ def deprecation_warnings(statement: ast.Statement) -> tuple[Condition, ...]:
     parsing, so they stay in the diagnostics area even when the statement then fails."""
     match statement:
         case ast.ChangeReplicationSource():
-            warnings = [_deprecated("CHANGE MASTER", "CHANGE REPLICATION SOURCE")] if statement.legacy else []
-            warnings += [_deprecated(o.written, o.name) for o in statement.options if o.written != o.name]
+            warnings = [deprecated_syntax("CHANGE MASTER", "CHANGE REPLICATION SOURCE")] if statement.legacy else []
+            warnings += [deprecated_syntax(o.written, o.name) for o in statement.options if o.written != o.name]
             return tuple(warnings)
         case ast.StartReplica(legacy=True):
-            return (_deprecated("START SLAVE", "START REPLICA"),)
+            return (deprecated_syntax("START SLAVE", "START REPLICA"),)
         case ast.StopReplica(legacy=True):
-            return (_deprecated("STOP SLAVE", "STOP REPLICA"),)
+            return (deprecated_syntax("STOP SLAVE", "STOP REPLICA"),)
         case ast.ResetReplica(legacy=True):
             # The 8.0 grammar warns for the SLAVE keyword of RESET, with or without ALL.
-            return (_deprecated("RESET SLAVE", "RESET REPLICA"),)
+            return (deprecated_syntax("RESET SLAVE", "RESET REPLICA"),)
         case ast.ShowReplicaStatus(legacy=True):
-            return (_deprecated("SHOW SLAVE STATUS", "SHOW REPLICA STATUS"),)
+            return (deprecated_syntax("SHOW SLAVE STATUS", "SHOW REPLICA STATUS"),)
     return ()
 
 
@@ -86,10 +86,6 @@ def _execute(state: ReplicaState, statement: ast.Statement, now_us: int, progres
         case ast.SelectPerformanceSchema():
             return Execution(state, select_performance_schema(state, statement))
     raise TypeError(f"not a statement the executor runs: {statement!r}")
-
-
-def _deprecated(old: str, new: str) -> Condition:
-    return Condition.warning(ER.WARN_DEPRECATED_SYNTAX, old, new)
 
 
 # ---- CHANGE REPLICATION FILTER ------------------------------------------------------------------

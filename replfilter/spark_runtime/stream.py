@@ -342,11 +342,17 @@ class EventStream:
             return marked
         return marked.withColumn("channel", F.when(F.col("channel") == "", F.lit(relay)).otherwise(F.col("channel")))
 
+    @property
+    def _one_pass_applies(self) -> bool:
+        """Parquet batches only: a JSON batch is parsed once and kept, so its second pass reads
+        the cache, not the files."""
+        return self.config.one_pass and self.config.input_format == "parquet"
+
     def _decide_in_one_pass(self, df: DataFrame, state: ReplicaState, outputs) -> tuple[BatchDecisions | None, bool]:
         """Write a Parquet batch's outputs in one pass over remembered keys (:mod:`.known_keys`):
         the decisions, or None when not tried or when the batch has a row this cannot decide
         (its output is then written again); and whether it was tried."""
-        if not (self.config.one_pass and self.config.input_format == "parquet" and self.known_keys.worth_trying):
+        if not (self._one_pass_applies and self.known_keys.worth_trying):
             return None, False
         if not literals.has_jvm(self.spark):
             return None, False
@@ -478,7 +484,7 @@ class EventStream:
                 dead_count = 0
             else:
                 decisions, dead_count = self._decide_in_two_passes(df, state, outputs, keep)
-                if self.config.one_pass and self.config.input_format == "parquet":
+                if self._one_pass_applies:
                     self.known_keys.remember(decisions.key_rows, clean=dead_count == 0)
         finally:
             for frame in persisted:
