@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from replfilter.interpreter.evaluator import Evaluator, apply_events  # noqa: E402
-from replfilter.interpreter.events import (  # noqa: E402
+from replfilter.evaluation.evaluator import Evaluator, apply_events  # noqa: E402
+from replfilter.evaluation.events import (  # noqa: E402
     CommandKind,
     QueryEvent,
     RowEvent,
@@ -33,8 +33,8 @@ from replfilter.interpreter.events import (  # noqa: E402
     TransactionEvent,
     TransactionKind,
 )
-from replfilter.interpreter.filters import ConfiguredBy, FilterSet, FilterType, NameCollation  # noqa: E402
-from replfilter.interpreter.state import Channel, ReplicaState, SourceSettings  # noqa: E402
+from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation  # noqa: E402
+from replfilter.replica.state import Channel, ReplicaState, SourceSettings  # noqa: E402
 
 FT = FilterType
 CHANNELS = ["", "east", "north", "west"]

@@ -28,7 +28,7 @@ def first_output_seconds() -> float:
 
 
 def imports_pyspark() -> bool:
-    probe = "import sys, replfilter.cli, replfilter.runner; sys.exit('pyspark' in sys.modules)"
+    probe = "import sys, replfilter.cli.main, replfilter.client.runner; sys.exit('pyspark' in sys.modules)"
     return subprocess.run([sys.executable, "-c", probe]).returncode != 0
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import time
 
-from replfilter.grammar.parser import parse_statement
+from replfilter.dialect.parser import parse_statement
 
 SHORT = [
     "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (db1)",

@@ -57,7 +57,7 @@ CHANGE REPLICATION FILTER REPLICATE_DO_TABLE=(db0.t0, db0.t12, db0.t24), REPLICA
 
 
 def bench_session():
-    from replfilter.interpreter.session import Session
+    from replfilter.server.session import Session
 
     session = Session()
     session.execute_sql(SETUP_SQL)
@@ -128,7 +128,7 @@ def udf_baseline(df, state):
     out_schema = StructType([*df.schema.fields, *DECISION_FIELDS])
 
     def run(batches):
-        from replfilter.interpreter.evaluator import Evaluator
+        from replfilter.evaluation.evaluator import Evaluator
         from replfilter.spark_runtime.transform import KEY_COLUMNS as names, decision_values, event_from_key
 
         evaluator = Evaluator(state)
@@ -225,7 +225,7 @@ def stream_rate(spark, df, state, args) -> None:
     """Sustainable streaming rate: ``replfilter stream``'s micro-batch function run back to back
     (availableNow) over the input's files, ``--stream-files-per-batch`` files a batch: what a
     stream keeping up with its source sustains, Parquet in, Parquet out, exactly once."""
-    from replfilter.interpreter.session import Session
+    from replfilter.server.session import Session
     from replfilter.spark_runtime.stream import EventStream, StreamConfig
 
     work = tempfile.mkdtemp(prefix="replfilter-stream-bench-")
@@ -278,7 +278,7 @@ def stream_rate(spark, df, state, args) -> None:
 def json_stream_rate(spark, parquet_dir: str, work: str, args) -> None:
     """The default stream format: JSON lines (the first quarter of the input, written as 8
     files), decided and written as Parquet, ``--stream-files-per-batch`` files a batch."""
-    from replfilter.interpreter.session import Session
+    from replfilter.server.session import Session
     from replfilter.spark_runtime.stream import EventStream, StreamConfig
 
     files = sorted(os.path.join(parquet_dir, f) for f in os.listdir(parquet_dir))

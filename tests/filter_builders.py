@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replfilter.interpreter.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
+from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
 
 RULE_TYPES = {
     "do_db": FilterType.DO_DB,

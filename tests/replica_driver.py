@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from replfilter.interpreter.errors import MySQLError
-from replfilter.interpreter.results import ResultSet
-from replfilter.interpreter.session import Session
-from replfilter.interpreter.state import ReplicaState
+from replfilter.core.errors import MySQLError
+from replfilter.core.results import ResultSet
+from replfilter.server.session import Session
+from replfilter.replica.state import ReplicaState
 
 
 class ReplicaDriver:

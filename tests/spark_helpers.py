@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from replfilter.interpreter.evaluator import apply_events
-from replfilter.interpreter.events import (
+from replfilter.evaluation.evaluator import apply_events
+from replfilter.evaluation.events import (
     CommandKind,
     QueryEvent,
     RowEvent,
@@ -14,8 +14,8 @@ from replfilter.interpreter.events import (
     TransactionEvent,
     TransactionKind,
 )
-from replfilter.interpreter.filters import ConfiguredBy, FilterSet, FilterType
-from replfilter.interpreter.state import Channel, ReplicaState, SourceSettings
+from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType
+from replfilter.replica.state import Channel, ReplicaState, SourceSettings
 
 CHANNELS = ("", "c1", "c2")
 DBS = ("db1", "DB1", "db2", "d_b", "dxb", "rw", "Éb", "éb", "")
@@ -53,7 +53,7 @@ _rules = {
 
 @st.composite
 def filter_sets(draw, lctn: int) -> FilterSet:
-    from replfilter.interpreter.filters import NameCollation
+    from replfilter.core.filters import NameCollation
 
     collation = NameCollation(lctn)
     filters = FilterSet()

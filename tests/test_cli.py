@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from replfilter import cli
+from replfilter.cli import main as cli
 
 CONFIGURE = "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h1' FOR CHANNEL 'ch1';\n"
 
@@ -308,7 +308,7 @@ def test_atomic_write_leaves_no_temporary_files(tmp_path: Path) -> None:
 
 
 def test_console_script_and_python_dash_m_do_not_start_spark() -> None:
-    probe = "import sys, replfilter.cli; replfilter.cli.main(['-e','SHOW WARNINGS']); sys.exit('pyspark' in sys.modules)"
+    probe = "import sys, replfilter.cli.main; replfilter.cli.main.main(['-e','SHOW WARNINGS']); sys.exit('pyspark' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True).returncode == 0
 
 

@@ -6,11 +6,11 @@ import io
 import json
 from pathlib import Path
 
-from replfilter import cli
-from replfilter.interpreter.evaluator import apply_event, channel_filters
-from replfilter.interpreter.events import RowEvent
-from replfilter.interpreter.filters import FilterType
-from replfilter.interpreter.session import Session
+from replfilter.cli import main as cli
+from replfilter.evaluation.evaluator import apply_event, channel_filters
+from replfilter.evaluation.events import RowEvent
+from replfilter.core.filters import FilterType
+from replfilter.server.session import Session
 
 EVENTS = "\n".join([
     '{"v": 1, "type": "row", "channel": "", "db": "db1", "table": "t1"}',

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from replfilter.interpreter.evaluator import (
+from replfilter.evaluation.evaluator import (
     Evaluator,
     apply_event,
     decide,
     transaction_outcomes,
 )
-from replfilter.interpreter.events import (
+from replfilter.evaluation.events import (
     CommandKind,
     Event,
     QueryEvent,
@@ -27,9 +27,9 @@ from replfilter.interpreter.events import (
     TransactionEvent,
     TransactionKind,
 )
-from replfilter.interpreter.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
-from replfilter.interpreter.sql_events import statement_events
-from replfilter.interpreter.state import Channel, ReplicaState, SourceSettings
+from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
+from replfilter.evaluation.sql_events import statement_events
+from replfilter.replica.state import Channel, ReplicaState, SourceSettings
 
 from filter_builders import fset
 
@@ -239,16 +239,16 @@ def test_48_rules_emptied_leave_table_rules_on() -> None:
 
 
 def test_55_wild_rule_without_dot_is_rejected_by_the_statement() -> None:
-    from replfilter.interpreter.errors import MySQLError
+    from replfilter.core.errors import MySQLError
 
-    parser = pytest.importorskip("replfilter.grammar.parser")
+    parser = pytest.importorskip("replfilter.dialect.parser")
     with pytest.raises(MySQLError) as info:
         parser.parse_statement("CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db1%')")
     assert info.value.code == 3067
 
 
 def test_57_trailing_backslash_is_literal() -> None:
-    from replfilter.interpreter.wildcard import like
+    from replfilter.core.wildcard import like
 
     assert like("x.a\\", "x.a\\")
     filters = fset(wild_do=["x.a\\"])
@@ -377,7 +377,7 @@ def test_seed_004_example_19_7_insert_depends_on_format() -> None:
 
 @pytest.mark.parametrize("fmt", ["STATEMENT", "ROW"])
 def test_seed_004_fix_use_db2_gives_the_same_verdict_in_both_formats(fmt: str) -> None:
-    from replfilter.interpreter.sql_events import script_events
+    from replfilter.evaluation.sql_events import script_events
 
     filters, collation = fset(**SEED_004), NameCollation(0)
     derived = script_events("USE db1; CREATE TABLE t2 LIKE t1; USE db2; INSERT INTO t3 VALUES (1);", "", fmt)

@@ -10,13 +10,13 @@ from dataclasses import replace
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from replfilter.interpreter.evaluator import (
+from replfilter.evaluation.evaluator import (
     Evaluator,
     apply_event,
     apply_events,
     decide,
 )
-from replfilter.interpreter.events import (
+from replfilter.evaluation.events import (
     DATABASE_COMMANDS,
     CommandKind,
     QueryEvent,
@@ -25,10 +25,10 @@ from replfilter.interpreter.events import (
     TransactionEvent,
     TransactionKind,
 )
-from replfilter.interpreter.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
-from replfilter.interpreter.sql_events import statement_events
-from replfilter.interpreter.state import Channel, ReplicaState, SourceSettings
-from replfilter.interpreter.wildcard import like
+from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
+from replfilter.evaluation.sql_events import statement_events
+from replfilter.replica.state import Channel, ReplicaState, SourceSettings
+from replfilter.core.wildcard import like
 
 FT = FilterType
 CK = CommandKind

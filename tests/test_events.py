@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replfilter.interpreter.events import (
+from replfilter.evaluation.events import (
     CommandKind,
     EventFormatError,
     QueryEvent,
@@ -20,7 +20,7 @@ from replfilter.interpreter.events import (
     from_json,
     to_json,
 )
-from replfilter.interpreter.sql_events import (
+from replfilter.evaluation.sql_events import (
     BinlogFormat,
     SqlEventsError,
     analyse_statement,
@@ -372,7 +372,7 @@ def test_never_a_traceback(sql: str) -> None:
 def test_sqlglot_and_fallback_agree_on_updating_targets() -> None:
     """Where sqlglot reads a statement, the fallback tokenizer (used when it cannot) finds the
     same updating tables for single-table forms."""
-    from replfilter.interpreter import sql_events as se
+    from replfilter.evaluation import sql_events as se
 
     for sql in [
         "INSERT INTO d.t VALUES (1)", "REPLACE INTO t SELECT * FROM s", "UPDATE t SET a = 1", "DELETE FROM d.t WHERE a = 1",

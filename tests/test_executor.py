@@ -12,13 +12,13 @@ from datetime import datetime
 
 import pytest
 
-from replfilter.interpreter.errors import Condition, MySQLError
-from replfilter.interpreter.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
-from replfilter.interpreter.perfschema import format_timestamp
-from replfilter.interpreter.results import Ok, ResultSet
-from replfilter.interpreter.session import Session
-from replfilter.interpreter.show_status import COLUMNS, LEGACY_COLUMNS
-from replfilter.interpreter.state import Channel, ReplicaState, SourceSettings
+from replfilter.core.errors import Condition, MySQLError
+from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
+from replfilter.replica.perfschema import format_timestamp
+from replfilter.core.results import Ok, ResultSet
+from replfilter.server.session import Session
+from replfilter.replica.show_status import COLUMNS, LEGACY_COLUMNS
+from replfilter.replica.state import Channel, ReplicaState, SourceSettings
 
 from replica_driver import ReplicaDriver
 
@@ -1133,7 +1133,7 @@ def test_a_new_session_starts_without_statement_filters() -> None:
 
 
 def test_restart_on_a_datadir_keeps_channels_not_filters(tmp_path: object) -> None:
-    from replfilter.datadir import DataDirectory
+    from replfilter.replica.datadir import DataDirectory
 
     with DataDirectory(tmp_path) as datadir:  # type: ignore[arg-type]
         session = Session(datadir.load_state(), clock=Clock(), observers=[datadir.observer])
@@ -1149,8 +1149,8 @@ def test_restart_on_a_datadir_keeps_channels_not_filters(tmp_path: object) -> No
 def test_case_folding_is_per_character_lower_casing_not_casefold() -> None:
     """lower_case_table_names=1 folds as the server's lower-casing collation does: ``ß`` and
     ``ss`` stay two rules (Python's casefold would merge them)."""
-    from replfilter.interpreter.session import Session
-    from replfilter.interpreter.state import ReplicaState
+    from replfilter.server.session import Session
+    from replfilter.replica.state import ReplicaState
 
     session = Session(ReplicaState.fresh(1))
     session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'c'")

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from replfilter.grammar.parser import parse_statement
-from replfilter.grammar.printer import to_sql
-from replfilter.interpreter import ast
-from replfilter.interpreter.errors import MySQLError
-from replfilter.interpreter.session import Session
+from replfilter.dialect.parser import parse_statement
+from replfilter.dialect.printer import to_sql
+from replfilter.dialect import ast
+from replfilter.core.errors import MySQLError
+from replfilter.server.session import Session
 
 MANUAL_EXAMPLE = (
     "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (db1), REPLICATE_DO_TABLE = (db2.t3);"

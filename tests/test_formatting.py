@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replfilter.formatting import (
+from replfilter.client.formatting import (
     OutputMode,
     display_cells,
     escape_batch_value,
@@ -23,8 +23,8 @@ from replfilter.formatting import (
     status_line,
     unescape_batch_value,
 )
-from replfilter.interpreter.errors import Condition, MySQLError
-from replfilter.interpreter.results import Ok, ResultSet
+from replfilter.core.errors import Condition, MySQLError
+from replfilter.core.results import Ok, ResultSet
 
 PS_COLUMNS = ("CHANNEL_NAME", "FILTER_NAME", "FILTER_RULE", "CONFIGURED_BY", "COUNTER")
 PS_ROWS = (

@@ -11,13 +11,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from replfilter.grammar.parser import parse
-from replfilter.grammar.splitter import StatementText, split_statements
-from replfilter.interpreter.errors import MySQLError
-from replfilter.interpreter.filters import FilterType
-from replfilter.interpreter.results import Ok, ResultSet
-from replfilter.interpreter.session import Session
-from replfilter.interpreter.state import ReplicaState
+from replfilter.dialect.parser import parse
+from replfilter.dialect.splitter import StatementText, split_statements
+from replfilter.core.errors import MySQLError
+from replfilter.core.filters import FilterType
+from replfilter.core.results import Ok, ResultSet
+from replfilter.server.session import Session
+from replfilter.replica.state import ReplicaState
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

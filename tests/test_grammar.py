@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from replfilter.grammar.parser import parse, parse_statement
-from replfilter.grammar.splitter import ClientCommand, StatementBuffer, StatementText, split_statements
-from replfilter.interpreter import ast
-from replfilter.interpreter.errors import MySQLError
-from replfilter.interpreter.filters import FilterType
+from replfilter.dialect.parser import parse, parse_statement
+from replfilter.dialect.splitter import ClientCommand, StatementBuffer, StatementText, split_statements
+from replfilter.dialect import ast
+from replfilter.core.errors import MySQLError
+from replfilter.core.filters import FilterType
 
 DO_DB = FilterType.DO_DB
 IGNORE_DB = FilterType.IGNORE_DB
@@ -941,7 +941,7 @@ def test_backslash_d_applies_at_once_and_skips_to_its_delimiter() -> None:
     ],
 )
 def test_delimiter_argument_as_mysql_reads_it(argument, expected) -> None:
-    from replfilter.grammar.splitter import parse_delimiter
+    from replfilter.dialect.splitter import parse_delimiter
 
     assert parse_delimiter(argument) == expected
 

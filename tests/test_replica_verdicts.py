@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from replfilter.interpreter.evaluator import decide
-from replfilter.interpreter.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
-from replfilter.interpreter.sql_events import statement_events
+from replfilter.evaluation.evaluator import decide
+from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
+from replfilter.evaluation.sql_events import statement_events
 
 DATA = Path(__file__).parent / "data" / "replica-verdicts-sample.jsonl"
 

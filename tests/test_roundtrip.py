@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from replfilter.grammar.parser import parse_statement
-from replfilter.grammar.printer import to_sql
-from replfilter.interpreter import ast
-from replfilter.interpreter.filters import FilterType
-from replfilter.interpreter.source_options import MAX_SOURCE_DELAY, SUPPORTED_OPTIONS, UNSIMULATED_OPTIONS
+from replfilter.dialect.parser import parse_statement
+from replfilter.dialect.printer import to_sql
+from replfilter.dialect import ast
+from replfilter.core.filters import FilterType
+from replfilter.dialect.source_options import MAX_SOURCE_DELAY, SUPPORTED_OPTIONS, UNSIMULATED_OPTIONS
 
 SETTINGS = settings(max_examples=150, deadline=None)
 

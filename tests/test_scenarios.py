@@ -11,10 +11,10 @@ global rules into configured channels), so these scenarios do not depend on the 
 from __future__ import annotations
 
 
-from replfilter.interpreter.errors import MySQLError
-from replfilter.interpreter.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
-from replfilter.interpreter.session import Session
-from replfilter.interpreter.state import Channel, ReplicaState, SourceSettings
+from replfilter.core.errors import MySQLError
+from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
+from replfilter.server.session import Session
+from replfilter.replica.state import Channel, ReplicaState, SourceSettings
 
 from replica_driver import ReplicaDriver
 

@@ -26,13 +26,13 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from replfilter.cli import build_parser
-from replfilter.grammar.parser import parse_statement
-from replfilter.grammar.splitter import StatementText, split_statements
-from replfilter.interpreter.errors import MySQLError
-from replfilter.interpreter.filters import FILTER_TYPES, FilterType
-from replfilter.interpreter.perfschema import CHANNEL_COLUMNS, GLOBAL_COLUMNS
-from replfilter.interpreter.session import Session
+from replfilter.cli.main import build_parser
+from replfilter.dialect.parser import parse_statement
+from replfilter.dialect.splitter import StatementText, split_statements
+from replfilter.core.errors import MySQLError
+from replfilter.core.filters import FILTER_TYPES, FilterType
+from replfilter.replica.perfschema import CHANNEL_COLUMNS, GLOBAL_COLUMNS
+from replfilter.server.session import Session
 from replfilter.shell import commands, helptext
 from replfilter.shell.app import CONTINUATION, PROMPT, Shell, ShellSettings, run_shell
 from replfilter.shell.buffer import CompletenessCheck, is_complete
@@ -685,7 +685,7 @@ def test_lexer_keywords_come_from_the_grammar():
 
 def test_shell_import_is_light():
     """Opening the shell never imports pyspark; the parser (lark) is only loaded on first use."""
-    code = ("import sys, replfilter.cli, replfilter.shell.app;"
+    code = ("import sys, replfilter.cli.main, replfilter.shell.app;"
             "bad = [m for m in ('pyspark', 'lark', 'py4j') if m in sys.modules];"
             "print(','.join(bad))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -694,7 +694,7 @@ def test_shell_import_is_light():
 
 def test_cli_hands_the_terminal_to_the_shell(monkeypatch):
     """main() calls run_shell when standard input and output are terminals."""
-    from replfilter import cli
+    from replfilter.cli import main as cli
     from replfilter.shell import app
 
     seen = {}

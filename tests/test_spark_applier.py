@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from replfilter.interpreter.errors import MySQLError
-from replfilter.interpreter.events import RowEvent, to_json
-from replfilter.interpreter.filters import FilterType
-from replfilter.interpreter.session import Session
+from replfilter.core.errors import MySQLError
+from replfilter.evaluation.events import RowEvent, to_json
+from replfilter.core.filters import FilterType
+from replfilter.server.session import Session
 
 pytestmark = pytest.mark.spark
 

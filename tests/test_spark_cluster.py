@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from replfilter.interpreter.events import QueryEvent, RowEvent, CommandKind, TableRef, to_json
+from replfilter.evaluation.events import QueryEvent, RowEvent, CommandKind, TableRef, to_json
 
 pytestmark = pytest.mark.spark
 

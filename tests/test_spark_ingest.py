@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replfilter.interpreter.events import (
+from replfilter.evaluation.events import (
     CommandKind,
     EventFormatError,
     QueryEvent,
@@ -148,7 +148,7 @@ def test_every_mutation_once(spark):
     base = [
         to_json(QueryEvent("c1", "d", CommandKind.INSERT, (TableRef(None, "t"), TableRef("x", "y", False)), "INSERT ..."))
     ]
-    from replfilter.interpreter.events import TransactionEvent, TransactionKind
+    from replfilter.evaluation.events import TransactionEvent, TransactionKind
 
     base += [to_json(RowEvent("c1", "d", "t")), to_json(TransactionEvent("", TransactionKind.GTID, "u:1"))]
     lines = list(base)
@@ -202,7 +202,7 @@ def test_parquet_rows_defaults_and_dead_letters(spark, tmp_path):
 
 
 def test_unknown_channel_is_a_dead_letter(spark):
-    from replfilter.interpreter.state import ReplicaState
+    from replfilter.replica.state import ReplicaState
     from replfilter.spark_runtime.ingest import parse_event_lines, split_unknown_channels
 
     lines = [to_json(RowEvent("", "d", "t")), to_json(RowEvent("nope", "d", "t"))]
@@ -233,7 +233,7 @@ DEBEZIUM = [
 
 
 def test_debezium_envelopes(spark):
-    from replfilter.interpreter.session import Session
+    from replfilter.server.session import Session
     from replfilter.spark_runtime.ingest import parse_debezium
     from replfilter.spark_runtime.sql_tables import resolve_sql_tables
     from replfilter.spark_runtime.transform import apply_filters
@@ -306,8 +306,8 @@ def test_sql_tables_each_text_once_and_dead_letters(spark):
 
 
 def test_read_events_gives_events_decided_as_replfilter_evaluate_decides(spark, tmp_path):
-    from replfilter.interpreter.evaluator import evaluate_lines
-    from replfilter.interpreter.session import Session
+    from replfilter.evaluation.evaluator import evaluate_lines
+    from replfilter.server.session import Session
     from replfilter.spark_runtime.ingest import read_events
     from replfilter.spark_runtime.transform import InvalidEventError, apply_filters
 

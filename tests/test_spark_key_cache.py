@@ -64,8 +64,8 @@ def test_second_decision_of_the_same_files_reads_no_keys_and_is_exact(spark, tmp
 
 
 def test_new_or_rewritten_files_are_counted_again(spark, tmp_path):
-    from replfilter.interpreter.events import RowEvent
-    from replfilter.interpreter.session import Session
+    from replfilter.evaluation.events import RowEvent
+    from replfilter.server.session import Session
     from replfilter.spark_runtime.key_cache import KEY_CACHE, input_snapshot
     from replfilter.spark_runtime.transform import apply_filters
 
@@ -102,7 +102,7 @@ def test_new_or_rewritten_files_are_counted_again(spark, tmp_path):
 def test_inputs_that_are_not_plain_files_have_no_snapshot(spark, tmp_path):
     from pyspark.sql import functions as F
 
-    from replfilter.interpreter.events import RowEvent
+    from replfilter.evaluation.events import RowEvent
     from replfilter.spark_runtime.key_cache import input_snapshot
 
     _write(spark, tmp_path, [RowEvent("", "a", "t")])

@@ -8,9 +8,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replfilter.interpreter.events import CommandKind, QueryEvent, RowEvent
-from replfilter.interpreter.filters import FilterType
-from replfilter.interpreter.session import Session
+from replfilter.evaluation.events import CommandKind, QueryEvent, RowEvent
+from replfilter.core.filters import FilterType
+from replfilter.server.session import Session
 from replfilter.spark_runtime.known_keys import FIELD_BITS, MAX_ROWS, KnownKeys
 from replfilter.spark_runtime.transform import HASH_COLUMN, KEY_COLUMNS, decide_keys
 from spark_helpers import event_row, events, states
@@ -127,7 +127,7 @@ def test_batches_too_large_to_count_exactly_take_two_passes():
 
 
 def test_two_pass_flag_of_the_stream_command():
-    from replfilter.spark_runtime.stream_cli import build_parser, config_from_args
+    from replfilter.cli.stream import build_parser, config_from_args
 
     args = ["events", "out", "ckpt", "--format", "parquet"]
     assert config_from_args(build_parser().parse_args(args)).one_pass is True

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from replfilter.interpreter.evaluator import apply_events
-from replfilter.interpreter.events import (
+from replfilter.evaluation.evaluator import apply_events
+from replfilter.evaluation.events import (
     CommandKind,
     QueryEvent,
     RowEvent,
@@ -23,8 +23,8 @@ from replfilter.interpreter.events import (
     TransactionKind,
     to_json,
 )
-from replfilter.interpreter.filters import FilterType
-from replfilter.interpreter.session import Session
+from replfilter.core.filters import FilterType
+from replfilter.server.session import Session
 
 pytestmark = pytest.mark.spark
 
@@ -295,7 +295,7 @@ def _fresh():
 def test_stream_cli_reports_a_missing_events_directory(tmp_path):
     import io
 
-    from replfilter.cli import main
+    from replfilter.cli.main import main
 
     err = io.StringIO()
     status = main(["stream", str(tmp_path / "nope"), str(tmp_path / "out"), str(tmp_path / "ckpt")], stderr=err)

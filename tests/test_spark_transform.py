@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replfilter.interpreter.events import QueryEvent, RowEvent, CommandKind, TableRef
+from replfilter.evaluation.events import QueryEvent, RowEvent, CommandKind, TableRef
 from spark_helpers import event_row, events, expected, states
 
 pytestmark = pytest.mark.spark
@@ -62,7 +62,7 @@ def test_the_join_lookup_decides_as_the_slot_lookup(spark, state, evs):
 def test_extra_columns_pass_through_whatever_their_names(spark, kwargs):
     from pyspark.sql import functions as F
 
-    from replfilter.interpreter.session import Session
+    from replfilter.server.session import Session
     from replfilter.spark_runtime.transform import applied_events, decide_frame
 
     session = Session()
@@ -77,7 +77,7 @@ def test_extra_columns_pass_through_whatever_their_names(spark, kwargs):
 
 
 def test_applied_events_rewrites_the_database(spark):
-    from replfilter.interpreter.session import Session
+    from replfilter.server.session import Session
     from replfilter.spark_runtime.transform import applied_events, apply_filters
 
     session = Session()
@@ -106,8 +106,8 @@ def test_applied_events_rewrites_the_database(spark):
 
 
 def test_unknown_channel_and_non_events_raise(spark):
-    from replfilter.interpreter.evaluator import UnknownChannelError
-    from replfilter.interpreter.state import ReplicaState
+    from replfilter.evaluation.evaluator import UnknownChannelError
+    from replfilter.replica.state import ReplicaState
     from replfilter.spark_runtime.transform import InvalidEventError, apply_filters
 
     with pytest.raises(UnknownChannelError):

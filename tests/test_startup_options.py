@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replfilter.interpreter.filters import (
+from replfilter.core.filters import (
     EMPTY_FILTERS,
     ConfiguredBy,
     FilterSet,
     FilterType,
     NameCollation,
 )
-from replfilter.interpreter.startup_options import (
+from replfilter.replica.startup_options import (
     CHANNEL_DOES_NOT_EXIST_WARNING,
     GROUP_REPLICATION_CHANNEL_WARNING,
     StartupError,
@@ -28,7 +28,7 @@ from replfilter.interpreter.startup_options import (
     read_option_file,
     split_command_line_option,
 )
-from replfilter.interpreter.state import Channel, ReplicaState, SourceSettings
+from replfilter.replica.state import Channel, ReplicaState, SourceSettings
 
 NOW = 1_700_000_000_123_456
 DO_DB, IGNORE_DB = FilterType.DO_DB, FilterType.IGNORE_DB

@@ -17,16 +17,16 @@ from __future__ import annotations
 from hypothesis import HealthCheck, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
-from replfilter.grammar.parser import parse_statement
-from replfilter.grammar.printer import to_sql
-from replfilter.interpreter import ast
-from replfilter.interpreter.errors import MySQLError
-from replfilter.interpreter.filters import FILTER_TYPES, ConfiguredBy, FilterSet, FilterType, TypeSlot
-from replfilter.interpreter.perfschema import channel_filter_rows, format_timestamp, global_filter_rows
-from replfilter.interpreter.results import ResultSet
-from replfilter.interpreter.session import Session
-from replfilter.interpreter.show_status import show_replica_status
-from replfilter.interpreter.state import ReplicaState, channel_sort_key, is_group_replication_channel
+from replfilter.dialect.parser import parse_statement
+from replfilter.dialect.printer import to_sql
+from replfilter.dialect import ast
+from replfilter.core.errors import MySQLError
+from replfilter.core.filters import FILTER_TYPES, ConfiguredBy, FilterSet, FilterType, TypeSlot
+from replfilter.replica.perfschema import channel_filter_rows, format_timestamp, global_filter_rows
+from replfilter.core.results import ResultSet
+from replfilter.server.session import Session
+from replfilter.replica.show_status import show_replica_status
+from replfilter.replica.state import ReplicaState, channel_sort_key, is_group_replication_channel
 
 T0 = 1_700_000_000_000_000
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replfilter.interpreter.filters import NameCollation
-from replfilter.interpreter.wildcard import WildList, compile_pattern, like, like_to_regex
+from replfilter.core.filters import NameCollation
+from replfilter.core.wildcard import WildList, compile_pattern, like, like_to_regex
 
 CS = NameCollation(0)
 CI = NameCollation(1)

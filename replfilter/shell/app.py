@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any, Mapping, TextIO
 
 from .. import __version__
-from ..formatting import OutputMode, format_error, format_result, format_warnings
-from ..grammar.splitter import DEFAULT_DELIMITER, UNKNOWN_COMMAND, ClientCommand, StatementBuffer, StatementText
-from ..interpreter.errors import MySQLError
-from ..interpreter.session import Session
+from ..client.formatting import OutputMode, format_error, format_result, format_warnings
+from ..dialect.splitter import DEFAULT_DELIMITER, UNKNOWN_COMMAND, ClientCommand, StatementBuffer, StatementText
+from ..core.errors import MySQLError
+from ..server.session import Session
 from . import commands
 from .buffer import CompletenessCheck
 from .errormark import printable, syntax_error_mark

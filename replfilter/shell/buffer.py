@@ -2,7 +2,7 @@
 
 mycli's ``clibuffer``, but the decision is the statement splitter's, the same one scripts use:
 the input is complete when, after feeding every line to a fresh
-:class:`~replfilter.grammar.splitter.StatementBuffer`, no statement is left unterminated (outside
+:class:`~replfilter.dialect.splitter.StatementBuffer`, no statement is left unterminated (outside
 quotes and comments). So the delimiter (``;`` by default), ``\\g``, ``\\G``, ``\\c`` and client commands (``quit``,
 ``source f``) end the input exactly where they would end a statement in a script.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..grammar.splitter import DEFAULT_DELIMITER, StatementBuffer
+from ..dialect.splitter import DEFAULT_DELIMITER, StatementBuffer
 
 
 def is_complete(text: str, delimiter: str = DEFAULT_DELIMITER) -> bool:

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from .. import __version__
-from ..formatting import OutputMode, format_table
-from ..grammar.splitter import BACKSLASH_COMMANDS, parse_delimiter
-from ..runner import RunOptions, ScriptRunner
+from ..client.formatting import OutputMode, format_table
+from ..dialect.splitter import BACKSLASH_COMMANDS, parse_delimiter
+from ..client.runner import RunOptions, ScriptRunner
 from . import helptext
 
 if TYPE_CHECKING:

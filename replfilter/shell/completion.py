@@ -23,11 +23,11 @@ from typing import Callable, Iterable, Iterator
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 
-from ..grammar.splitter import DEFAULT_DELIMITER, WORD_COMMANDS, StatementBuffer
-from ..interpreter.filters import FILTER_TYPES, ConfiguredBy, FilterType
-from ..interpreter.perfschema import CHANNEL_COLUMNS, GLOBAL_COLUMNS, SCHEMA, TABLES
-from ..interpreter.source_options import SUPPORTED_OPTIONS
-from ..interpreter.state import ReplicaState
+from ..dialect.splitter import DEFAULT_DELIMITER, WORD_COMMANDS, StatementBuffer
+from ..core.filters import FILTER_TYPES, ConfiguredBy, FilterType
+from ..replica.perfschema import CHANNEL_COLUMNS, GLOBAL_COLUMNS, SCHEMA, TABLES
+from ..dialect.source_options import SUPPORTED_OPTIONS
+from ..replica.state import ReplicaState
 from .lexer import GRAMMAR_FILE
 
 MAX_ANALYSED_CHARS = 64 * 1024  # beyond this (a huge paste) completion is not worth the wait
@@ -346,7 +346,7 @@ def rule_names(state: ReplicaState) -> RuleNames:
 
 @lru_cache(maxsize=1)
 def _reserved_words() -> frozenset[str]:
-    from ..grammar.parser import RESERVED_WORDS
+    from ..dialect.parser import RESERVED_WORDS
 
     return RESERVED_WORDS
 

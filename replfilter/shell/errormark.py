@@ -15,7 +15,7 @@ import re
 
 from prompt_toolkit.utils import get_cwidth
 
-from ..interpreter.errors import MySQLError
+from ..core.errors import MySQLError
 
 PARSE_ERROR = 1064
 NEAR_LENGTH = 80

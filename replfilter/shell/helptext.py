@@ -11,9 +11,9 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
-from ..interpreter.filters import FILTER_TYPES, FilterType
-from ..interpreter.perfschema import CHANNEL_COLUMNS, CHANNEL_TABLE, GLOBAL_COLUMNS, GLOBAL_TABLE, SCHEMA
-from ..interpreter.source_options import SUPPORTED_OPTIONS
+from ..core.filters import FILTER_TYPES, FilterType
+from ..replica.perfschema import CHANNEL_COLUMNS, CHANNEL_TABLE, GLOBAL_COLUMNS, GLOBAL_TABLE, SCHEMA
+from ..dialect.source_options import SUPPORTED_OPTIONS
 
 MANUAL = "https://dev.mysql.com/doc/refman/8.4/en/"
 

@@ -16,11 +16,11 @@ from pathlib import Path
 from pygments.lexer import RegexLexer, words
 from pygments.token import Comment, Error, Keyword, Name, Number, Operator, Punctuation, String, Whitespace
 
-from ..grammar.splitter import WORD_COMMANDS
-from ..interpreter.filters import FILTER_TYPES
-from ..interpreter.source_options import SUPPORTED_OPTIONS, UNSIMULATED_OPTIONS
+from ..dialect.splitter import WORD_COMMANDS
+from ..core.filters import FILTER_TYPES
+from ..dialect.source_options import SUPPORTED_OPTIONS, UNSIMULATED_OPTIONS
 
-GRAMMAR_FILE = Path(__file__).resolve().parent.parent / "grammar" / "replfilter.lark"
+GRAMMAR_FILE = Path(__file__).resolve().parent.parent / "dialect" / "replfilter.lark"
 _TERMINAL = re.compile(r"^([A-Z][A-Z0-9_]*)(?:\.\d+)?\s*:(.*)$", re.MULTILINE)
 
 PS_TABLES = ("replication_applier_filters", "replication_applier_global_filters")

@@ -11,8 +11,8 @@ from typing import Callable
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from ..interpreter.session import Session
-from ..interpreter.state import ReplicaState
+from ..server.session import Session
+from ..replica.state import ReplicaState
 
 MAX_CHANNELS_SHOWN = 6
 

@@ -25,8 +25,8 @@ COMPLETION_PREFIXES = (
 
 def warm_up() -> None:
     try:
-        from ..grammar.parser import parse_statement
-        from ..grammar.splitter import StatementText, split_statements
+        from ..dialect.parser import parse_statement
+        from ..dialect.splitter import StatementText, split_statements
         from .completion import suggest
         from .helptext import TOPICS
 

@@ -47,9 +47,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..interpreter.errors import ER, MySQLError
-from ..interpreter.session import Session
-from ..interpreter.state import ReplicaState
+from ..core.errors import ER, MySQLError
+from ..server.session import Session
+from ..replica.state import ReplicaState
 from .failure import failure_line
 
 FATAL_ERRNO = 1593  # ER_REPLICA_FATAL_ERROR: "Fatal error: %s"

@@ -42,9 +42,9 @@ from typing import Any, Iterable, Mapping
 from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
-from ..interpreter.evaluator import channel_filters, rules_key
-from ..interpreter.filters import FilterType
-from ..interpreter.state import ReplicaState
+from ..evaluation.evaluator import channel_filters, rules_key
+from ..core.filters import FilterType
+from ..replica.state import ReplicaState
 from . import literals, slot_table
 from .sql_tables import key_needs_sql
 from .transform import CODE_COLUMN, HASH_COLUMN, BatchDecisions, decided_keys, decision_values, key_hash

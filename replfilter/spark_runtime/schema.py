@@ -1,6 +1,6 @@
 """The published Spark schema of replication events (event JSON version 1 as rows).
 
-One flat row type holds all three event types of :mod:`replfilter.interpreter.events`; the
+One flat row type holds all three event types of :mod:`replfilter.evaluation.events`; the
 ``type`` column says which fields mean something:
 
 ========== ============================================================================

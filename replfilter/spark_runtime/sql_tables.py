@@ -2,7 +2,7 @@
 
 A query event whose ``tables`` is NULL (the key was absent) or whose ``command`` is NULL (a
 Debezium DDL event) and that has ``sql`` gets them from
-:func:`replfilter.interpreter.sql_events.analyse_statement` — the evaluation issue's reader
+:func:`replfilter.evaluation.sql_events.analyse_statement` — the evaluation issue's reader
 (sqlglot's MySQL dialect plus a tokenizer), so Spark and the evaluator read a statement alike.
 
 Batched: the distinct ``(sql, default_db)`` pairs of the batch are parsed in Python with
@@ -60,7 +60,7 @@ def analyse_texts(texts: DataFrame) -> DataFrame:
     arrow_schema = to_arrow_schema(_RESULT)
 
     def run(batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
-        from replfilter.interpreter.sql_events import SqlEventsError, analyse_event_sql
+        from replfilter.evaluation.sql_events import SqlEventsError, analyse_event_sql
 
         for batch in batches:
             rows = []

@@ -51,9 +51,9 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
-from ..interpreter.filters import FilterType
-from ..interpreter.session import Session
-from ..interpreter.state import ReplicaState
+from ..core.filters import FilterType
+from ..server.session import Session
+from ..replica.state import ReplicaState
 from .ingest import (
     INGESTED_COLUMNS,
     Ingested,

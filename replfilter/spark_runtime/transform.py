@@ -10,8 +10,8 @@ distinct combinations of them. So a batch is decided in two passes:
    distinct keys and how many events share each one — all COUNTER needs. Files decided
    before are not counted again: :mod:`.key_cache` remembers the keys per file snapshot, so
    deciding the same files with another state is one pass;
-2. the driver builds an :class:`~replfilter.interpreter.events.Event` per distinct key and asks
-   the reference evaluator (:func:`~replfilter.interpreter.evaluator.decide`) — the decisions
+2. the driver builds an :class:`~replfilter.evaluation.events.Event` per distinct key and asks
+   the reference evaluator (:func:`~replfilter.evaluation.evaluator.decide`) — the decisions
    are the evaluator's by construction, not a re-implementation of MySQL's rules in Spark SQL;
 3. every row's decision is looked up by a 64-bit ``xxhash64`` of its key columns in a
    collision-free :mod:`.slot_table` (literal arrays, no join). The driver knows every distinct
@@ -68,8 +68,8 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
-from ..interpreter.evaluator import Decision, channel_filters, compile_filters, decide_compiled, with_counts
-from ..interpreter.events import (
+from ..evaluation.evaluator import Decision, channel_filters, compile_filters, decide_compiled, with_counts
+from ..evaluation.events import (
     CommandKind,
     Event,
     QueryEvent,
@@ -78,8 +78,8 @@ from ..interpreter.events import (
     TransactionEvent,
     TransactionKind,
 )
-from ..interpreter.filters import FilterType
-from ..interpreter.state import ReplicaState
+from ..core.filters import FilterType
+from ..replica.state import ReplicaState
 from . import literals, slot_table
 from .key_cache import KEY_CACHE, KeyCache, input_snapshot
 from .schema import DECISION_COLUMNS, DECISION_FIELDS, EVENT_SCHEMA

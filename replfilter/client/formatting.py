@@ -35,8 +35,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
 
-from .interpreter.errors import Condition, MySQLError
-from .interpreter.results import Result, ResultSet, Value
+from ..core.errors import Condition, MySQLError
+from ..core.results import Result, ResultSet, Value
 
 MAX_COLUMN_LENGTH = 1024
 """``client/mysql.cc``: cells wider than this are not padded further."""

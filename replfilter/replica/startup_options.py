@@ -13,7 +13,7 @@ This is MySQL 8.4's ``mysqld`` start-up as far as replication filters go (spec s
   and returns the error-log warnings a real server would write.
 
 Nothing here touches the executor; the state machine only sees the resulting
-:class:`~replfilter.interpreter.state.ReplicaState`.
+:class:`~replfilter.replica.state.ReplicaState`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import stat
 from dataclasses import dataclass, replace
 from typing import BinaryIO, Iterable, Sequence
 
-from .filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, Rule
+from ..core.filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, Rule
 from .state import ReplicaState, channel_sort_key, is_group_replication_channel
 
 # ------------------------------------------------------------------------------------------------

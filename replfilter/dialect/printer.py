@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from functools import singledispatch
 
-from ..interpreter import ast
-from ..interpreter.filters import FilterType
+from . import ast
+from ..core.filters import FilterType
 from .lexical import quote_identifier, quote_string
 
 

@@ -18,7 +18,7 @@ discriminator (``"query"``, ``"row"``, ``"transaction"``). Readers reject unknow
 versions and wrongly typed values with :class:`EventFormatError`, which names the offending
 field, so a file of events fails loudly and precisely rather than being half understood. A query
 event with ``sql`` and no ``tables`` key gets its tables from the SQL text
-(:func:`~replfilter.interpreter.sql_events.analyse_event_sql`), as the Spark runtime does.
+(:func:`~replfilter.evaluation.sql_events.analyse_event_sql`), as the Spark runtime does.
 
 Examples::
 

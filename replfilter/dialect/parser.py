@@ -13,11 +13,11 @@ from pathlib import Path
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from ..interpreter import ast
-from ..interpreter.errors import ER, Condition, MySQLError, deprecated_syntax
-from ..interpreter.filters import FilterType, fold_case
+from . import ast
+from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
+from ..core.filters import FilterType, fold_case
 from .lexical import unescape_string, unquote_identifier
-from ..interpreter.source_options import canonical_name, is_known_option, resolve_source_option
+from .source_options import canonical_name, is_known_option, resolve_source_option
 from .splitter import StatementText, split_statements, ClientCommand
 
 GRAMMAR_PATH = Path(__file__).with_name("replfilter.lark")
@@ -83,7 +83,7 @@ def _check_db_part(name: str) -> str:
 
 @v_args(inline=True)
 class ToAst(Transformer):
-    """Parse tree -> :mod:`replfilter.interpreter.ast` nodes."""
+    """Parse tree -> :mod:`replfilter.dialect.ast` nodes."""
 
     # ---- leaves
     def ident(self, token: Token | str) -> str:
@@ -397,7 +397,7 @@ def parse_many(text: str) -> list[ast.Statement]:
 
 def parse(text: str) -> list[ast.Statement]:
     """Parse a script's statements, cut as the mysql client cuts them; client commands are not
-    allowed here (use :mod:`replfilter.runner` for scripts that contain them)."""
+    allowed here (use :mod:`replfilter.client.runner` for scripts that contain them)."""
     statements: list[ast.Statement] = []
     for item in split_statements(text):
         if isinstance(item, ClientCommand):

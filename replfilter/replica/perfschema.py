@@ -14,10 +14,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Callable
 
-from . import ast
-from .errors import ER, MySQLError
-from .filters import FilterSet
-from .results import ResultSet, Value
+from ..dialect import ast
+from ..core.errors import ER, MySQLError
+from ..core.filters import FilterSet
+from ..core.results import ResultSet, Value
 from .state import ReplicaState
 
 SCHEMA = "performance_schema"

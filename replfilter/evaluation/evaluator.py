@@ -42,9 +42,9 @@ from .events import (
     RowEvent,
     TransactionEvent,
 )
-from .filters import FilterSet, FilterType, NameCollation, display_rules, fold_case
-from .state import ReplicaState
-from .wildcard import WildList
+from ..core.filters import FilterSet, FilterType, NameCollation, display_rules, fold_case
+from ..replica.state import ReplicaState
+from ..core.wildcard import WildList
 
 FT = FilterType
 
@@ -639,7 +639,7 @@ def explain_sql(
     ``channels`` defaults to every configured channel, or every channel when none is configured
     (a fresh replica has only the unconfigured default channel, whose filters startup options
     set). Statements that log nothing get one row with ``event=None``. Raises
-    :class:`~replfilter.interpreter.sql_events.SqlEventsError` for unreadable SQL and
+    :class:`~replfilter.evaluation.sql_events.SqlEventsError` for unreadable SQL and
     :class:`UnknownChannelError` for a channel that does not exist.
     """
     from .sql_events import script_events  # local: keeps the evaluator free of sqlglot

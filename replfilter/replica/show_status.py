@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .errors import ER, MySQLError
-from .filters import FilterType
-from .results import ResultSet, Value
+from ..core.errors import ER, MySQLError
+from ..core.filters import FilterType
+from ..core.results import ResultSet, Value
 from .state import Channel, ReplicaState
 
 COLUMNS: tuple[str, ...] = (

@@ -20,7 +20,7 @@ import sys
 import threading
 from typing import Sequence, TextIO
 
-from ..cli import add_replica_arguments, prepare_replica
+from .main import add_replica_arguments, prepare_replica
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -73,7 +73,7 @@ def _run(session, args, stdout: TextIO, stderr: TextIO) -> int:
     try:
         return _stream(session, args, stderr)
     except Exception as error:  # noqa: BLE001 - Spark's errors, reported in one line
-        from .failure import failure_line
+        from ..spark_runtime.failure import failure_line
 
         stderr.write(f"replfilter stream: {failure_line(error)}\n")
         return 1
@@ -81,7 +81,7 @@ def _run(session, args, stdout: TextIO, stderr: TextIO) -> int:
 
 def config_from_args(args: argparse.Namespace):
     """The :class:`~.stream.StreamConfig` the command line asks for."""
-    from .stream import StreamConfig
+    from ..spark_runtime.stream import StreamConfig
 
     return StreamConfig(
         events_dir=args.events_dir,
@@ -98,8 +98,8 @@ def config_from_args(args: argparse.Namespace):
 
 
 def _stream(session, args, stderr: TextIO) -> int:
-    from .session import get_spark
-    from .stream import EventStream
+    from ..spark_runtime.session import get_spark
+    from ..spark_runtime.stream import EventStream
 
     config = config_from_args(args)
     spark = get_spark(args.master, app_name="replfilter stream")
@@ -118,7 +118,7 @@ def _stream(session, args, stderr: TextIO) -> int:
             query.awaitTermination(0.5)
         error = query.exception()
         if error is not None and not stream.stopping:
-            from .failure import failure_line
+            from ..spark_runtime.failure import failure_line
 
             stderr.write(f"replfilter stream: the stream failed: {failure_line(error)}\n")
             return 1

@@ -9,7 +9,7 @@ simulate (SSL, compression, ...) are refused with 1235 rather than silently igno
 from __future__ import annotations
 
 from . import ast
-from .errors import ER, MySQLError
+from ..core.errors import ER, MySQLError
 
 # 8.4 name -> value kind ("string" or "number").
 SUPPORTED_OPTIONS: dict[str, str] = {

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Iterable, TextIO
 
 from .formatting import OutputMode, format_error, format_result, statement_json
-from .grammar.splitter import DEFAULT_DELIMITER, UNKNOWN_COMMAND, ClientCommand, StatementBuffer, StatementText, parse_delimiter
-from .interpreter.errors import MySQLError
-from .interpreter.session import Session
+from ..dialect.splitter import DEFAULT_DELIMITER, UNKNOWN_COMMAND, ClientCommand, StatementBuffer, StatementText, parse_delimiter
+from ..core.errors import MySQLError
+from ..server.session import Session
 
 MAX_SOURCE_DEPTH = 16  # mysql has no limit but recursion would never end; this says so instead
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from . import ast
-from .errors import ER, Condition, MySQLError, deprecated_syntax
-from .filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, NameCollation, Rule, fold_case
+from ..dialect import ast
+from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
+from ..core.filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, NameCollation, Rule, fold_case
 from .perfschema import select_performance_schema
-from .results import Ok, Result
+from ..core.results import Ok, Result
 from .show_status import ProgressSource, show_replica_status
-from .source_options import RECEIVER_OPTIONS, SUPPORTED_OPTIONS, stored_value
+from ..dialect.source_options import RECEIVER_OPTIONS, SUPPORTED_OPTIONS, stored_value
 from .state import (
     DEFAULT_CHANNEL,
     MAX_CHANNELS,

@@ -2,7 +2,7 @@
 
 Nodes hold values after the parser's own processing (unquoted identifiers, unescaped strings,
 lower-cased channel names), so two spellings MySQL treats alike give equal nodes. ``to_sql`` in
-:mod:`replfilter.grammar.printer` prints any node back to text that parses to an equal node.
+:mod:`replfilter.dialect.printer` prints any node back to text that parses to an equal node.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from .filters import FilterType, Rule
+from ..core.filters import FilterType, Rule
 
 
 @dataclass(frozen=True)

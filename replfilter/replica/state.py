@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Iterator
 
-from .filters import EMPTY_FILTERS, FilterSet, NameCollation
+from ..core.filters import EMPTY_FILTERS, FilterSet, NameCollation
 
 DEFAULT_CHANNEL = ""
 GROUP_REPLICATION_CHANNELS = ("group_replication_applier", "group_replication_recovery")

@@ -14,11 +14,11 @@ import sys
 from dataclasses import dataclass
 from typing import Sequence, TextIO
 
-from . import __version__
-from .datadir import DataDirectory, DataDirError
-from .formatting import OutputMode
-from .interpreter.session import Session, wall_clock_us
-from .interpreter.startup_options import (
+from .. import __version__
+from ..replica.datadir import DataDirectory, DataDirError
+from ..client.formatting import OutputMode
+from ..server.session import Session, wall_clock_us
+from ..replica.startup_options import (
     StartupError,
     apply_startup,
     canonical_option_name,
@@ -26,8 +26,8 @@ from .interpreter.startup_options import (
     read_option_file,
     split_command_line_option,
 )
-from .interpreter.state import ReplicaState
-from .runner import RunOptions, ScriptRunner
+from ..replica.state import ReplicaState
+from ..client.runner import RunOptions, ScriptRunner
 
 STARTUP_OPTION_PREFIXES = ("replicate-", "lower-case-table-names")
 
@@ -209,7 +209,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     try:
         interactive = args.execute is None and args.script is None and stdin.isatty() and stdout.isatty()
         if interactive:
-            from .shell.app import run_shell  # the shell is only imported when it is used
+            from ..shell.app import run_shell  # the shell is only imported when it is used
 
             return run_shell(startup.session, args, datadir=args.datadir)
         options = RunOptions(mode=_output_mode(args, stdout), json=args.format == "json", force=args.force)
@@ -234,20 +234,20 @@ def _install_applier(startup: Startup, args: argparse.Namespace):
     applied with Spark from START REPLICA on. Imports no pyspark until a channel starts."""
     import os
 
-    from .spark_runtime.applier import install_applier
+    from ..spark_runtime.applier import install_applier
 
     applier_dir = args.applier_dir or (os.path.join(args.datadir, "applier") if args.datadir else None)
     return install_applier(startup.session, master=args.master, applier_dir=applier_dir)
 
 
 def _evaluate_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    from .evaluate_cli import main as evaluate_main
+    from .evaluate import main as evaluate_main
 
     return evaluate_main(argv, stdout=stdout, stderr=stderr, stdin=stdin)
 
 
 def _stream_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    from .spark_runtime.stream_cli import main as stream_main  # imports pyspark: only here
+    from .stream import main as stream_main  # imports pyspark: only here
 
     return stream_main(argv, stdout=stdout, stderr=stderr)
 

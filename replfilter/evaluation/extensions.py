@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from . import ast
-from .errors import ER, Condition, MySQLError
+from ..dialect import ast
+from ..core.errors import ER, Condition, MySQLError
 from .evaluator import evaluate_lines, explain_sql, tally
-from .results import ResultSet
-from .state import ReplicaState
+from ..core.results import ResultSet
+from ..replica.state import ReplicaState
 
 EXPLAIN_COLUMNS = ("Channel", "Format", "Event", "Decision", "Filter", "Rule", "Rewritten_DB", "Reason")
 REPLAY_COLUMNS = ("Channel", "Decision", "Events")

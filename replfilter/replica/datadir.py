@@ -20,8 +20,8 @@ import tempfile
 from pathlib import Path
 from typing import IO
 
-from .interpreter.errors import MySQLError
-from .interpreter.state import DEFAULT_CHANNEL, Channel, ReplicaState, SourceSettings
+from ..core.errors import MySQLError
+from .state import DEFAULT_CHANNEL, Channel, ReplicaState, SourceSettings
 
 METADATA_FILE = "connection_metadata.json"
 LOCK_FILE = "replfilter.lock"

@@ -11,14 +11,14 @@ import threading
 import time
 from typing import Callable, Iterable
 
-from . import ast
-from .errors import Condition, MySQLError
-from .errors import ER
-from .executor import Execution, deprecation_warnings, execute
-from .extensions import explain_replication, replay_events
-from .results import Ok, Result, ResultSet
-from .show_status import ProgressSource
-from .state import ReplicaState
+from ..dialect import ast
+from ..core.errors import Condition, MySQLError
+from ..core.errors import ER
+from ..replica.executor import Execution, deprecation_warnings, execute
+from ..evaluation.extensions import explain_replication, replay_events
+from ..core.results import Ok, Result, ResultSet
+from ..replica.show_status import ProgressSource
+from ..replica.state import ReplicaState
 
 Clock = Callable[[], int]
 StateObserver = Callable[[ReplicaState, ReplicaState], None]
@@ -102,7 +102,7 @@ class Session:
 
     def execute_sql(self, text: str) -> list[Result]:
         """Parse and run every statement of ``text``; stop at the first error (raised)."""
-        from ..grammar.splitter import StatementText, split_statements
+        from ..dialect.splitter import StatementText, split_statements
 
         results = []
         for item in split_statements(text):
@@ -113,7 +113,7 @@ class Session:
 
     def execute_text(self, statement_text: str) -> Result:
         """One statement's text (no terminator): a parse error also lands in the diagnostics."""
-        from ..grammar.parser import parse_statement
+        from ..dialect.parser import parse_statement
 
         try:
             statement = parse_statement(statement_text)
