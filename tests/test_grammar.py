@@ -962,3 +962,34 @@ def test_delimiter_glued_to_its_argument_is_no_command() -> None:
     assert split_statements("delimiter //\ndelimiter;\nSHOW WARNINGS//")[1:] == [
         StatementText("delimiter;\nSHOW WARNINGS", 2)
     ]
+
+
+# ---- one grammar loader ----------------------------------------------------------------------------
+
+
+def test_grammar_loader_keywords_are_the_lark_terminals():
+    """The keyword list read from the grammar's text (what the shell highlights before Lark is
+    loaded) is exactly the set of keyword terminals Lark builds, and so is the non-reserved set."""
+    from replfilter.dialect import grammar
+
+    lark = grammar.plain_parser()
+    terminals = {t.name for t in lark.terminals if t.name in str(t.pattern.value).upper()}
+    nonreserved = {s.name for r in lark.rules if r.origin.name == "nonreserved" for s in r.expansion}
+    assert grammar.keywords() == terminals
+    assert grammar.nonreserved_keywords() == nonreserved
+    assert {"CHANGE", "REPLICATE_DO_DB", "SELECT"} <= grammar.keywords()
+
+
+def test_grammar_file_is_read_in_one_module_only():
+    """Only replfilter/dialect/grammar.py names the .lark file or builds a Lark object."""
+    from pathlib import Path
+
+    import replfilter
+
+    root = Path(replfilter.__file__).parent
+    offenders = [
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if path.name != "grammar.py" and ("replfilter.lark" in path.read_text() or "Lark(" in path.read_text())
+    ]
+    assert offenders == []
