@@ -993,3 +993,27 @@ def test_grammar_file_is_read_in_one_module_only():
         if path.name != "grammar.py" and ("replfilter.lark" in path.read_text() or "Lark(" in path.read_text())
     ]
     assert offenders == []
+
+
+# ---- keywords are ASCII (MySQL's lexer folds ASCII letters only) -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, near",
+    [
+        ("CHANGE REPLICATION FILTER REPL\u0130CATE_DO_DB = (d)", "REPL\u0130CATE_DO_DB = (d)"),
+        ("CHANGE REPLICATION FILTER REPL\u0131CATE_DO_DB = (d)", "REPL\u0131CATE_DO_DB = (d)"),
+        ("SHOW REPL\u0130CA STATUS", "REPL\u0130CA STATUS"),
+        ("\u017fHOW REPLICA STATUS", "\u017fHOW REPLICA STATUS"),
+        ("SHOW REPLICA STATUS FOR CHANNEL 'x' \u212a", "\u212a"),
+        ("CHANGE REPLICATION SOURCE TO SOURCE_HO\u017fT = 'h'", "SOURCE_HO\u017fT = 'h'"),
+    ],
+)
+def test_non_ascii_lookalike_letters_do_not_make_keywords(text: str, near: str) -> None:
+    assert error_of(text) == syntax_error(near)
+
+
+def test_a_name_that_upper_cases_to_a_reserved_word_is_a_name() -> None:
+    """``ſelect`` upper-cases to SELECT in Unicode but not in MySQL's lexer: a plain name."""
+    statement = parse_statement("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (\u017felect)")
+    assert statement == ast.ChangeReplicationFilter((ast.FilterDef(DO_DB, ("\u017felect",)),), None)

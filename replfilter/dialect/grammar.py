@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 GRAMMAR_PATH = Path(__file__).with_name("replfilter.lark")
 
 # Every terminal is compiled with these flags: case-insensitive keywords fold ASCII letters only.
-REGEX_FLAGS = 0
+REGEX_FLAGS = re.ASCII
 
 # A keyword terminal is one whose pattern is its own name, case-insensitive: ``CHANGE: "CHANGE"i``.
 _KEYWORD_TERMINAL = re.compile(r'^([A-Z][A-Z0-9_]*)\s*:\s*"\1"i\s*$', re.MULTILINE)

@@ -12,7 +12,7 @@ from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast
-from .grammar import RESERVED_WORDS, lark_parser
+from .grammar import ascii_upper, is_reserved, lark_parser
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..core.filters import FilterType, fold_case
 from .lexical import unescape_string, unquote_identifier
@@ -55,7 +55,7 @@ class ToAst(Transformer):
     def ident(self, token: Token | str) -> str:
         if not isinstance(token, Token):
             return token  # a non-reserved keyword used as a name
-        if token.type == "IDENT" and token.value.upper() in RESERVED_WORDS:
+        if token.type == "IDENT" and is_reserved(token.value):
             raise ParseFailure(token.start_pos or 0)
         return unquote_identifier(token.value)
 
@@ -95,7 +95,7 @@ class ToAst(Transformer):
             if table.type == "QUOTED_IDENT":
                 table = unquote_identifier(table.value)
             else:
-                bare_name_only = table.type == "NUMBER" or table.value.upper() in RESERVED_WORDS
+                bare_name_only = table.type == "NUMBER" or is_reserved(table.value)
                 if bare_name_only and table.start_pos != dot.end_pos:
                     raise ParseFailure(table.start_pos or 0)
                 table = table.value
@@ -155,7 +155,7 @@ class ToAst(Transformer):
         return ast.ShowReplicaStatus(channel, legacy)
 
     def thread_type(self, token: Token) -> str:
-        word = token.value.upper()
+        word = ascii_upper(token.value)
         return "IO_THREAD" if word == "RELAY_THREAD" else word
 
     def thread_types(self, *threads: str) -> tuple[str, ...]:
@@ -226,7 +226,7 @@ class ToAst(Transformer):
 
     # ---- replfilter extensions
     def binlog_format(self, token: Token) -> tuple[str, ...]:
-        word = token.value.upper()
+        word = ascii_upper(token.value)
         return ("STATEMENT", "ROW") if word == "BOTH" else (word,)
 
     def explain_database(self, _default: Token, _database: Token, name: str) -> tuple[str, object]:
@@ -280,7 +280,7 @@ def parse_time_warnings(text: str, position: int) -> tuple[Condition, ...]:
         for token in _lark().lex(text):
             if token.start_pos is not None and token.start_pos >= position:
                 break
-            words.append(token.value.upper())
+            words.append(ascii_upper(token.value))
     except UnexpectedInput:
         pass  # what was lexed before the bad character still counts
     if words[:2] not in (["CHANGE", "MASTER"], ["CHANGE", "REPLICATION"]):

@@ -40,7 +40,7 @@ _BACKSLASH = r"\\[?hcqsWwTtPnepRu#gG.]"
 class ReplFilterLexer(RegexLexer):
     name = "MySQL replication filters"
     aliases = ["replfilter"]
-    flags = re.IGNORECASE | re.MULTILINE
+    flags = re.IGNORECASE | re.MULTILINE | re.ASCII  # keywords are ASCII, as the grammar's
 
     tokens = {
         "root": [
