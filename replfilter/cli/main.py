@@ -29,7 +29,7 @@ from ..replica.startup_options import (
 from ..replica.state import ReplicaState
 from ..client.runner import RunOptions, ScriptRunner
 
-STARTUP_OPTION_PREFIXES = ("replicate-", "lower-case-table-names")
+STARTUP_OPTION_PREFIXES = ("replicate-", "lower-case-table-names", "mysql-version")
 
 
 @dataclass
@@ -84,7 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
             "Startup options as mysqld takes them: --replicate-do-db, --replicate-ignore-db, "
             "--replicate-do-table, --replicate-ignore-table, --replicate-wild-do-table, "
             "--replicate-wild-ignore-table, --replicate-rewrite-db (each =[channel:]value, "
-            "repeatable) and --lower-case-table-names=0|1|2. "
+            "repeatable), --lower-case-table-names=0|1|2 and --mysql-version=8.4|8.0 (the server "
+            "to simulate; also in the option file). "
             "Subcommands: 'replfilter evaluate EVENTS.jsonl' decides a file of events; "
             "'replfilter stream EVENTS_DIR OUTPUT_DIR CHECKPOINT_DIR' applies the filters with Spark "
             "(each with --help)."
@@ -127,7 +128,8 @@ def start_replica(startup_arguments: list[tuple[str, str | None]], defaults_file
     warnings.extend(settings.warnings)
     datadir = DataDirectory(datadir_path).open() if datadir_path else None
     try:
-        state = datadir.load_state(settings.lower_case_table_names) if datadir else ReplicaState.fresh(settings.lower_case_table_names)
+        state = (datadir.load_state(settings.lower_case_table_names, settings.version) if datadir
+                 else ReplicaState.fresh(settings.lower_case_table_names, settings.version))
         state, filter_warnings = apply_startup(state, settings.rules, wall_clock_us())
     except BaseException:
         if datadir is not None:

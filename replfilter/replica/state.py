@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Iterator
 
 from ..core.filters import EMPTY_FILTERS, FilterSet, NameCollation
+from ..core.version import DEFAULT_VERSION, ServerVersion
 
 DEFAULT_CHANNEL = ""
 GROUP_REPLICATION_CHANNELS = ("group_replication_applier", "group_replication_recovery")
@@ -96,16 +97,18 @@ class Channel:
 
 @dataclass(frozen=True)
 class ReplicaState:
-    """All channels in name order, the global filter, and ``lower_case_table_names``."""
+    """All channels in name order, the global filter, and the start-up settings that change how
+    statements behave (``lower_case_table_names``, the simulated server version)."""
 
     channels: tuple[Channel, ...] = (Channel(DEFAULT_CHANNEL),)
     global_filters: FilterSet = EMPTY_FILTERS
     collation: NameCollation = field(default_factory=NameCollation)
+    version: ServerVersion = DEFAULT_VERSION
 
     @classmethod
-    def fresh(cls, lower_case_table_names: int = 0) -> "ReplicaState":
+    def fresh(cls, lower_case_table_names: int = 0, version: ServerVersion = DEFAULT_VERSION) -> "ReplicaState":
         """A new replica: only the unconfigured default channel exists."""
-        return cls(collation=NameCollation(lower_case_table_names))
+        return cls(collation=NameCollation(lower_case_table_names), version=version)
 
     def __iter__(self) -> Iterator[Channel]:
         return iter(self.channels)
