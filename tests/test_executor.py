@@ -494,6 +494,28 @@ def test_change_source_group_replication_applier_refuses_options() -> None:
     assert error == er_3139("CHANGE REPLICATION SOURCE with the given parameters", "group_replication_recovery")
 
 
+def test_80_names_change_master_in_3139() -> None:
+    """8.0's text for the same refusal says CHANGE MASTER, whichever spelling was used."""
+    error = Replica(MYSQL_8_0).fails("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL 'group_replication_applier'")
+    assert error == er_3139("CHANGE MASTER with the given parameters", "group_replication_applier")
+
+
+@pytest.mark.parametrize("state, version", [(None, "8.4.3"), (MYSQL_8_0, "8.0.40")])
+def test_select_system_variables(state: ReplicaState | None, version: str) -> None:
+    """SELECT @@version answers the simulated version; @@warning_count reads the previous
+    statement's diagnostics without clearing them (the statement uses no table); a variable
+    replfilter does not model is 1235, never 1064."""
+    replica = Replica(state)
+    result = replica.run("select @@version, @@Server_Id, @@session.lower_case_table_names")
+    assert result == ResultSet(("@@version", "@@Server_Id", "@@session.lower_case_table_names"), ((version, 1, 0),))
+    replica.run("STOP REPLICA")
+    replica.run("STOP REPLICA")
+    assert replica.run("SELECT @@warning_count").rows == ((1,),)
+    assert replica.run("SELECT @@warning_count, @@error_count").rows == ((1, 0),)
+    assert replica.fails("SELECT @@innodb_buffer_pool_size").code == 1235
+    assert replica.run("SELECT @@error_count").rows == ((1,),)
+
+
 def test_change_source_empty_host_is_refused() -> None:
     replica = Replica()
     error = replica.fails("CHANGE REPLICATION SOURCE TO SOURCE_HOST = ''")
@@ -1232,3 +1254,14 @@ def test_a_source_delay_out_of_range_follows_the_warnings_of_the_whole_statement
     assert [(lvl, code) for lvl, code, _ in _diagnostics_after(
         replica, "CHANGE MASTER TO MASTER_DELAY = 4294967296, MASTER_HOST = 'h' FOR CHANNEL 'c'"
     )] == [("Warning", 1287)] * 3 + [("Error", 1729)]
+
+
+def test_show_replicas_and_80s_show_slave_hosts() -> None:
+    """No replica connects to the simulated server: SHOW REPLICAS has its columns and no rows;
+    8.0's SHOW SLAVE HOSTS has 8.0's column names and warning 1287; 8.4 refuses it."""
+    assert Replica().run("SHOW REPLICAS") == ResultSet(("Server_Id", "Host", "Port", "Source_Id", "Replica_UUID"), ())
+    result = Replica(MYSQL_8_0).run("SHOW SLAVE HOSTS")
+    assert result.columns == ("Server_id", "Host", "Port", "Master_id", "Slave_UUID") and result.rows == ()
+    assert result.warnings == (deprecated("SHOW SLAVE HOSTS", "SHOW REPLICAS"),)
+    assert Replica().fails("SHOW SLAVE HOSTS").message.endswith("near 'SLAVE HOSTS' at line 1")
+    assert Replica(MYSQL_8_0).fails("SHOW REPLICA HOSTS").code == 1064

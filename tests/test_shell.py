@@ -586,6 +586,17 @@ def test_status(shell, tmp_path):
     assert "| 'ch1'   | Yes        | h1          | No        | No         |            6 |" in run.out
 
 
+def test_banner_and_status_show_the_simulated_version(shell):
+    from replfilter.core.version import ServerVersion
+    from replfilter.replica.state import ReplicaState
+
+    run = shell("status" + ENTER, session=Session(ReplicaState.fresh(version=ServerVersion.MYSQL_8_0)))
+    assert "a simulated MySQL 8.0.40 replica for trying replication filters." in run.out
+    assert "replfilter " in run.out and "a simulated MySQL 8.0.40 replica (replication filters)" in run.out
+    run = shell("status" + ENTER, session=Session())
+    assert "a simulated MySQL 8.4.3 replica (replication filters)" in run.out
+
+
 def test_warnings_and_nowarning(shell):
     session = configured_session()
     run = shell("\\W" + ENTER + "STOP REPLICA FOR CHANNEL 'ch1';" + ENTER + "nowarning" + ENTER

@@ -131,6 +131,21 @@ class SelectPerformanceSchema:
 
 
 @dataclass(frozen=True)
+class ShowReplicas:
+    """``SHOW REPLICAS``; ``legacy`` for 8.0's ``SHOW SLAVE HOSTS`` (its column names)."""
+
+    legacy: bool = False
+
+
+@dataclass(frozen=True)
+class SelectVariables:
+    """``SELECT @@version, @@session.warning_count``: each item as written (the column name, as
+    the server names an unaliased item) and the variable's lower-case name."""
+
+    items: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class ShowWarnings:
     count_only: bool = False
 
@@ -163,6 +178,8 @@ Statement = Union[
     StartReplica,
     StopReplica,
     SelectPerformanceSchema,
+    SelectVariables,
+    ShowReplicas,
     ShowWarnings,
     ExplainReplication,
     ReplayEvents,

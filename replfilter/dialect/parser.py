@@ -12,7 +12,7 @@ from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast
-from .grammar import ascii_upper, is_reserved, lark_parser
+from .grammar import ascii_lower, ascii_upper, is_reserved, lark_parser
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..core.filters import FilterType, fold_case
 from ..core.version import DEFAULT_VERSION, ServerVersion
@@ -173,6 +173,14 @@ class ToAst(Transformer):
     def show_status(self, _kw: Token, legacy: bool, _status: Token, channel: str | None) -> ast.ShowReplicaStatus:
         return ast.ShowReplicaStatus(channel, legacy)
 
+    def show_replicas(self, _show: Token, _replicas: Token) -> ast.ShowReplicas:
+        return ast.ShowReplicas()
+
+    def show_slave_hosts(self, _show: Token, legacy: bool, hosts: Token) -> ast.ShowReplicas:
+        if not legacy:  # SHOW REPLICA HOSTS is no statement in either version
+            raise ParseFailure(hosts.start_pos or 0)
+        return ast.ShowReplicas(legacy=True)
+
     def thread_type(self, token: Token) -> str:
         word = ascii_upper(token.value)
         return "IO_THREAD" if word == "RELAY_THREAD" else word
@@ -236,6 +244,10 @@ class ToAst(Transformer):
             order_by=order or (),
             limit=limit,
         )
+
+    def select_variables(self, _select: Token, *variables: Token) -> ast.SelectVariables:
+        """``@@global.x`` / ``@@session.x`` / ``@@x``: the name after the scope, lower case."""
+        return ast.SelectVariables(tuple((v.value, ascii_lower(v.value[2:]).rsplit(".", 1)[-1]) for v in variables))
 
     def show_warnings(self, *_tokens: Token) -> ast.ShowWarnings:
         return ast.ShowWarnings()

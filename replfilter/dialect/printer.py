@@ -110,6 +110,16 @@ def _(stmt: ast.SelectPerformanceSchema) -> str:
 
 
 @to_sql.register
+def _(stmt: ast.ShowReplicas) -> str:
+    return "SHOW SLAVE HOSTS" if stmt.legacy else "SHOW REPLICAS"
+
+
+@to_sql.register
+def _(stmt: ast.SelectVariables) -> str:
+    return "SELECT " + ", ".join(written for written, _ in stmt.items)
+
+
+@to_sql.register
 def _(stmt: ast.ShowWarnings) -> str:
     return "SHOW COUNT(*) WARNINGS" if stmt.count_only else "SHOW WARNINGS"
 

@@ -14,7 +14,7 @@ from ..dialect import ast
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..core.filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, NameCollation, Rule, fold_case
 from .perfschema import select_performance_schema
-from ..core.results import Ok, Result
+from ..core.results import Ok, Result, ResultSet
 from .show_status import ProgressSource, show_replica_status
 from ..dialect.source_options import RECEIVER_OPTIONS, SUPPORTED_OPTIONS, stored_value
 from .state import (
@@ -34,6 +34,11 @@ MAX_CHANNEL_NAME_BYTES = 192
 class Execution:
     state: ReplicaState
     result: Result
+
+
+REPLICAS_COLUMNS = ("Server_Id", "Host", "Port", "Source_Id", "Replica_UUID")
+LEGACY_REPLICAS_COLUMNS = ("Server_id", "Host", "Port", "Master_id", "Slave_UUID")
+"""SHOW REPLICAS (8.4) and 8.0's SHOW SLAVE HOSTS."""
 
 
 def execute(state: ReplicaState, statement: ast.Statement, now_us: int, progress: ProgressSource | None = None) -> Execution:
@@ -66,6 +71,8 @@ def deprecation_warnings(statement: ast.Statement) -> tuple[Condition, ...]:
             return (deprecated_syntax("RESET SLAVE", "RESET REPLICA"),)
         case ast.ShowReplicaStatus(legacy=True):
             return (deprecated_syntax("SHOW SLAVE STATUS", "SHOW REPLICA STATUS"),)
+        case ast.ShowReplicas(legacy=True):
+            return (deprecated_syntax("SHOW SLAVE HOSTS", "SHOW REPLICAS"),)
     return ()
 
 
@@ -81,6 +88,9 @@ def _execute(state: ReplicaState, statement: ast.Statement, now_us: int, progres
             return stop_replica(state, statement)
         case ast.ResetReplica():
             return reset_replica(state, statement)
+        case ast.ShowReplicas():
+            # No replica connects to a simulated server: the columns, no rows.
+            return Execution(state, ResultSet(LEGACY_REPLICAS_COLUMNS if statement.legacy else REPLICAS_COLUMNS, ()))
         case ast.ShowReplicaStatus():
             return Execution(state, show_replica_status(state, statement.channel, statement.legacy, progress))
         case ast.SelectPerformanceSchema():
@@ -176,9 +186,8 @@ def change_replication_source(state: ReplicaState, stmt: ast.ChangeReplicationSo
     if name is not None and is_group_replication_channel(name):
         allowed = _GR_ALLOWED_OPTIONS[name]
         if any(option.name not in allowed for option in stmt.options):
-            raise MySQLError.of(
-                ER.REPLICA_CHANNEL_OPERATION_NOT_ALLOWED, "CHANGE REPLICATION SOURCE with the given parameters", name
-            )
+            command = "CHANGE MASTER" if state.version.legacy_spellings else "CHANGE REPLICATION SOURCE"
+            raise MySQLError.of(ER.REPLICA_CHANNEL_OPERATION_NOT_ALLOWED, f"{command} with the given parameters", name)
     if name is None:
         if len([c for c in state.channels if not c.is_group_replication]) > 1:
             raise MySQLError.of(ER.REPLICA_MULTIPLE_CHANNELS_CMD)

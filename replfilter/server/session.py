@@ -74,6 +74,8 @@ class Session:
         """Run one parsed statement; raise MySQLError with the state untouched on failure."""
         if isinstance(statement, ast.ShowWarnings):
             return self._show_warnings(statement)
+        if isinstance(statement, ast.SelectVariables):
+            return self._select_variables(statement)
         with self._lock:
             old = self._state
             try:
@@ -145,6 +147,29 @@ class Session:
         rows = tuple((c.level, c.code, c.message) for c in self._diagnostics)
         return ResultSet(("Level", "Code", "Message"), rows)
 
+
+    def _select_variables(self, statement: ast.SelectVariables) -> Result:
+        """``SELECT @@version``...: uses no table, so like SHOW WARNINGS it keeps the previous
+        statement's diagnostics (``@@warning_count`` counts them). Variables replfilter does not
+        model are refused with 1235 (the diagnostics then hold that error)."""
+        state = self._state
+        values: dict[str, object] = {
+            "version": state.version.value,
+            "warning_count": len(self._diagnostics),
+            "error_count": sum(1 for c in self._diagnostics if c.level == "Error"),
+            "lower_case_table_names": state.collation.lower_case_table_names,
+            "server_id": SERVER_ID,
+        }
+        for written, name in statement.items:
+            if name not in values:
+                error = MySQLError.of(ER.NOT_SUPPORTED_YET, f"system variable {written} in replfilter")
+                self._diagnostics = (Condition.from_error(error),)
+                raise error
+        return ResultSet(tuple(w for w, _ in statement.items), (tuple(values[n] for _, n in statement.items),))
+
+
+SERVER_ID = 1
+"""``@@server_id``: mysqld's default (8.0 and 8.4)."""
 
 __all__ = ["Session", "wall_clock_us", "Ok", "ResultSet"]
 
