@@ -681,16 +681,39 @@ def test_reset_replica_all_for_default_channel() -> None:
     assert replica.ps() == []
 
 
-def test_reset_with_running_threads_gives_3081_and_changes_nothing() -> None:
-    """Deliberate deviation documented in executor.reset_replica: MySQL resets channels one by one
-    and stops at the first running one (spec 11.18); replfilter reports the same 3081 but leaves
-    every channel as it was, so that a failed statement never half-applies."""
-    replica = multi_source("ch_1", "ch_2")
+def _partial_failure(replica: Replica, sql: str) -> MySQLError:
+    """Run a statement that fails after changing part of the state (as the server does)."""
+    with pytest.raises(MySQLError) as info:
+        replica.run(sql)
+    return info.value
+
+
+def test_reset_all_with_a_running_channel_resets_those_before_it_and_stops_with_3081() -> None:
+    """As the server does (reset_slave(THD*) walks the channels and stops at the first failure,
+    spec 11.18): channels before the running one are reset and, with ALL, dropped; the running
+    one and those after it are untouched; the statement reports 3081."""
+    replica = multi_source("ch_1", "ch_2", "ch_3")
+    replica.run("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (d) FOR CHANNEL 'ch_3'")
     replica.run("START REPLICA IO_THREAD FOR CHANNEL 'ch_2'")
-    assert replica.fails("RESET REPLICA") == er_3081("ch_2")
-    assert replica.fails("RESET REPLICA ALL") == er_3081("ch_2")
+    before = replica.state
     assert replica.fails("RESET REPLICA FOR CHANNEL 'ch_2'") == er_3081("ch_2")
-    replica.run("RESET REPLICA ALL FOR CHANNEL 'ch_1'")
+    assert replica.state == before
+    assert _partial_failure(replica, "RESET REPLICA ALL") == er_3081("ch_2")
+    assert [c.name for c in replica.state.channels] == ["", "ch_2", "ch_3"]  # the default channel always exists
+    assert replica.state.channel("ch_3") == before.channel("ch_3")
+    assert replica.warnings() == [Condition("Error", 3081, er_3081("ch_2").message)]
+    replica.run("STOP REPLICA FOR CHANNEL 'ch_2'")
+    replica.run("RESET REPLICA ALL")
+    assert [c.name for c in replica.state.channels] == [""]
+
+
+def test_plain_reset_with_a_running_channel_resets_those_before_it() -> None:
+    replica = multi_source("ch_1", "ch_2")
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 400 FOR CHANNEL 'ch_1'")
+    replica.run("START REPLICA IO_THREAD FOR CHANNEL 'ch_2'")
+    assert _partial_failure(replica, "RESET REPLICA") == er_3081("ch_2")
+    (row,) = replica.status("ch_1")
+    assert (row["Source_Log_File"], row["Read_Source_Log_Pos"]) == ("", 4)
 
 
 def test_reset_all_checks_the_default_channel_first() -> None:

@@ -349,15 +349,20 @@ def _reset_one(state: ReplicaState, channel: Channel, reset_all: bool) -> Replic
     return state.with_channel(replace(channel, source=source))
 
 
-def reset_replica(state: ReplicaState, stmt: ast.ResetReplica) -> Execution:
-    """``reset_slave_cmd``.
+class PartialChange(MySQLError):
+    """A statement the server runs step by step that failed partway: the steps before the failure
+    stay done, so ``state`` (those steps applied) is kept, and the error is still reported."""
 
-    Deliberate deviation: MySQL resets channels one by one and stops at the first channel with
-    running threads, leaving earlier ones reset (spec 11.18). replfilter checks every channel
-    first and changes nothing when one is running, so that a failed statement never leaves a
-    half-applied change; the error (3081, naming the first running channel in MySQL's order) is
-    the one MySQL reports.
-    """
+    def __init__(self, error: MySQLError, state: ReplicaState) -> None:
+        super().__init__(error.code, error.sqlstate, error.message)
+        self.state = state
+
+
+def reset_replica(state: ReplicaState, stmt: ast.ResetReplica) -> Execution:
+    """``reset_slave_cmd``. Without FOR CHANNEL the server resets channels one at a time in its
+    order (``reset_slave(THD*)`` walks the channel map and stops at the first failure): the
+    channels before one with a running thread are reset (and, with ALL, dropped), and the
+    statement then stops with 3081 at that channel (:class:`PartialChange`)."""
     warnings: tuple[Condition, ...] = ()
     if stmt.channel is not None:
         channel = state.channel(stmt.channel)
@@ -365,19 +370,23 @@ def reset_replica(state: ReplicaState, stmt: ast.ResetReplica) -> Execution:
             if stmt.channel == DEFAULT_CHANNEL:
                 return Execution(state, Ok(warnings=warnings))
             raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, stmt.channel)
-        targets = [channel]
-    else:
-        targets = _reset_order(state, stmt.all)
-    for channel in targets:
         if channel.any_thread_running:
             raise MySQLError.of(ER.REPLICA_CHANNEL_MUST_STOP, channel.name)
-    for channel in targets:
+        return Execution(_reset_one(state, channel, stmt.all), Ok(warnings=warnings))
+    before = state
+    for channel in _reset_order(state, stmt.all):
+        if channel.any_thread_running:
+            error = MySQLError.of(ER.REPLICA_CHANNEL_MUST_STOP, channel.name)
+            if state is before:
+                raise error
+            raise PartialChange(error, state)
         state = _reset_one(state, channel, stmt.all)
     return Execution(state, Ok(warnings=warnings))
 
 
 __all__ = [
     "Execution",
+    "PartialChange",
     "execute",
     "deprecation_warnings",
     "change_replication_filter",

@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 from ..dialect import ast
 from ..core.errors import Condition, MySQLError
 from ..core.errors import ER
-from ..replica.executor import Execution, deprecation_warnings, execute
+from ..replica.executor import Execution, PartialChange, deprecation_warnings, execute
 from ..evaluation.extensions import explain_replication, replay_events
 from ..core.results import Ok, Result, ResultSet
 from ..replica.show_status import ProgressSource
@@ -71,11 +71,13 @@ class Session:
                 listener(old, new)
 
     def execute(self, statement: ast.Statement) -> Result:
-        """Run one parsed statement; raise MySQLError with the state untouched on failure."""
+        """Run one parsed statement; raise MySQLError with the state untouched on failure (but
+        for :class:`PartialChange`: the steps the server had done before failing are kept)."""
         if isinstance(statement, ast.ShowWarnings):
             return self._show_warnings(statement)
         if isinstance(statement, ast.SelectVariables):
             return self._select_variables(statement)
+        failure: MySQLError | None = None
         with self._lock:
             old = self._state
             try:
@@ -83,13 +85,20 @@ class Session:
                     self._state, statement, self._clock(), self.progress
                 )
                 self._commit(execution.state)
+                self._diagnostics = execution.result.warnings
             except MySQLError as error:
+                failure = error
+                if isinstance(error, PartialChange):
+                    try:
+                        self._commit(error.state)
+                    except MySQLError as veto:
+                        failure = veto
                 # Parse-time warnings (legacy spellings) stay in front of the error, as in MySQL.
-                self._diagnostics = (*deprecation_warnings(statement), Condition.from_error(error))
-                raise
-            self._diagnostics = execution.result.warnings
+                self._diagnostics = (*deprecation_warnings(statement), Condition.from_error(failure))
             new = self._state
         self._notify(old, new)
+        if failure is not None:
+            raise failure
         return execution.result
 
     def _execute_extension(self, statement: ast.Statement) -> Execution | None:
