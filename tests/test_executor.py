@@ -1247,7 +1247,8 @@ def test_port_and_connect_retry_are_32_bit_and_zero_changes_nothing() -> None:
 def test_retry_count_saturates_auto_position_is_a_flag_positions_start_at_4() -> None:
     replica = Replica()
     replica.run("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', SOURCE_RETRY_COUNT = 99999999999999999999999, "
-                "SOURCE_AUTO_POSITION = 5, SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 1 FOR CHANNEL 'c'")
+                "SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 1 FOR CHANNEL 'c'")
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 5 FOR CHANNEL 'c'")  # positions: 1776 with it
     assert _source_numbers(replica, "c")[2:] == (18446744073709551615, 0, 1, "b.000002", 4)
 
 
@@ -1288,3 +1289,54 @@ def test_show_replicas_and_80s_show_slave_hosts() -> None:
     assert result.warnings == (deprecated("SHOW SLAVE HOSTS", "SHOW REPLICAS"),)
     assert Replica().fails("SHOW SLAVE HOSTS").message.endswith("near 'SLAVE HOSTS' at line 1")
     assert Replica(MYSQL_8_0).fails("SHOW REPLICA HOSTS").code == 1064
+
+
+# ---- START REPLICA UNTIL / USER ... PASSWORD; options parsed but not simulated; 1776 -------------
+
+
+def test_start_replica_until_is_kept_while_the_applier_runs() -> None:
+    replica = multi_source("c")
+    replica.run("START REPLICA UNTIL SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 1234 FOR CHANNEL 'c'")
+    (row,) = replica.status("c")
+    assert (row["Until_Condition"], row["Until_Log_File"], row["Until_Log_Pos"]) == ("Source", "b.000002", 1234)
+    replica.run("STOP REPLICA IO_THREAD FOR CHANNEL 'c'")
+    assert replica.status("c")[0]["Until_Condition"] == "Source"
+    replica.run("STOP REPLICA SQL_THREAD FOR CHANNEL 'c'")
+    (row,) = replica.status("c")
+    assert (row["Until_Condition"], row["Until_Log_File"], row["Until_Log_Pos"]) == ("None", "", 0)
+    replica.run("START REPLICA SQL_THREAD UNTIL SQL_AFTER_GTIDS = 'u:1-3' FOR CHANNEL 'c'")
+    assert replica.status("c")[0]["Until_Condition"] == "SQL_AFTER_GTIDS"
+    # An applier already running keeps its condition: this START starts nothing (note 3083).
+    result = replica.run("START REPLICA SQL_THREAD UNTIL RELAY_LOG_FILE = 'r', RELAY_LOG_POS = 9 FOR CHANNEL 'c'")
+    assert [w.code for w in result.warnings] == [3083]
+    assert replica.status("c")[0]["Until_Condition"] == "SQL_AFTER_GTIDS"
+
+
+def test_start_replica_with_a_password_keeps_it_out_of_the_state() -> None:
+    replica = multi_source("c")
+    replica.run("START REPLICA USER = 'repl' PASSWORD = 'sekret' FOR CHANNEL 'c'")
+    assert "sekret" not in repr(replica.state)
+    assert all("sekret" not in str(value) for value in replica.status("c")[0].values())
+
+
+@pytest.mark.parametrize("option", [
+    "PRIVILEGE_CHECKS_USER = 'u'@'h'", "REQUIRE_ROW_FORMAT = 1", "REQUIRE_TABLE_PRIMARY_KEY_CHECK = ON",
+    "ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = LOCAL", "IGNORE_SERVER_IDS = (2, 3)", "SOURCE_HEARTBEAT_PERIOD = 0.5",
+])
+def test_options_not_simulated_are_1235_naming_the_option(option: str) -> None:
+    name = option.split(" ")[0]
+    assert Replica().fails(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', {option}") == MySQLError(
+        1235, "42000", f"This version of MySQL doesn't yet support 'CHANGE REPLICATION SOURCE option {name} in replfilter'")
+
+
+ER_1776 = MySQLError(1776, "HY000", "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS "
+                                    "cannot be set when SOURCE_AUTO_POSITION is active.")
+
+
+def test_positions_with_auto_position_give_1776() -> None:
+    replica = Replica()
+    assert replica.fails("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 1, SOURCE_LOG_POS = 4") == ER_1776
+    assert replica.fails("CHANGE REPLICATION SOURCE TO RELAY_LOG_FILE = 'r', SOURCE_AUTO_POSITION = 1") == ER_1776
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', SOURCE_AUTO_POSITION = 1")
+    assert replica.fails("CHANGE REPLICATION SOURCE TO SOURCE_LOG_FILE = 'b.1'") == ER_1776
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 0, SOURCE_LOG_FILE = 'b.1'")

@@ -408,7 +408,7 @@ FILTER_TYPE_NAMES = sorted(t.keyword for t in FILTER_TYPES)
         ("CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (sales.", ["sales.audit", "sales."]),
         ("CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('inv", ["'inv%.t%'"]),
         ("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a) ", ["FOR"]),
-        ("START REPLICA ", ["FOR", "IO_THREAD", "RELAY_THREAD", "SQL_THREAD"]),
+        ("START REPLICA ", ["DEFAULT_AUTH", "FOR", "IO_THREAD", "PASSWORD", "PLUGIN_DIR", "RELAY_THREAD", "SQL_THREAD", "UNTIL", "USER"]),
         ("RESET REPLICA ", ["ALL", "FOR"]),
         ("SHOW REPLICA STATUS ", ["FOR"]),
         ("sta", ["start", "status"]),

@@ -177,6 +177,20 @@ def valid_channel_name(name: str) -> bool:
     )
 
 
+POSITION_OPTIONS = frozenset({"SOURCE_LOG_FILE", "SOURCE_LOG_POS", "RELAY_LOG_FILE", "RELAY_LOG_POS"})
+
+
+def _check_auto_position(channel: Channel, options: tuple[ast.SourceOption, ...]) -> None:
+    """``change_master``: positions cannot be given while auto-positioning is on after the
+    statement (SOURCE_AUTO_POSITION = 1 in it, or already on and not turned off): 1776."""
+    auto = channel.source.auto_position
+    for option in options:
+        if option.name == "SOURCE_AUTO_POSITION":
+            auto = 1 if option.value else 0
+    if auto and any(option.name in POSITION_OPTIONS for option in options):
+        raise MySQLError.of(ER.BAD_REPLICA_AUTO_POSITION)
+
+
 def change_replication_source(state: ReplicaState, stmt: ast.ChangeReplicationSource, now_us: int) -> Execution:
     """``change_master_cmd`` / ``change_master`` (spec 4.4)."""
     for option in stmt.options:
@@ -209,6 +223,7 @@ def change_replication_source(state: ReplicaState, stmt: ast.ChangeReplicationSo
             raise MySQLError.of(ER.REPLICA_CHANNEL_SQL_THREAD_MUST_STOP, name)
         if option.name == "SOURCE_HOST" and option.value == "":
             raise MySQLError.of(ER.WRONG_ARGUMENTS, option.written)
+    _check_auto_position(channel, stmt.options)
 
     was_configured = channel.configured
     source = channel.source
@@ -302,8 +317,12 @@ def start_replica(state: ReplicaState, stmt: ast.StartReplica) -> Execution:
         if already:
             warnings.append(Condition.note(ER.REPLICA_CHANNEL_WAS_RUNNING, channel.name))
             continue
+        # UNTIL applies to an applier this statement starts (spec: start_slave_threads sets the
+        # until condition only when it starts the SQL thread).
+        until = stmt.until if want_sql and not channel.sql_running else channel.until
         state = state.with_channel(
-            replace(channel, io_running=channel.io_running or want_io, sql_running=channel.sql_running or want_sql)
+            replace(channel, io_running=channel.io_running or want_io, sql_running=channel.sql_running or want_sql,
+                    until=until)
         )
     return Execution(state, Ok(warnings=tuple(warnings)))
 
@@ -317,8 +336,10 @@ def stop_replica(state: ReplicaState, stmt: ast.StopReplica) -> Execution:
         if not running:
             warnings.append(Condition.note(ER.REPLICA_CHANNEL_WAS_NOT_RUNNING, channel.name))
             continue
+        sql_running = channel.sql_running and not want_sql
         state = state.with_channel(
-            replace(channel, io_running=channel.io_running and not want_io, sql_running=channel.sql_running and not want_sql)
+            replace(channel, io_running=channel.io_running and not want_io, sql_running=sql_running,
+                    until=channel.until if sql_running else None)
         )
     return Execution(state, Ok(warnings=tuple(warnings)))
 
