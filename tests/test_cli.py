@@ -323,3 +323,26 @@ def test_unknown_backslash_command_stops_a_script_as_mysql_does() -> None:
     status, out, err = run(["-e", "SHOW WARNINGS \\k"])
     assert (status, out) == (1, "")
     assert err == "ERROR at line 1: Unknown command '\\k'.\n"
+
+
+# ---- usage and help ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [[], ["evaluate"], ["stream"]])
+def test_help_names_every_option_file_group_read(command: list[str], capsys) -> None:
+    """--defaults-file reads [mysqld], [server] and [mysqld-8.4] (README, "Startup options and
+    option files"); every front-end's --help says so, not [mysqld] alone."""
+    with pytest.raises(SystemExit) as exited:
+        cli.main([*command, "--help"])
+    assert exited.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--defaults-file FILE read startup options from the [mysqld], [server] and [mysqld-8.4] groups of FILE" in text
+
+
+def test_usage_shows_the_subcommands(capsys) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["--no-such-option"])
+    usage = capsys.readouterr().err
+    assert usage.startswith("usage: replfilter [-h]")
+    for name in cli.SUBCOMMANDS:
+        assert f"\n       replfilter {name} [startup options] [options] " in usage
