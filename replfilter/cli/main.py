@@ -18,6 +18,13 @@ from ..client.runner import RunOptions, ScriptRunner
 from .startup import Startup, add_startup_arguments, split_startup_arguments, start_reporting
 
 
+SUBCOMMAND_SYNOPSES = {
+    "evaluate": "replfilter evaluate [startup options] [options] EVENTS.jsonl",
+    "stream": "replfilter stream [startup options] [options] EVENTS_DIR OUTPUT_DIR CHECKPOINT_DIR",
+}
+"""The usage lines of the subcommands, shown under ``replfilter``'s own (each has its ``--help``)."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="replfilter",
@@ -56,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(default DATADIR/applier with --datadir, else a directory in the system temp dir)",
     )
     parser.add_argument("-V", "--version", action="version", version=f"replfilter {__version__}")
+    own = parser.format_usage().removeprefix("usage: ").rstrip("\n")
+    parser.usage = own + "".join(f"\n       {synopsis}" for synopsis in SUBCOMMAND_SYNOPSES.values())
     return parser
 
 

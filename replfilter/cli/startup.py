@@ -16,12 +16,12 @@ from typing import Sequence, TextIO
 
 from ..client.runner import RunOptions, ScriptRunner
 from ..replica.datadir import DataDirectory, DataDirError
+from ..replica.option_files import read_option_file
 from ..replica.startup_options import (
     StartupError,
     apply_startup,
     canonical_option_name,
     collect_startup_settings,
-    read_option_file,
     split_command_line_option,
 )
 from ..replica.state import ReplicaState
