@@ -292,6 +292,13 @@ class CatalogBuilder:
         database = self._view(db)
         return None if database is None else database.routines.get((kind, fold_case(name)))
 
+    def triggers_on(self, db: str, table: str) -> list[TriggerDef]:
+        database = self._view(db)
+        if database is None:
+            return []
+        key = self.key(table)
+        return [t for t in database.triggers.values() if self.key(t.table) == key]
+
     # ---- changing ----------------------------------------------------------------------------
 
     def _opened(self, db: str) -> "_OpenDatabase":
