@@ -34,7 +34,7 @@ from typing import Iterator, Sequence
 from ..core.errors import MySQLError
 from ..core.filters import fold_case
 from ..replica.catalog import Catalog, CatalogBuilder, RoutineDef, RoutineKind, TableDef, TriggerDef
-from .sql_events import SqlEventsError, Token, tokenize
+from .sql_tokens import SqlEventsError, Token, tokenize
 
 # --- the server's errors (number, SQLSTATE, 8.4 text) ------------------------------------------
 

@@ -36,7 +36,9 @@ from ..replica.catalog import Catalog, CatalogBuilder
 from ..replica.state import ReplicaState
 from .evaluator import channel_filters, decide
 from .schema_ddl import apply_to_builder, execute_versioned_comments, is_schema_statement
-from .sql_events import BinlogFormat, QueryEvent, SqlEventsError, statement_events
+from .events import QueryEvent
+from .sql_events import BinlogFormat, statement_events
+from .sql_tokens import SqlEventsError
 
 
 class SchemaFileError(OSError):
