@@ -238,6 +238,7 @@ class _Session:
     """One statement against the catalog, reading tokens left to right."""
 
     def __init__(self, builder: CatalogBuilder, sql: str, tokens: list[Token], default_db: str):
+        self.definer: str | None = None
         self.b = builder
         self.sql = sql
         self.tokens = tokens
@@ -319,6 +320,7 @@ class _Session:
 
     def skip_modifiers(self) -> set[str]:
         seen: set[str] = set()
+        self.definer: str | None = None
         while True:
             word = self.word()
             if word in _CREATE_MODIFIERS:
@@ -327,7 +329,10 @@ class _Session:
             elif word in ("ALGORITHM", "DEFINER") and self.peek(1) is not None and self.peek(1).text == "=":
                 self.pos += 2
                 if word == "DEFINER":
+                    start = self.peek().start if self.peek() is not None else 0
                     self.skip_definer()
+                    end = self.tokens[self.pos - 1].end
+                    self.definer = self.sql[start:end].replace("`", "")
                 else:
                     self.pos += 1
             elif word == "SQL" and self.word(1) == "SECURITY":
@@ -754,6 +759,7 @@ class _Session:
         quiet = self.if_not_exists()
         qualifier, name = self.qualified()
         db = self.existing_db(qualifier)
+        timing, event = self.word(), self.word(1)
         self.expect("BEFORE", "AFTER")
         self.expect("INSERT", "UPDATE", "DELETE")
         self.expect("ON")
@@ -768,7 +774,17 @@ class _Session:
             if not quiet:
                 raise _Refused(trigger_exists())
             return
-        self.b.put_trigger(TriggerDef(self._db_name(db), name, table.name))
+        body = self._trigger_body()
+        self.b.put_trigger(TriggerDef(self._db_name(db), name, table.name, timing, event, body, self.definer))
+
+    def _trigger_body(self) -> str:
+        """What follows ``FOR EACH ROW`` (and an optional FOLLOWS/PRECEDES other_trigger)."""
+        self.expect("FOR")
+        self.expect("EACH")
+        self.expect("ROW")
+        if self.accept("FOLLOWS", "PRECEDES"):
+            self.name()
+        return self.rest_text().strip()
 
 
 # --- helpers ---------------------------------------------------------------------------------

@@ -171,10 +171,12 @@ class LoadResult:
 
 
 def load_schema_lines(
-    state: ReplicaState, lines: Iterable[str], file: str, channel: str | None = None
+    state: ReplicaState, lines: Iterable[str], file: str, channel: str | None = None, replay: bool = True
 ) -> LoadResult:
-    """Load one schema script into ``channel``'s source (``None``: every channel's source) and
-    replay it onto the replica's catalog. The state's catalogs are created on first use."""
+    """Load one schema script into ``channel``'s source (``None``: every channel's source) and,
+    with ``replay``, apply what the filters let through to the replica's catalog. The state's
+    catalogs are created on first use (an empty replica catalog even without ``replay``: the
+    schema is then known, and the replica kept none of it)."""
     stats = LoadStatistics()
     empty = Catalog(state.collation)
     if channel is None:
@@ -186,7 +188,7 @@ def load_schema_lines(
         targets = [(channel, own)]
         channels = (channel,)
     sources = [(name, CatalogBuilder(catalog)) for name, catalog in targets]
-    replay = _Replay(CatalogBuilder(state.replica_catalog or empty), channels, state)
+    replica = _Replay(CatalogBuilder(state.replica_catalog or empty), channels, state)
     warnings: list[SchemaWarning] = []
     default_db = ""
     for statement in read_statements(lines, stats):
@@ -212,16 +214,16 @@ def load_schema_lines(
         if first_outcome.error is not None:
             warnings.append(SchemaWarning(file, statement.line, first_outcome.error))
             continue
-        if first_word(text) != "USE":
-            replay.statement(file, statement.line, text, default_db)
+        if replay and first_word(text) != "USE":
+            replica.statement(file, statement.line, text, default_db)
         default_db = first_outcome.default_db
     for name, builder in sources:
         state = state.with_source_catalog(name, builder.freeze())
-    state = state.with_replica_catalog(replay.builder.freeze())
-    return LoadResult(state, tuple(warnings + replay.warnings), stats)
+    state = state.with_replica_catalog(replica.builder.freeze())
+    return LoadResult(state, tuple(warnings + replica.warnings), stats)
 
 
-def load_schema_file(state: ReplicaState, path: str, channel: str | None = None) -> LoadResult:
+def load_schema_file(state: ReplicaState, path: str, channel: str | None = None, replay: bool = True) -> LoadResult:
     """:func:`load_schema_lines` on a file; bytes that are not UTF-8 are kept as they are
     (a dump's data section may hold any bytes) and cannot stop the load."""
     try:
@@ -230,7 +232,7 @@ def load_schema_file(state: ReplicaState, path: str, channel: str | None = None)
         raise SchemaFileError(err.errno, err.strerror, path) from None
     with handle:
         try:
-            return load_schema_lines(state, handle, path, channel)
+            return load_schema_lines(state, handle, path, channel, replay)
         except UnicodeError as err:  # pragma: no cover - surrogateescape accepts every byte
             raise SchemaFileError(0, str(err), path) from None
 

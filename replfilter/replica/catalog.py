@@ -62,6 +62,10 @@ class TriggerDef:
     db: str
     name: str
     table: str                   # the trigger's table, in the trigger's database
+    timing: str = ""             # BEFORE / AFTER ("" when not known)
+    event: str = ""              # INSERT / UPDATE / DELETE
+    statement: str = ""          # the trigger body as written
+    definer: str | None = None   # user@host, None when the DDL named none
 
 
 class RoutineKind:
