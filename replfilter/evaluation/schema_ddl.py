@@ -212,6 +212,15 @@ def execute_versioned_comments(sql: str, version: int = SERVER_VERSION_ID) -> st
     return "".join(out)
 
 
+_FIRST_WORD = re.compile(r"\s*(?:/\*!\d*\s*)?([A-Za-z_]+)")
+
+
+def first_word(text: str) -> str:
+    """The statement's first word, upper-cased (a leading ``/*!NNNNN`` is looked through)."""
+    match = _FIRST_WORD.match(text)
+    return match.group(1).upper() if match else ""
+
+
 def is_schema_statement(first_word: str) -> bool:
     """Whether a statement starting with this word can change the schema (or the default
     database): the loader skips every other statement without reading it."""

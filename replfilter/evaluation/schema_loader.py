@@ -35,7 +35,7 @@ from ..dialect.splitter import ClientCommand, StatementBuffer, StatementText
 from ..replica.catalog import Catalog, CatalogBuilder
 from ..replica.state import ReplicaState
 from .evaluator import channel_filters, decide
-from .schema_ddl import apply_to_builder, execute_versioned_comments, is_schema_statement
+from .schema_ddl import apply_to_builder, execute_versioned_comments, first_word, is_schema_statement
 from .events import QueryEvent
 from .sql_events import BinlogFormat, statement_events
 from .sql_tokens import SqlEventsError
@@ -76,7 +76,6 @@ _ONE_LINE_STATEMENT = re.compile(
     r"""(?:[^'"`;\\]++|'(?:[^'\\]++|\\.|'')*+'|"(?:[^"\\]++|\\.|"")*+"|`(?:[^`]++|``)*+`|\\.)*+;\s*+""",
     re.S,
 )
-_FIRST_WORD = re.compile(r"\s*(?:/\*!\d*\s*)?([A-Za-z_]+)")
 
 
 def _is_whole_data_line(line: str) -> bool:
@@ -106,11 +105,6 @@ def read_statements(lines: Iterable[str], stats: LoadStatistics | None = None) -
     for item in buffer.finish():
         if isinstance(item, StatementText) and item.text:
             yield item
-
-
-def first_word(text: str) -> str:
-    match = _FIRST_WORD.match(text)
-    return match.group(1).upper() if match else ""
 
 
 # --- loading -----------------------------------------------------------------------------------
