@@ -119,7 +119,7 @@ class Session:
         from ..dialect.parser import parse_statement
 
         try:
-            statement = parse_statement(statement_text)
+            statement = parse_statement(statement_text, self._state.version)
         except MySQLError as error:
             self._diagnostics = (*error.warnings, Condition.from_error(error))
             raise
