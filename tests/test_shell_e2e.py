@@ -111,7 +111,11 @@ def terminal(tmp_path: Path):
     opened: list[Terminal] = []
 
     def open_terminal(*args: str, env: dict[str, str] | None = None) -> Terminal:
-        term = Terminal(tmp_path, args, env)
+        home = tmp_path
+        if opened:  # a second terminal in one test: its own home, so its own tmux server
+            home = tmp_path / f"home{len(opened)}"
+            home.mkdir()
+        term = Terminal(home, args, env)
         opened.append(term)
         return term
 
@@ -254,9 +258,9 @@ def test_what_was_typed_is_kept_as_typed(terminal, tmp_path):
     term.wait_for(r"^    '>$")
     term.type("b.c';")
     term.press("Enter")
-    screen = term.wait_for(r"does not exist\.$")
+    screen = term.wait_for(r"^ERROR 1525")
     assert "\n    '> b.c';\n" in screen
-    assert "ERROR 3074 (HY000): Replica channel 'a\nb.c' does not exist." in screen
+    assert "Incorrect argument contains not-allowed LF value: 'a\nb.c'" in screen  # no spaces added
     term.wait_for_prompt()
     term.type("quit")
     term.press("Enter")
@@ -317,14 +321,14 @@ def test_prompt_print_connect_and_rehash(terminal):
     term.type("SHOW REPLICA \\p")
     term.press("Enter")
     screen = term.wait_for(r"^    ->$")
-    assert "--------------\nSHOW REPLICA\n--------------\n" in screen
+    assert re.search(r"^--------------\nSHOW REPLICA \n--------------\n\n    ->$", screen, re.M)
     term.type("STATUS;")
     term.press("Enter")
     term.wait_for(r"^Empty set")
     term.wait_for(r"^\[\(none\)\] 2>$")
     term.type("\\R")
     term.press("Enter")
-    term.wait_for(r"^Returning to default PROMPT of replfilter>$")
+    term.wait_for(r"^Returning to default PROMPT of replfilter>\s*$")
     term.wait_for_prompt()
     term.type("connect")
     term.press("Enter")
@@ -333,7 +337,7 @@ def test_prompt_print_connect_and_rehash(terminal):
     term.wait_for_prompt()
     term.type("rehash")
     term.press("Enter")
-    term.wait_for(lambda s: _prompts(s) == 2 and _at_fresh_prompt(s))  # silent, as mysql
+    term.wait_for(r"^replfilter> rehash *\nreplfilter> *$")  # silent, as mysql
 
 
 def test_edit_opens_the_statement_in_the_editor(terminal, tmp_path):
@@ -392,8 +396,8 @@ def test_ctrl_r_then_enter_runs_and_up_recalls_a_multi_line_entry(terminal):
     term.press("Enter")
     term.wait_for(lambda s: s.count("1 row in set") == 2 and _at_fresh_prompt(s))
     term.press("C-r")
-    term.type("WARNINGS;")
-    term.wait_for(r"WARNINGS;")
+    term.type("SHOW WARN")
+    term.wait_for(r"SHOW WARNINGS;$")
     term.press("Enter")  # runs what was found, at once
     term.wait_for(lambda s: s.count("Empty set") == 2 and _at_fresh_prompt(s))
 
@@ -406,7 +410,7 @@ def test_ctrl_c_shows_the_mark_and_clears(terminal):
     term.type("STAT")
     term.press("C-c")
     screen = term.wait_for(lambda s: _prompts(s) == 2 and _at_fresh_prompt(s))
-    assert "replfilter> SHOW REPLICA\n    -> STAT^C\n" in screen
+    assert re.search(r"^replfilter> SHOW REPLICA *\n    -> STAT\^C *\nreplfilter> *$", screen, re.M), screen
     term.type("SHOW WARNINGS;")
     term.press("Enter")
     term.wait_for(r"^Empty set")
