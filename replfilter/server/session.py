@@ -60,6 +60,12 @@ class Session:
         """The conditions of the last statement (what SHOW WARNINGS lists)."""
         return self._diagnostics
 
+    def reset_connection(self) -> None:
+        """COM_RESET_CONNECTION (the client's ``resetconnection``, ``connect``): the session's
+        diagnostics area is emptied; the replica's state is the server's and stays."""
+        with self._lock:
+            self._diagnostics = ()
+
     def add_observer(self, observer: StateObserver) -> None:
         self._observers.append(observer)
 
