@@ -20,7 +20,7 @@ import sys
 import threading
 from typing import Sequence, TextIO
 
-from .main import add_replica_arguments, prepare_replica
+from .startup import add_replica_arguments, prepare_replica
 
 
 def build_parser() -> argparse.ArgumentParser:
