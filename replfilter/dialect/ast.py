@@ -155,6 +155,14 @@ class ReplayEvents:
     channel: str | None = None
 
 
+@dataclass(frozen=True)
+class LintReplication:
+    """replfilter extension, not MySQL: the lint findings for the current filters, as rows;
+    ``channel`` limits them to one channel."""
+
+    channel: str | None = None
+
+
 Statement = Union[
     ChangeReplicationFilter,
     ChangeReplicationSource,
@@ -166,4 +174,5 @@ Statement = Union[
     ShowWarnings,
     ExplainReplication,
     ReplayEvents,
+    LintReplication,
 ]

@@ -126,3 +126,8 @@ def _(stmt: ast.ExplainReplication) -> str:
 @to_sql.register
 def _(stmt: ast.ReplayEvents) -> str:
     return f"REPLAY EVENTS FROM {quote_string(stmt.path)}{_channel(stmt.channel)}"
+
+
+@to_sql.register
+def _(stmt: ast.LintReplication) -> str:
+    return f"LINT REPLICATION{_channel(stmt.channel)}"

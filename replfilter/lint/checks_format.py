@@ -167,7 +167,9 @@ def check_db_rules_statement_format(view: View, binlog_format: str | None) -> It
     has_table_rules = any(view.rules(t) for t in (FT.DO_TABLE, FT.IGNORE_TABLE, FT.WILD_DO_TABLE, FT.WILD_IGNORE_TABLE))
     if not has_table_rules:
         wild = FT.WILD_DO_TABLE if ftype is FT.DO_DB else FT.WILD_IGNORE_TABLE
-        changes = {FT.DO_DB: (), FT.IGNORE_DB: (), wild: tuple(f"{escape_like(str(db))}.%" for db in (do_db or ignore_db))}
+        changes = {ftype: (), wild: tuple(f"{escape_like(str(db))}.%" for db in (do_db or ignore_db))}
+        if ignore_db:
+            changes[FT.IGNORE_DB] = ()  # next to do-db it never took effect (RF201)
         fix = view.fix(changes)
         message += "; table rules decide by the database each table is in, whatever the format"
     else:

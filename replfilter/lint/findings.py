@@ -62,6 +62,8 @@ class Fix:
         prefix = "" if self.channel is None else f"{self.channel}:"
         out: list[str] = []
         for ftype, rules in self.types:
+            if not rules:
+                out.append(f"(no --{ftype.option})")
             for rule in rules:
                 value = f"{rule[0]}->{rule[1]}" if isinstance(rule, tuple) else rule
                 out.append(f"--{ftype.option}={prefix}{value}")

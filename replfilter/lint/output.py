@@ -23,7 +23,7 @@ def to_text(findings: Sequence[Finding]) -> str:
             lines.append(f"    rule: {f.rule_text}")
         if f.fix is not None:
             lines.append(f"    fix:  {f.fix.statement()};")
-            lines.append(f"          (as startup options: {' '.join(f.fix.options()) or '(none of this type)'})")
+            lines.append(f"          (as startup options: {' '.join(f.fix.options())})")
     counts = Counter(f.level.value for f in findings)
     summary = ", ".join(f"{counts[level]} {level}{'s' if counts[level] != 1 else ''}" for level in ("error", "warning", "note") if counts[level])
     lines.append(f"{len(findings)} finding{'s' if len(findings) != 1 else ''}" + (f" ({summary})" if summary else ""))

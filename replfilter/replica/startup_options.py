@@ -207,6 +207,28 @@ def read_option_file(
     ignores an ``!include`` whose file cannot be opened; here it is an error, because silently
     losing replication rules is worse than refusing to start.
     """
+    return [(line.name, line.value) for line in read_option_lines(path, groups, warnings)]
+
+
+@dataclass(frozen=True)
+class OptionLine:
+    """One option of an option file with where it was written: the file (an included one when
+    it came through ``!include``), the 1-based line, and the line's text as written (comments
+    included: ``replfilter lint`` reads its ``# replfilter: ignore=CODE`` there)."""
+
+    name: str
+    value: str | None
+    path: str
+    line: int
+    text: str
+
+
+def read_option_lines(
+    path: str | os.PathLike[str],
+    groups: Sequence[str] = SERVER_GROUPS,
+    warnings: list[str] | None = None,
+) -> list[OptionLine]:
+    """:func:`read_option_file`, keeping the file and line of every option."""
     sink: list[str] = warnings if warnings is not None else []
     reader = _OptionFileReader({g.lower() for g in groups}, sink)
     name = os.fspath(path)
@@ -225,7 +247,7 @@ class _OptionFileReader:
     def __init__(self, groups: set[str], warnings: list[str]) -> None:
         self.groups = groups
         self.warnings = warnings
-        self.options: list[tuple[str, str | None]] = []
+        self.options: list[OptionLine] = []
 
     def read(self, name: str, handle: BinaryIO, depth: int) -> None:
         """Read one opened file, unless MySQL would refuse to read it."""
@@ -259,7 +281,8 @@ class _OptionFileReader:
                 number,
             )
         if group.lower() in self.groups:
-            self.options.append(_option(_remove_end_comment(line)))
+            option, value = _option(_remove_end_comment(line))
+            self.options.append(OptionLine(option, value, name, number, text.rstrip("\r\n")))
         return group
 
     def _directive(self, name: str, number: int, line: str, depth: int) -> None:
@@ -556,6 +579,7 @@ def _truncate_192(name: str) -> str:
 __all__ = [
     "CHANNEL_DOES_NOT_EXIST_WARNING",
     "GROUP_REPLICATION_CHANNEL_WARNING",
+    "OptionLine",
     "REPLICATE_OPTIONS",
     "SERVER_GROUPS",
     "StartupError",
@@ -568,5 +592,6 @@ __all__ = [
     "parse_rewrite",
     "parse_rule",
     "read_option_file",
+    "read_option_lines",
     "split_command_line_option",
 ]
