@@ -101,3 +101,29 @@ def test_the_traps_quote_examples_on_plain_configurations() -> None:
         session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'c'")
         session.execute_text(sql)
         assert any(f.example_event is not None for f in lint_state(session.state, LintOptions(binlog_format="ROW")) if f.code in TRAPS), sql
+
+
+many_patterns = st.lists(st.sampled_from(PATTERNS + ["a.t", "b.%", "%.u%", "x,y.%", "db_1.t_1", "sales.t"]), min_size=9, max_size=14)
+
+
+@settings(max_examples=300, deadline=None)
+@given(configs, many_patterns, many_patterns, st.sampled_from(DBS), st.sampled_from(TABLES), st.sampled_from(DBS), st.sampled_from([0, 1]))
+def test_cut_wild_lists_decide_as_the_whole_lists(config, wild_do, wild_ignore, db, table, default_db, lctn) -> None:
+    """Examples are decided on wild lists cut to the patterns that can match them; the
+    decision (verdict, deciding rule, rewrite) is the one the whole lists give."""
+    from replfilter.core.filters import FilterSet, NameCollation
+    from replfilter.evaluation.events import CommandKind, QueryEvent, RowEvent, TableRef
+    from replfilter.lint.context import reduced
+
+    collation = NameCollation(lctn)
+    filters = FilterSet()
+    for ftype, rules in {**config, FT.WILD_DO_TABLE: wild_do, FT.WILD_IGNORE_TABLE: wild_ignore}.items():
+        filters = filters.set_type(ftype, rules, None, 1, collation)  # type: ignore[arg-type]
+    for event in (
+        RowEvent("c", db, table),
+        QueryEvent("c", default_db, CommandKind.UPDATE, (TableRef(None, table, True), TableRef(db, table, True))),
+        QueryEvent("c", db, CommandKind.CREATE_DB),
+    ):
+        whole = decide(filters, collation, event)
+        cut = decide(reduced(filters, event, collation), collation, event)
+        assert (whole.decision, whole.filter_type, whole.rule, whole.rewritten_db) == (cut.decision, cut.filter_type, cut.rule, cut.rewritten_db)

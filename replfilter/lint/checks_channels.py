@@ -12,7 +12,7 @@ from ..core.filters import ConfiguredBy, FilterType, Rule, display_rules
 from ..replica.state import ReplicaState, is_group_replication_channel
 from .context import View, table_db
 from .findings import Finding, Fix
-from .patterns import WildIndex, literal_db
+from .patterns import literal_db
 
 FT = FilterType
 _OWN = (ConfiguredBy.STARTUP_OPTIONS_FOR_CHANNEL, ConfiguredBy.CHANGE_REPLICATION_FILTER_FOR_CHANNEL)
@@ -97,20 +97,20 @@ def _overlap(a: View, b: View) -> str | None:
     common = sorted(a_tab & b_tab)
     if common:
         return f"table '{common[0]}' (REPLICATE_DO_TABLE on both)"
-    for tables, patterns, which in ((a_tab, b_wild, b.channel), (b_tab, a_wild, a.channel)):
+    for tables, patterns, which, owner in ((a_tab, b_wild, b.channel, b), (b_tab, a_wild, a.channel, a)):
         if tables and patterns:
-            index = WildIndex(tuple(patterns), a.collation)
+            index = owner.wild_index(FT.WILD_DO_TABLE)
             for table in sorted(tables):
                 hit = index.first_match(table)
                 if hit is not None:
                     return f"table '{table}' (REPLICATE_DO_TABLE on one, REPLICATE_WILD_DO_TABLE '{hit}' on '{which}')"
     if a_wild and b_wild:
-        index = WildIndex(tuple(a_wild), a.collation)
+        index = a.wild_index(FT.WILD_DO_TABLE)
         for pattern in b_wild:
             hit = index.first_cover(pattern)
             if hit is not None:
                 return f"the tables of '{pattern}' (REPLICATE_WILD_DO_TABLE on both: '{hit}' covers it)"
-        index = WildIndex(tuple(b_wild), a.collation)
+        index = b.wild_index(FT.WILD_DO_TABLE)
         for pattern in a_wild:
             hit = index.first_cover(pattern)
             if hit is not None:

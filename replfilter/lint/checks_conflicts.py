@@ -22,8 +22,8 @@ class Indexes:
     """The channel's wild rules indexed once for all checks."""
 
     def __init__(self, view: View) -> None:
-        self.wild_do = WildIndex(tuple(map(str, view.rules(FT.WILD_DO_TABLE))), view.collation)
-        self.wild_ignore = WildIndex(tuple(map(str, view.rules(FT.WILD_IGNORE_TABLE))), view.collation)
+        self.wild_do: WildIndex = view.wild_index(FT.WILD_DO_TABLE)
+        self.wild_ignore: WildIndex = view.wild_index(FT.WILD_IGNORE_TABLE)
 
 
 def check_do_db_hides_ignore_db(view: View) -> Iterator[Finding]:
@@ -177,22 +177,25 @@ def check_rewrite_case(view: View) -> Iterator[Finding]:
 def check_wild_covered(view: View, ix: Indexes) -> Iterator[Finding]:
     """RF302: a wild rule covered by an earlier rule of the same type never decides."""
     for ftype, index in ((FT.WILD_DO_TABLE, ix.wild_do), (FT.WILD_IGNORE_TABLE, ix.wild_ignore)):
+        first_seen: dict[str, int] = {}
+        reported: set[str] = set()
         for position, rule in enumerate(index.patterns):
-            earlier = index.first_cover(rule, before=position)
-            if earlier is None:
+            first = first_seen.setdefault(rule, position)
+            if rule in reported:
                 continue
-            same = earlier == rule
-            yield Finding(
-                view.channel, "RF302",
-                f"{ftype.keyword} '{rule}' " + (
-                    "is listed twice" if same else f"is covered by the earlier '{earlier}': every table it matches, '{earlier}' matches first"
-                ) + "; it never decides anything",
-                ftype, rule, view.fix({ftype: _drop_at(index.patterns, position)}),
-            )
-
-
-def _drop_at(rules: tuple[str, ...], position: int) -> tuple[str, ...]:
-    return rules[:position] + rules[position + 1:]
+            # A different earlier pattern covering the first copy makes every copy dead; else
+            # only the copies after the first are.
+            earlier = index.first_cover(rule, before=first)
+            if earlier is None and position == first:
+                continue
+            reported.add(rule)
+            if earlier is None:
+                message = "is listed more than once; the copies after the first never decide anything"
+                kept = tuple(p for i, p in enumerate(index.patterns) if p != rule or i == first)
+            else:
+                message = f"is covered by the earlier '{earlier}': every table it matches, '{earlier}' matches first; it never decides anything"
+                kept = tuple(p for p in index.patterns if p != rule)
+            yield Finding(view.channel, "RF302", f"{ftype.keyword} '{rule}' {message}", ftype, rule, view.fix({ftype: kept}))
 
 
 def check_shadowed(view: View) -> Iterator[Finding]:

@@ -55,41 +55,49 @@ def check_rule_on_old_name(view: View) -> Iterator[Finding]:
     first: dict[str, tuple[str, str]] = {}
     for rule in rewrites:
         first.setdefault(view.key(rule[0]), rule)  # type: ignore[index]
-    for key, (source, target) in first.items():
-        if key in targets or key == view.key(target):
-            continue  # some rewrite produces this name, so rules on it can still match
-        rewrite_text = f"REPLICATE_REWRITE_DB ({source},{target})"
-        for ftype in (FT.DO_DB, FT.IGNORE_DB):
-            for rule in view.rules(ftype):
-                if view.key(str(rule)) == key:
-                    fix = view.fix({ftype: view.replaced(ftype, rule, [target])})
-                    message = (
-                        f"{rewrite_text} runs before {ftype.keyword}, which therefore sees '{target}' "
-                        f"and never '{source}'; {ftype.keyword} '{target}' was probably meant"
-                    )
-                    yield _quoted(view, Finding(view.channel, "RF102", message, ftype, rule, fix), RowEvent(view.channel, source, "t"))
-        for ftype in (FT.DO_TABLE, FT.IGNORE_TABLE):
-            for rule in view.rules(ftype):
-                db, table = table_db(str(rule))
-                if view.key(db) == key:
-                    fix = view.fix({ftype: view.replaced(ftype, rule, [f"{target}.{table}"])})
-                    yield _quoted(view, Finding(view.channel, "RF102", _table_message(rewrite_text, ftype, rule, source, target, f"{target}.{table}"), ftype, rule, fix),
-                                  RowEvent(view.channel, source, table))
-        for ftype in (FT.WILD_DO_TABLE, FT.WILD_IGNORE_TABLE):
-            for rule in view.rules(ftype):
-                split = _split_wild_db(str(rule))
-                if split is None or view.key(_unescape(split[0])) != key:
-                    continue
-                new = f"{escape_like(target)}.{split[1]}"
-                fix = view.fix({ftype: view.replaced(ftype, rule, [new])})
-                table = "".join(ch if kind == "lit" else ("t" if kind == "any" else "x") for kind, ch in tokens(split[1]))
-                yield _quoted(view, Finding(view.channel, "RF102", _table_message(rewrite_text, ftype, rule, source, target, new), ftype, rule, fix),
-                              RowEvent(view.channel, source, table))
+    pending = {key: rule for key, rule in first.items() if key not in targets and key != view.key(rule[1])}
+    if not pending:
+        return  # every rewritten name is also produced by some rewrite: rules on it can match
+    for ftype in (FT.DO_DB, FT.IGNORE_DB):
+        for rule in view.rules(ftype):
+            found = pending.get(view.key(str(rule)))
+            if found is None:
+                continue
+            source, target = found
+            fix = view.fix({ftype: view.replaced(ftype, rule, [target])})
+            message = (
+                f"REPLICATE_REWRITE_DB ({source},{target}) runs before {ftype.keyword}, which therefore sees "
+                f"'{target}' and never '{source}'; {ftype.keyword} '{target}' was probably meant"
+            )
+            yield _quoted(view, Finding(view.channel, "RF102", message, ftype, rule, fix), RowEvent(view.channel, source, "t"))
+    for ftype in (FT.DO_TABLE, FT.IGNORE_TABLE):
+        for rule in view.rules(ftype):
+            db, table = table_db(str(rule))
+            found = pending.get(view.key(db))
+            if found is None:
+                continue
+            source, target = found
+            fix = view.fix({ftype: view.replaced(ftype, rule, [f"{target}.{table}"])})
+            yield _quoted(view, Finding(view.channel, "RF102", _table_message(found, ftype, rule, f"{target}.{table}"), ftype, rule, fix),
+                          RowEvent(view.channel, source, table))
+    for ftype in (FT.WILD_DO_TABLE, FT.WILD_IGNORE_TABLE):
+        for rule in view.rules(ftype):
+            split = _split_wild_db(str(rule))
+            found = pending.get(view.key(_unescape(split[0]))) if split is not None else None
+            if found is None or split is None:
+                continue
+            source, target = found
+            new = f"{escape_like(target)}.{split[1]}"
+            fix = view.fix({ftype: view.replaced(ftype, rule, [new])})
+            table = "".join(ch if kind == "lit" else ("t" if kind == "any" else "x") for kind, ch in tokens(split[1]))
+            yield _quoted(view, Finding(view.channel, "RF102", _table_message(found, ftype, rule, new), ftype, rule, fix),
+                          RowEvent(view.channel, source, table))
 
 
-def _table_message(rewrite_text: str, ftype: FilterType, rule: object, source: str, target: str, new: str) -> str:
+def _table_message(rewrite: tuple[str, str], ftype: FilterType, rule: object, new: str) -> str:
+    source, target = rewrite
     return (
-        f"{rewrite_text} runs before {ftype.keyword}: row events of '{source}' arrive as '{target}', so "
+        f"REPLICATE_REWRITE_DB ({source},{target}) runs before {ftype.keyword}: row events of '{source}' arrive as '{target}', so "
         f"'{rule}' never matches them (under STATEMENT format it still matches a name qualified with "
         f"'{source}' in the SQL text, which is not rewritten); '{new}' was probably meant"
     )

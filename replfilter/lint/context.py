@@ -37,6 +37,15 @@ class View:
     def key(self, name: str) -> str:
         return self.collation.key(name)
 
+    def wild_index(self, ftype: FilterType):
+        """The type's patterns indexed for matching (cached per view)."""
+        from .patterns import WildIndex
+
+        found = self._keys.get(("index", ftype))
+        if found is None:
+            found = self._keys[("index", ftype)] = WildIndex(tuple(map(str, self.rules(ftype))), self.collation)
+        return found
+
     def keys(self, ftype: FilterType) -> frozenset[str]:
         """Collation keys of a name or table type's rules (cached: checks ask often)."""
         found = self._keys.get(ftype)
@@ -51,8 +60,25 @@ class View:
         types = []
         for ftype in FilterType:  # MySQL's type order, so fixes print the same way every time
             if ftype in changes:
-                types.append((ftype, _unique(changes[ftype], self.collation)))
+                types.append((ftype, self._unique(changes[ftype])))
         return Fix(self.fix_channel, tuple(types))
+
+    def _unique(self, rules: Iterable[Rule]) -> tuple[Rule, ...]:
+        """Duplicates (under the collation) dropped, first kept; linear, keys memoised per view
+        (a 10,000-rule configuration builds thousands of fixes of long lists)."""
+        if not self.collation.case_insensitive:
+            return tuple(dict.fromkeys(rules))
+        memo: dict = self._keys.setdefault("rule-keys", {})
+        seen: set = set()
+        out: list[Rule] = []
+        for rule in rules:
+            key = memo.get(rule)
+            if key is None:
+                key = memo[rule] = tuple(map(self.key, rule)) if isinstance(rule, tuple) else self.key(rule)
+            if key not in seen:
+                seen.add(key)
+                out.append(rule)
+        return tuple(out)
 
     def replaced(self, ftype: FilterType, old: Rule, new: Iterable[Rule]) -> tuple[Rule, ...]:
         """The type's list with ``old`` replaced, in place, by ``new``."""
@@ -76,18 +102,66 @@ class View:
     # --- examples ----------------------------------------------------------------------------
 
     def outcome(self, event: Event, filters: FilterSet | None = None) -> Decision:
-        return decide(self.filters if filters is None else filters, self.collation, event)
+        """The evaluator's decision for ``event``, on the channel's filters or on ``filters``
+        (a fixed variant), with the wild lists cut to what can matter (:func:`reduced`)."""
+        chosen = self.filters if filters is None else filters
+        return decide(reduced(chosen, event, self.collation), self.collation, event)
 
 
-def _unique(rules: Iterable[Rule], collation: NameCollation) -> tuple[Rule, ...]:
-    seen: set = set()
-    out: list[Rule] = []
-    for rule in rules:
-        key = tuple(collation.key(part) for part in rule) if isinstance(rule, tuple) else collation.key(rule)
-        if key not in seen:
-            seen.add(key)
-            out.append(rule)
-    return tuple(out)
+def _subjects(filters: FilterSet, event: Event, collation: NameCollation) -> list[str]:
+    """Every ``db.table`` (and ``db.``) string a wild rule could be matched against while
+    deciding ``event``: its databases before and after any rewrite."""
+    from ..evaluation.events import QueryEvent, RowEvent
+
+    def dbs(db: str) -> list[str]:
+        out = [db]
+        for source, target in filters.rules(FT.REWRITE_DB):  # type: ignore[misc]
+            if collation.key(source) == collation.key(db):
+                out.append(target)
+        return out
+
+    if isinstance(event, RowEvent):
+        return [f"{db}.{event.table}" for db in dbs(event.db)]
+    if isinstance(event, QueryEvent):
+        defaults = dbs(event.default_db)
+        subjects = [f"{db}." for db in defaults]
+        for table in event.tables:
+            for db in (defaults if table.db is None else [table.db]):
+                subjects.append(f"{db}.{table.table}")
+        return subjects
+    return []
+
+
+def reduced(filters: FilterSet, event: Event, collation: NameCollation) -> FilterSet:
+    """``filters`` with each wild list cut to the patterns that match one of the event's
+    subjects (order kept) plus one that matches none, if any: a decision reads a wild list only
+    through its first match and whether it is empty (mysql-filter-evaluation.md, section 3.1), so
+    the decision is the same, and the evaluator compiles a handful of patterns, not thousands."""
+    from ..core.filters import TypeSlot
+    from ..core.wildcard import like
+    from .patterns import literal_prefix
+
+    subjects = _subjects(filters, event, collation)
+    keys = [collation.key(s) for s in subjects]
+    result = filters
+    for ftype in (FT.WILD_DO_TABLE, FT.WILD_IGNORE_TABLE):
+        rules = filters.rules(ftype)
+        if len(rules) <= 8:
+            continue
+        kept: list[Rule] = []
+        spare: Rule | None = None
+        for rule in rules:
+            prefix = collation.key(literal_prefix(str(rule)))
+            if any(key.startswith(prefix) for key in keys) and any(like(s, str(rule), collation) for s in subjects):
+                kept.append(rule)
+            elif spare is None:
+                spare = rule
+        if spare is not None:
+            kept.append(spare)
+        result = result.with_slot(ftype, TypeSlot(tuple(kept)))
+    return result
+
+
 
 
 def verdict_text(decision: Decision) -> str:

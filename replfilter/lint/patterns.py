@@ -139,6 +139,7 @@ def _covers(outer: str, inner: str, by_character: bool) -> bool:
     return reach[m]
 
 
+@lru_cache(maxsize=65536)
 def literal_prefix(pattern: str) -> str:
     """The literal text before the first wildcard (escapes removed)."""
     out: list[str] = []
@@ -155,12 +156,10 @@ class WildIndex:
     patterns whose prefix fits instead of all of them (10,000 rules stay fast)."""
 
     def __init__(self, patterns: tuple[str, ...], collation: NameCollation) -> None:
-        from ..core.wildcard import compile_pattern
-
         self.patterns = patterns
         self.collation = collation
         self._by_prefix: dict[str, list[int]] = {}
-        self._compiled = [compile_pattern(p, collation) for p in patterns]
+        self._compiled: dict[int, object] = {}  # compiled when first tried: most never are
         for index, pattern in enumerate(patterns):
             self._by_prefix.setdefault(collation.key(literal_prefix(pattern)), []).append(index)
 
@@ -173,8 +172,13 @@ class WildIndex:
 
     def first_match(self, name: str) -> str | None:
         """The first pattern (in configured order) that matches the literal ``name``."""
+        from ..core.wildcard import compile_pattern
+
         for index in self._candidates(self.collation.key(name)):
-            if self._compiled[index].matches(name):
+            compiled = self._compiled.get(index)
+            if compiled is None:
+                compiled = self._compiled[index] = compile_pattern(self.patterns[index], self.collation)
+            if compiled.matches(name):  # type: ignore[attr-defined]
                 return self.patterns[index]
         return None
 
