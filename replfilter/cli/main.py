@@ -15,6 +15,7 @@ from typing import Sequence, TextIO
 from .. import __version__
 from ..client.formatting import OutputMode
 from ..client.runner import RunOptions, ScriptRunner
+from .schema_option import load_schema_options
 from .startup import Startup, add_startup_arguments, split_startup_arguments, start_reporting
 
 
@@ -82,6 +83,9 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     args = build_parser().parse_args(rest)
     startup = start_reporting(startup_arguments, args, stderr)
     if startup is None:
+        return 1
+    if not load_schema_options(startup.session, args.schema, stderr):
+        startup.close()
         return 1
     applier = _install_applier(startup, args)
     try:

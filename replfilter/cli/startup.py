@@ -26,6 +26,7 @@ from ..replica.startup_options import (
 )
 from ..replica.state import ReplicaState
 from ..server.session import Session, wall_clock_us
+from .schema_option import add_schema_argument, load_schema_options
 
 STARTUP_OPTION_PREFIXES = ("replicate-", "lower-case-table-names")
 OPTION_FILE_HELP = "read startup options from the [mysqld], [server] and [mysqld-8.4] groups of FILE"
@@ -83,6 +84,7 @@ def add_startup_arguments(parser: argparse.ArgumentParser) -> None:
     split off before argparse, by :func:`split_startup_arguments`)."""
     parser.add_argument("--defaults-file", metavar="FILE", help=OPTION_FILE_HELP)
     parser.add_argument("--datadir", metavar="DIR", help="keep channels (connection metadata) in DIR across runs")
+    add_schema_argument(parser)
 
 
 def add_replica_arguments(parser: argparse.ArgumentParser) -> None:
@@ -147,4 +149,7 @@ def prepare_replica(argv: Sequence[str], parser: argparse.ArgumentParser, stderr
         if ScriptRunner(startup.session, io.StringIO(), stderr, RunOptions()).run_file(args.init):
             startup.close()
             return args, None
+    if startup is not None and not load_schema_options(startup.session, args.schema, stderr):
+        startup.close()
+        return args, None
     return args, startup

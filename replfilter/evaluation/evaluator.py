@@ -534,7 +534,10 @@ def evaluate_lines(
     """
     from .event_json import from_json
 
+    from .schema_follow import CatalogFollower
+
     evaluator = Evaluator(state)
+    follower = CatalogFollower(state.replica_catalog)   # applied DDL changes the replica's schema
     results: list[LineResult] = []
     for number, text in enumerate(lines, start=1):
         if not text.strip():
@@ -543,10 +546,12 @@ def evaluate_lines(
             event = from_json(text)
             if channel is not None:
                 event = replace(event, channel=channel)
-            results.append(LineResult(number, event, evaluator.decide(event)))
+            decision = evaluator.decide(event)
+            follower.applied(event, decision.applied, decision.rewritten_db)
+            results.append(LineResult(number, event, decision))
         except ValueError as err:  # EventFormatError, UnknownChannelError
             results.append(LineResult(number, error=f"line {number}: {err}"))
-    return results, evaluator.state()
+    return results, follower.state(evaluator.state())
 
 
 def tally(results: Iterable[LineResult]) -> dict[tuple[str, str], int]:

@@ -14,7 +14,8 @@ from typing import Iterable, Iterator, Sequence
 
 from ..core.filters import FilterType, Rule, display_rules
 from ..evaluation.evaluator import Decision, compile_filters, decide_compiled
-from ..evaluation.events import Event, QueryEvent, RowEvent, from_json
+from ..evaluation.event_json import from_json
+from ..evaluation.events import Event, QueryEvent, RowEvent
 from .context import View
 from .findings import Finding
 
@@ -63,12 +64,14 @@ def _read_events(path: str, text: str) -> Workload:
 
 
 def _read_sql(path: str, text: str) -> Workload:
-    from ..evaluation.sql_events import SqlEventsError, analyse_statement, events_for, split_statements
+    from ..evaluation.sql_events import events_for
+    from ..evaluation.sql_readers import analyse_statement
+    from ..evaluation.sql_tokens import SqlEventsError, split_sql_script
 
     statements = []
     default_db = ""
     cursor = 0
-    for piece in split_statements(text):
+    for piece in split_sql_script(text):
         if not piece:
             continue
         found = text.find(piece, cursor)

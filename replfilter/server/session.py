@@ -17,6 +17,7 @@ from ..core.errors import ER
 from ..replica.executor import Execution, deprecation_warnings, execute
 from ..evaluation.extensions import explain_replication, replay_events
 from ..lint.statement import lint_replication
+from .load_schema import load_schema_statement
 from ..core.results import Ok, Result, ResultSet
 from ..replica.show_status import ProgressSource
 from ..replica.state import ReplicaState
@@ -101,6 +102,8 @@ class Session:
         if isinstance(statement, ast.ReplayEvents):
             result, state = replay_events(self._state, statement, _read_lines(statement.path))
             return Execution(state, result)
+        if isinstance(statement, ast.LoadSchema):
+            return load_schema_statement(self._state, statement)
         return None
 
     def execute_sql(self, text: str) -> list[Result]:
