@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
             "to simulate; also in the option file). "
             "Subcommands: 'replfilter evaluate EVENTS.jsonl' decides a file of events; "
             "'replfilter stream EVENTS_DIR OUTPUT_DIR CHECKPOINT_DIR' applies the filters with Spark "
-            "(each with --help)."
+            "(each with --help); 'replfilter lint' checks the filters for mistakes."
         ),
     )
     parser.add_argument("script", nargs="?", help="SQL script to run (default: standard input, or the shell on a terminal)")
@@ -146,7 +146,13 @@ def _stream_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: Text
     return stream_main(argv, stdout=stdout, stderr=stderr)
 
 
-SUBCOMMANDS = {"evaluate": _evaluate_command, "stream": _stream_command}
+def _lint_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    from .lint import main as lint_main
+
+    return lint_main(argv, stdout=stdout, stderr=stderr, stdin=stdin)
+
+
+SUBCOMMANDS = {"evaluate": _evaluate_command, "stream": _stream_command, "lint": _lint_command}
 
 
 if __name__ == "__main__":  # pragma: no cover

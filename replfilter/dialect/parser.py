@@ -264,6 +264,9 @@ class ToAst(Transformer):
     def replay_events(self, _r: Token, _e: Token, _from: Token, path: str, channel: str | None) -> ast.ReplayEvents:
         return ast.ReplayEvents(path, channel)
 
+    def lint_replication(self, _l: Token, _r: Token, channel: str | None) -> ast.LintReplication:
+        return ast.LintReplication(channel)
+
     def load_schema(self, _l: Token, _s: Token, _from: Token, path: str, channel: str | None) -> ast.LoadSchema:
         return ast.LoadSchema(path, channel)
 

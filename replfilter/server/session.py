@@ -16,6 +16,7 @@ from ..core.errors import Condition, MySQLError
 from ..core.errors import ER
 from ..replica.executor import Execution, deprecation_warnings, execute
 from ..evaluation.extensions import explain_replication, replay_events
+from ..lint.statement import lint_replication
 from .load_schema import load_schema_statement
 from ..core.results import Ok, Result, ResultSet
 from ..replica.show_status import ProgressSource
@@ -102,6 +103,8 @@ class Session:
         executor does no I/O)."""
         if isinstance(statement, ast.ExplainReplication):
             return Execution(self._state, explain_replication(self._state, statement))
+        if isinstance(statement, ast.LintReplication):
+            return Execution(self._state, lint_replication(self._state, statement))
         if isinstance(statement, ast.ReplayEvents):
             result, state = replay_events(self._state, statement, _read_lines(statement.path))
             return Execution(state, result)
