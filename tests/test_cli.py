@@ -336,6 +336,29 @@ def test_a_lookalike_keyword_is_a_syntax_error_and_force_goes_on() -> None:
     assert out.startswith("Level\tCode\tMessage\nError\t1064\t")
 
 
+# ---- usage and help ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [[], ["evaluate"], ["stream"]])
+def test_help_names_every_option_file_group_read(command: list[str], capsys) -> None:
+    """--defaults-file reads [mysqld], [server] and [mysqld-8.4] (README, "Startup options and
+    option files"); every front-end's --help says so, not [mysqld] alone."""
+    with pytest.raises(SystemExit) as exited:
+        cli.main([*command, "--help"])
+    assert exited.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--defaults-file FILE read startup options from the [mysqld], [server] and [mysqld-8.4] groups of FILE" in text
+
+
+def test_usage_shows_the_subcommands(capsys) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["--no-such-option"])
+    usage = capsys.readouterr().err
+    assert usage.startswith("usage: replfilter [-h]")
+    for name in cli.SUBCOMMANDS:
+        assert f"\n       replfilter {name} [startup options] [options] " in usage
+
+
 # ---- --mysql-version ---------------------------------------------------------------------------------
 
 

@@ -751,7 +751,11 @@ def test_splitter_leaves_comments_out_as_mysql_does() -> None:
 
 def test_splitter_comment_only_input_sends_nothing() -> None:
     assert split_statements("-- nothing\n# here\n/* at\nall */\n") == []
-    assert split_statements("-- x;\n;") == []
+    # a delimiter on an empty buffer is an empty query: the shell says "No query specified",
+    # scripts ignore it (com_go, interactive vs batch)
+    assert split_statements("-- x;\n;") == [StatementText("", 2)]
+    assert [i for i in split_statements("SHOW WARNINGS;;") if isinstance(i, StatementText)] == [
+        StatementText("SHOW WARNINGS", 1), StatementText("", 1)]
 
 
 def test_splitter_escaped_and_doubled_quotes() -> None:
@@ -850,8 +854,9 @@ def test_splitter_line_after_a_block_comment() -> None:
     assert split_statements("/* header\n   comment */\nSHOW oops;") == [StatementText("SHOW oops", 3)]
 
 
-def test_splitter_empty_statements_are_dropped() -> None:
-    assert split_statements(";;;\n;") == []
+def test_splitter_empty_statements_are_handed_over_empty() -> None:
+    """Each delimiter on an empty buffer is an empty query (the caller reports or ignores it)."""
+    assert split_statements(";;;\n;") == [StatementText("", 1)] * 3 + [StatementText("", 2)]
     assert split_statements("") == []
 
 

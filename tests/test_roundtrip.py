@@ -122,7 +122,13 @@ def selects(draw: st.DrawFn) -> ast.SelectPerformanceSchema:
     )
 
 
-statements = st.one_of(change_filter, change_source, replica_statements, selects())
+catalog_statements = st.one_of(
+    st.builds(ast.LoadSchema, text_bits, channels),
+    st.builds(ast.ShowCatalog, st.just("DATABASES"), st.none(), st.one_of(st.none(), text_bits)),
+    st.builds(ast.ShowCatalog, st.just("TABLES"), st.one_of(st.none(), names), st.one_of(st.none(), text_bits), st.booleans()),
+    st.builds(ast.ShowCatalog, st.just("TRIGGERS"), st.one_of(st.none(), names), st.one_of(st.none(), text_bits)),
+)
+statements = st.one_of(change_filter, change_source, replica_statements, selects(), catalog_statements)
 
 
 @SETTINGS

@@ -349,6 +349,27 @@ class ToAst(Transformer):
     def replay_events(self, _r: Token, _e: Token, _from: Token, path: str, channel: str | None) -> ast.ReplayEvents:
         return ast.ReplayEvents(path, channel)
 
+    def lint_replication(self, _l: Token, _r: Token, channel: str | None) -> ast.LintReplication:
+        return ast.LintReplication(channel)
+
+    def load_schema(self, _l: Token, _s: Token, _from: Token, path: str, channel: str | None) -> ast.LoadSchema:
+        return ast.LoadSchema(path, channel)
+
+    def from_database(self, _from: Token, name: str) -> str:
+        return name
+
+    def like_clause(self, _like: Token, pattern: str) -> str:
+        return pattern
+
+    def show_databases(self, _show: Token, _kw: Token, like: str | None) -> ast.ShowCatalog:
+        return ast.ShowCatalog("DATABASES", like=like)
+
+    def show_tables(self, _show: Token, full: Token | None, _kw: Token, db: str | None, like: str | None) -> ast.ShowCatalog:
+        return ast.ShowCatalog("TABLES", db, like, full is not None)
+
+    def show_triggers(self, _show: Token, _kw: Token, db: str | None, like: str | None) -> ast.ShowCatalog:
+        return ast.ShowCatalog("TRIGGERS", db, like)
+
     def start(self, *statements: object) -> list[object]:
         return [s for s in statements if s is not None]
 

@@ -22,6 +22,7 @@ from typing import IO
 
 from ..core.version import DEFAULT_VERSION, ServerVersion
 from ..core.errors import MySQLError
+from .catalog_store import CatalogStoreError, load_catalog, save_catalog
 from .state import DEFAULT_CHANNEL, Channel, ReplicaState, SourceSettings
 
 METADATA_FILE = "connection_metadata.json"
@@ -110,7 +111,10 @@ class DataDirectory:
             state = state.with_channel(channel)
         if state.channel(DEFAULT_CHANNEL) is None:
             state = state.with_channel(Channel(DEFAULT_CHANNEL))
-        return state
+        try:
+            return state.with_replica_catalog(load_catalog(self.path, state.collation))
+        except CatalogStoreError as exc:
+            raise DataDirError(str(exc)) from None
 
     # ---- writing
     def save(self, state: ReplicaState) -> None:
@@ -140,6 +144,8 @@ class DataDirectory:
         """Session observer: write only when the persistent part (names, sources) changed."""
         if _persistent(old) != _persistent(new):
             self.save(new)
+        if old.replica_catalog is not new.replica_catalog:
+            save_catalog(self.path, new.replica_catalog)
 
 
 def _persistent(state: ReplicaState) -> tuple[tuple[str, SourceSettings], ...]:
