@@ -384,3 +384,11 @@ def test_a_bad_mysql_version_stops_the_start() -> None:
     status, _, err = run(["--mysql-version=5.7", "-e", "SELECT 1"])
     assert status == 1
     assert "Invalid value '5.7' for mysql_version: it must be 8.4 or 8.0." in err
+
+
+def test_executable_comments_in_a_script(tmp_path: Path) -> None:
+    script = write(tmp_path, "ec.sql", "/*!80000 SELECT @@version */;\n/*!99999 SHOW WARNINGS */;\nSHOW /*!80000 COUNT(*) */ WARNINGS;\n")
+    status, out, err = run(["-f", script])
+    assert status == 1
+    assert out == "@@version\n8.4.3\n@@session.warning_count\n1\n"
+    assert err == "ERROR 1065 (42000) at line 2: Query was empty\n"

@@ -1133,3 +1133,24 @@ def test_every_84_source_option_parses(option: str) -> None:
 ])
 def test_source_option_values_of_the_wrong_kind_are_syntax_errors(option: str) -> None:
     assert error_of(f"CHANGE REPLICATION SOURCE TO {option}").code == 1064
+
+
+# ---- executable comments ------------------------------------------------------------------------
+
+
+def test_executable_comments_run_up_to_the_simulated_version() -> None:
+    """``/*!NNNNN text */`` is statement text when NNNNN <= the server's version (80403 for 8.4,
+    80040 for 8.0), a comment otherwise; ``/*! text */`` always runs."""
+    assert parse_statement("/*!80000 SHOW WARNINGS */") == ast.ShowWarnings()
+    assert parse_statement("SHOW /*!50700 COUNT(*) */ WARNINGS") == ast.ShowWarnings(count_only=True)
+    assert parse_statement("/*! SHOW WARNINGS */") == ast.ShowWarnings()
+    assert parse_statement("SHOW /*!99999 COUNT(*) */ WARNINGS") == ast.ShowWarnings()
+    assert error_of("/*!99999 SHOW WARNINGS */") == MySQLError(1065, "42000", "Query was empty")
+    assert parse_statement("/*!80400 SHOW REPLICAS */") == ast.ShowReplicas()
+    with pytest.raises(MySQLError) as info:
+        parse_statement("/*!80400 SHOW REPLICAS */", V80)
+    assert info.value.code == 1065
+    # Errors quote the text as written; quotes hide the markers.
+    assert error_of("/*!80000 SHOW WARNINGZ */") == syntax_error("WARNINGZ */")
+    assert parse_statement("SHOW REPLICA STATUS FOR CHANNEL '/*!99999 x */'") == ast.ShowReplicaStatus("/*!99999 x */")
+    assert error_of("/*!80000 SHOW WARNINGS").code == 1064  # never closed

@@ -16,7 +16,7 @@ from .grammar import ascii_lower, ascii_upper, is_reserved, lark_parser
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..core.filters import FilterType, fold_case
 from ..core.version import DEFAULT_VERSION, ServerVersion
-from .lexical import quote_string, unescape_string, unquote_identifier
+from .lexical import expand_executable_comments, quote_string, unescape_string, unquote_identifier
 from .source_options import canonical_name, is_known_option, resolve_source_option
 from .splitter import StatementText, split_statements, ClientCommand
 
@@ -442,7 +442,8 @@ def parse_statement(text: str, version: ServerVersion = DEFAULT_VERSION) -> ast.
         raise MySQLError(1065, "42000", "Query was empty")
     if len(statements) > 1:
         stripped = text.strip()
-        raise syntax_error(stripped, _second_statement_position(stripped), version)
+        position = _second_statement_position(expand_executable_comments(stripped, version.number))
+        raise syntax_error(stripped, position, version)
     return statements[0]
 
 
@@ -466,8 +467,11 @@ def _second_statement_position(text: str) -> int:
 def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.Statement]:
     """Parse ``;``-separated statements with the grammar itself (no client commands)."""
     text = text.strip()
+    # Executable comments become statement text; the expansion keeps every position, so errors
+    # quote the text as written.
+    expanded = expand_executable_comments(text, version.number)
     try:
-        return _lark(version).parse(text)  # type: ignore[return-value]
+        return _lark(version).parse(expanded)  # type: ignore[return-value]
     except ParseFailure as exc:
         raise syntax_error(text, exc.position, version) from None
     except UnexpectedInput as exc:

@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
+from ..dialect.lexical import expand_executable_comments
 from ..core.errors import MySQLError
 from ..core.filters import fold_case
 from ..replica.catalog import Catalog, CatalogBuilder, RoutineDef, RoutineKind, TableDef, TriggerDef
@@ -171,45 +172,11 @@ SERVER_VERSION_ID = 80400
 """The simulated server's ``MYSQL_VERSION_ID`` (8.4.0): ``/*!NNNNN ... */`` runs when NNNNN is
 at or below it, as the server's lexer decides (a comment with a higher number is skipped)."""
 
-_VERSIONED = re.compile(r"""'(?:[^'\\]+|\\.|'')*'|"(?:[^"\\]+|\\.|"")*"|`(?:[^`]+|``)*`|/\*!(\d{5})?|\*/""", re.S)
-
-
 def execute_versioned_comments(sql: str, version: int = SERVER_VERSION_ID) -> str:
     """The text the server executes: ``/*!NNNNN ... */`` opened up when NNNNN <= ``version``
-    (or has no number), dropped otherwise; quotes are respected. The markers become blanks so
-    offsets and line numbers stay where they were."""
-    if "/*!" not in sql:
-        return sql
-    out: list[str] = []
-    last = 0
-    skipping_from: int | None = None
-    inside = False
-    for match in _VERSIONED.finditer(sql):
-        text = match.group(0)
-        if text.startswith("/*!"):
-            if inside:
-                continue                        # MySQL does not nest versioned comments
-            inside = True
-            number = match.group(1)
-            if number is not None and int(number) > version:
-                out.append(sql[last:match.start()])
-                skipping_from = match.start()
-            else:
-                out.append(sql[last:match.start()] + " " * len(text))
-            last = match.end()
-        elif text == "*/":
-            if not inside:
-                continue
-            inside = False
-            if skipping_from is not None:
-                out.append(" ")
-                skipping_from = None
-            else:
-                out.append(sql[last:match.start()] + "  ")
-            last = match.end()
-    if skipping_from is None:
-        out.append(sql[last:])
-    return "".join(out)
+    (or has no number), blanked otherwise; the dialect's one reading of executable comments
+    (``replfilter.dialect.lexical``), shared with scripts and the shell."""
+    return expand_executable_comments(sql, version)
 
 
 _FIRST_WORD = re.compile(r"\s*(?:/\*!\d*\s*)?([A-Za-z_]+)")
