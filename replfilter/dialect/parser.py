@@ -188,6 +188,9 @@ class ToAst(Transformer):
     def show_status(self, _kw: Token, legacy: bool, _status: Token, channel: str | None) -> ast.ShowReplicaStatus:
         return ast.ShowReplicaStatus(channel, legacy)
 
+    def use_database(self, _use: Token, name: str) -> ast.UseDatabase:
+        return ast.UseDatabase(name)
+
     def show_replicas(self, _show: Token, _replicas: Token) -> ast.ShowReplicas:
         return ast.ShowReplicas()
 
