@@ -12,6 +12,7 @@ from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast
+from .other_statements import statement_kind
 from .grammar import ascii_lower, ascii_upper, is_reserved, lark_parser
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..core.filters import FilterType, fold_case
@@ -437,6 +438,15 @@ def _error_position(text: str, exc: UnexpectedInput) -> int:
     return len(text)
 
 
+def _not_simulated(text: str) -> MySQLError | None:
+    """1235 for an ordinary MySQL statement the grammar does not read (other_statements.py)."""
+    kind = statement_kind(text)
+    if kind is None:
+        return None
+    return MySQLError.of(ER.NOT_SUPPORTED_YET, f"{kind} statements other than those of the replication "
+                         "filter dialect in replfilter (it does not simulate them)")
+
+
 def parse_statement(text: str, version: ServerVersion = DEFAULT_VERSION) -> ast.Statement:
     """Parse one statement (no terminator needed). Raises :class:`MySQLError` (1064 and the
     parse-time checks). An empty text is MySQL's "Query was empty" (1065)."""
@@ -476,9 +486,9 @@ def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.
     try:
         return _lark(version).parse(expanded)  # type: ignore[return-value]
     except ParseFailure as exc:
-        raise syntax_error(text, exc.position, version) from None
+        raise _not_simulated(text) or syntax_error(text, exc.position, version) from None
     except UnexpectedInput as exc:
-        raise syntax_error(text, _error_position(text, exc), version) from None
+        raise _not_simulated(text) or syntax_error(text, _error_position(text, exc), version) from None
     except MySQLError as error:
         # A check made while parsing (1729 for SOURCE_DELAY, 1525 for a line feed): MySQL goes
         # on parsing after 1729, so every legacy spelling of the statement has warned. (After
