@@ -53,6 +53,7 @@ from .rule_checks import (
     tables_ok,
 )
 from ..core.filters import FilterSet, FilterType, NameCollation, display_rules, fold_case
+from ..core.errors import MySQLError
 from ..replica.state import ReplicaState
 
 FT = FilterType
@@ -445,16 +446,22 @@ class LineResult:
     event: Event | None = None
     decision: Decision | None = None
     error: str | None = None
+    applier_error: MySQLError | None = None
+    """The error the replica's applier would stop with on this event (a schema was given)."""
 
     def to_json(self) -> str:
         """One JSON line: ``{"line": n, "event": {...}, "decision": ..., ...}`` or
         ``{"line": n, "error": "..."}``."""
         import json
 
+        from .applier_errors import error_text
+
         if self.decision is None or self.event is None:
             return json.dumps({"line": self.line, "error": self.error}, ensure_ascii=False)
         return json.dumps(
-            {"line": self.line, "event": self.event.to_dict(), **self.decision.to_dict()}, ensure_ascii=False
+            {"line": self.line, "event": self.event.to_dict(), **self.decision.to_dict(),
+             "applier_error": error_text(self.applier_error) if self.applier_error is not None else None},
+            ensure_ascii=False,
         )
 
 
@@ -469,6 +476,7 @@ def evaluate_lines(
     """
     from .event_json import from_json
 
+    from .applier_errors import applier_error
     from .schema_follow import CatalogFollower
 
     evaluator = Evaluator(state)
@@ -478,12 +486,14 @@ def evaluate_lines(
         if not text.strip():
             continue
         try:
-            event = from_json(text)
+            event = from_json(text, lambda name: state.source_catalog(channel if channel is not None else name))
             if channel is not None:
                 event = replace(event, channel=channel)
             decision = evaluator.decide(event)
-            follower.applied(event, decision.applied, decision.rewritten_db)
-            results.append(LineResult(number, event, decision))
+            stop = follower.applied(event, decision.applied, decision.rewritten_db)
+            if stop is None:
+                stop = applier_error(event, decision.decision, decision.db, follower if follower.known else None)
+            results.append(LineResult(number, event, decision, applier_error=stop))
         except ValueError as err:  # EventFormatError, UnknownChannelError
             results.append(LineResult(number, error=f"line {number}: {err}"))
     return results, follower.state(evaluator.state())
