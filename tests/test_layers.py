@@ -30,7 +30,6 @@ KNOWN_CYCLES: set[frozenset[str]] = {  # being removed; the set must end empty
     frozenset({"replfilter.cli.main", "replfilter.cli.evaluate"}),
     frozenset({"replfilter.cli.main", "replfilter.cli.stream"}),
     frozenset({"replfilter.evaluation.events", "replfilter.evaluation.sql_events"}),
-    frozenset({"replfilter.spark_runtime.ingest", "replfilter.spark_runtime.sql_tables"}),
 }
 
 

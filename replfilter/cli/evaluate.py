@@ -13,7 +13,7 @@ import sys
 from typing import Sequence, TextIO
 
 from .main import add_replica_arguments, prepare_replica
-from ..evaluation.evaluator import evaluate_lines
+from ..evaluation.event_lines import evaluate_lines
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,7 +60,7 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
 
 
 def _summary(results: list, stderr: TextIO) -> None:
-    from ..evaluation.evaluator import tally
+    from ..evaluation.event_lines import tally
 
     for (channel, decision), count in tally(results).items():
         stderr.write(f"channel '{channel}': {decision} {count}\n")

@@ -42,7 +42,7 @@ from .events import (
     RowEvent,
     TransactionEvent,
 )
-from ..core.filters import FilterSet, FilterType, NameCollation, display_rules, fold_case
+from ..core.filters import FilterSet, FilterType, NameCollation, TypeSlot, display_rules, fold_case
 from ..replica.state import ReplicaState
 from ..core.wildcard import WildList
 
@@ -401,17 +401,43 @@ def channel_filters(state: ReplicaState, channel: str) -> FilterSet:
 _channel_filters = channel_filters
 
 
-def with_counts(state: ReplicaState, counts: Mapping[str, Mapping[FilterType, int]]) -> ReplicaState:
-    """Move each channel's COUNTERs by the given increments (channel name -> type -> n)."""
+def with_counts(
+    state: ReplicaState,
+    counts: Mapping[str, Mapping[FilterType, int]],
+    decided_with: ReplicaState | None = None,
+) -> ReplicaState:
+    """Move each channel's COUNTERs by the given increments (channel name -> type -> n).
+
+    ``decided_with`` is the state the events were decided with, when ``state`` may have changed
+    since (a stream's batch runs while statements run): an increment then moves a counter only
+    if that channel's type still has the rules and statistics it was decided with, since CHANGE
+    REPLICATION FILTER resets a type's counter (mysql-filter-statements.md, section 4.2) and RESET
+    REPLICA ALL removes the channel (section 4.6). Without it, an unknown channel is an error.
+    """
     for name, increments in counts.items():
-        if any(increments.values()):
-            channel = state.channel(name)
-            if channel is None:
-                raise UnknownChannelError(name)
-            if not channel.configured:
-                continue  # decided with the global rules (see channel_filters); no applier counts
-            state = state.with_channel(replace(channel, filters=channel.filters.with_counts(dict(increments))))
+        if not any(increments.values()):
+            continue
+        channel = state.channel(name)
+        if decided_with is not None:
+            before = decided_with.channel(name)
+            if before is None or channel is None:
+                continue
+            increments = {
+                ftype: n for ftype, n in increments.items() if n and _same_slot(before.filters[ftype], channel.filters[ftype])
+            }
+            if not increments:
+                continue
+        if channel is None:
+            raise UnknownChannelError(name)
+        if not channel.configured:
+            continue  # decided with the global rules (see channel_filters); no applier counts
+        state = state.with_channel(replace(channel, filters=channel.filters.with_counts(dict(increments))))
     return state
+
+
+def _same_slot(a: TypeSlot, b: TypeSlot) -> bool:
+    """The same rules set by the same statement at the same time: the counter is the same one."""
+    return (a.rules, a.configured_by, a.active_since) == (b.rules, b.configured_by, b.active_since)
 
 
 def apply_event(state: ReplicaState, event: Event) -> tuple[Decision, ReplicaState]:
@@ -589,131 +615,3 @@ def decide_batch(
     """Decide many events against one filter set (no state, no channel lookup)."""
     compiled = compile_filters(filters, collation)
     return [decide_compiled(compiled, event) for event in events]
-
-
-# --- helpers for the dialect extensions and the CLI ------------------------------------------
-
-
-def describe_event(event: Event) -> str:
-    """A short human-readable rendering, e.g. ``query INSERT db=d tables=[t*, e.s]``,
-    ``rows d.t``, ``GTID u:1`` (``*`` marks an updating table)."""
-    if isinstance(event, RowEvent):
-        return f"rows {event.db}.{event.table}"
-    if isinstance(event, QueryEvent):
-        tables = ", ".join(
-            f"{t.db + '.' if t.db is not None else ''}{t.table}{'*' if t.updating else ''}" for t in event.tables
-        )
-        flags = (" TEMPORARY" if event.temporary else "") + (" IF EXISTS" if event.if_exists else "")
-        return f"query {event.command._value_}{flags} db={event.default_db} tables=[{tables}]"
-    if isinstance(event, TransactionEvent):
-        return f"{event.kind._value_} {event.gtid}" if event.gtid else event.kind._value_
-    raise TypeError(f"not an event: {event!r}")
-
-
-@dataclass(frozen=True)
-class ExplainRow:
-    """One row of "would this statement replicate": per channel, format and derived event."""
-
-    channel: str
-    binlog_format: str
-    event: Event | None
-    decision: Decision | None
-    tables_known: bool
-    note: str | None
-
-    @property
-    def event_text(self) -> str:
-        return describe_event(self.event) if self.event is not None else "(nothing logged)"
-
-
-def explain_sql(
-    state: ReplicaState,
-    sql: str,
-    default_db: str = "",
-    binlog_formats: Sequence[str] = ("STATEMENT", "ROW"),
-    channels: Sequence[str] | None = None,
-) -> list[ExplainRow]:
-    """Decide what each channel would do with ``sql`` (a statement or a script; ``USE`` is
-    followed) under each format, without moving counters.
-
-    ``channels`` defaults to every configured channel, or every channel when none is configured
-    (a fresh replica has only the unconfigured default channel, whose filters startup options
-    set). Statements that log nothing get one row with ``event=None``. Raises
-    :class:`~replfilter.evaluation.sql_events.SqlEventsError` for unreadable SQL and
-    :class:`UnknownChannelError` for a channel that does not exist.
-    """
-    from .sql_events import script_events  # local: keeps the evaluator free of sqlglot
-
-    if channels is None:
-        names = [c.name for c in state.configured_channels()] or list(state.channel_names)
-    else:
-        names = list(channels)
-    compiled = {name: compile_filters(_channel_filters(state, name), state.collation) for name in names}
-    rows: list[ExplainRow] = []
-    for fmt in binlog_formats:
-        for name in names:
-            for derived in script_events(sql, default_db, fmt, channel=name):
-                fmt_name = derived.binlog_format.value
-                if not derived.events:
-                    rows.append(ExplainRow(name, fmt_name, None, None, derived.tables_known, derived.note))
-                for event in derived.events:
-                    decision = decide_compiled(compiled[name], event)
-                    rows.append(ExplainRow(name, fmt_name, event, decision, derived.tables_known, derived.note))
-    return rows
-
-
-@dataclass(frozen=True)
-class LineResult:
-    """The outcome of one input line of an events file: a decision, or an error message."""
-
-    line: int
-    event: Event | None = None
-    decision: Decision | None = None
-    error: str | None = None
-
-    def to_json(self) -> str:
-        """One JSON line: ``{"line": n, "event": {...}, "decision": ..., ...}`` or
-        ``{"line": n, "error": "..."}``."""
-        import json
-
-        if self.decision is None or self.event is None:
-            return json.dumps({"line": self.line, "error": self.error}, ensure_ascii=False)
-        return json.dumps(
-            {"line": self.line, "event": self.event.to_dict(), **self.decision.to_dict()}, ensure_ascii=False
-        )
-
-
-def evaluate_lines(
-    state: ReplicaState, lines: Iterable[str], channel: str | None = None
-) -> tuple[list[LineResult], ReplicaState]:
-    """Feed JSON event lines (1-based numbering; blank lines skipped) through ``state``.
-
-    Bad lines (unreadable JSON, bad fields, unknown channel) become error results carrying the
-    line number and do not stop the run; the returned state has the counters of every decided
-    event moved. ``channel`` makes every event arrive on that channel.
-    """
-    from .events import from_json
-
-    evaluator = Evaluator(state)
-    results: list[LineResult] = []
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        try:
-            event = from_json(text)
-            if channel is not None:
-                event = replace(event, channel=channel)
-            results.append(LineResult(number, event, evaluator.decide(event)))
-        except ValueError as err:  # EventFormatError, UnknownChannelError
-            results.append(LineResult(number, error=f"line {number}: {err}"))
-    return results, evaluator.state()
-
-
-def tally(results: Iterable[LineResult]) -> dict[tuple[str, str], int]:
-    """Counts per (channel, decision) of decided lines, in first-seen order."""
-    counts: dict[tuple[str, str], int] = {}
-    for result in results:
-        if result.decision is not None and result.event is not None:
-            key = (result.event.channel, result.decision.decision.value)
-            counts[key] = counts.get(key, 0) + 1
-    return counts

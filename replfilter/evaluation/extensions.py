@@ -11,7 +11,8 @@ from typing import Iterable
 
 from ..dialect import ast
 from ..core.errors import ER, Condition, MySQLError
-from .evaluator import evaluate_lines, explain_sql, tally
+from .event_lines import evaluate_lines, tally
+from .explain import explain_sql
 from ..core.results import ResultSet
 from ..replica.state import ReplicaState
 
