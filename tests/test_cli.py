@@ -323,3 +323,14 @@ def test_unknown_backslash_command_stops_a_script_as_mysql_does() -> None:
     status, out, err = run(["-e", "SHOW WARNINGS \\k"])
     assert (status, out) == (1, "")
     assert err == "ERROR at line 1: Unknown command '\\k'.\n"
+
+
+def test_a_lookalike_keyword_is_a_syntax_error_and_force_goes_on() -> None:
+    """A keyword spelled with U+0130 is 1064 (MySQL's keywords are ASCII), and --force runs the
+    statements after it."""
+    script = "CHANGE REPLICATION FILTER REPL\u0130CATE_DO_DB = (d);\nSHOW WARNINGS;\n"
+    status, out, err = run(["-f"], stdin=script)
+    assert status == 1
+    assert err.startswith("ERROR 1064 (42000) at line 1: You have an error in your SQL syntax")
+    assert "near 'REPL\u0130CATE_DO_DB = (d)' at line 1" in err
+    assert out.startswith("Level\tCode\tMessage\nError\t1064\t")

@@ -962,3 +962,58 @@ def test_delimiter_glued_to_its_argument_is_no_command() -> None:
     assert split_statements("delimiter //\ndelimiter;\nSHOW WARNINGS//")[1:] == [
         StatementText("delimiter;\nSHOW WARNINGS", 2)
     ]
+
+
+# ---- one grammar loader ----------------------------------------------------------------------------
+
+
+def test_grammar_loader_keywords_are_the_lark_terminals():
+    """The keyword list read from the grammar's text (what the shell highlights before Lark is
+    loaded) is exactly the set of keyword terminals Lark builds, and so is the non-reserved set."""
+    from replfilter.dialect import grammar
+
+    lark = grammar.plain_parser()
+    terminals = {t.name for t in lark.terminals if t.name in str(t.pattern.value).upper()}
+    nonreserved = {s.name for r in lark.rules if r.origin.name == "nonreserved" for s in r.expansion}
+    assert grammar.keywords() == terminals
+    assert grammar.nonreserved_keywords() == nonreserved
+    assert {"CHANGE", "REPLICATE_DO_DB", "SELECT"} <= grammar.keywords()
+
+
+def test_grammar_file_is_read_in_one_module_only():
+    """Only replfilter/dialect/grammar.py names the .lark file or builds a Lark object."""
+    from pathlib import Path
+
+    import replfilter
+
+    root = Path(replfilter.__file__).parent
+    offenders = [
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if path.name != "grammar.py" and ("replfilter.lark" in path.read_text() or "Lark(" in path.read_text())
+    ]
+    assert offenders == []
+
+
+# ---- keywords are ASCII (MySQL's lexer folds ASCII letters only) -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, near",
+    [
+        ("CHANGE REPLICATION FILTER REPL\u0130CATE_DO_DB = (d)", "REPL\u0130CATE_DO_DB = (d)"),
+        ("CHANGE REPLICATION FILTER REPL\u0131CATE_DO_DB = (d)", "REPL\u0131CATE_DO_DB = (d)"),
+        ("SHOW REPL\u0130CA STATUS", "REPL\u0130CA STATUS"),
+        ("\u017fHOW REPLICA STATUS", "\u017fHOW REPLICA STATUS"),
+        ("SHOW REPLICA STATUS FOR CHANNEL 'x' \u212a", "\u212a"),
+        ("CHANGE REPLICATION SOURCE TO SOURCE_HO\u017fT = 'h'", "SOURCE_HO\u017fT = 'h'"),
+    ],
+)
+def test_non_ascii_lookalike_letters_do_not_make_keywords(text: str, near: str) -> None:
+    assert error_of(text) == syntax_error(near)
+
+
+def test_a_name_that_upper_cases_to_a_reserved_word_is_a_name() -> None:
+    """``ſelect`` upper-cases to SELECT in Unicode but not in MySQL's lexer: a plain name."""
+    statement = parse_statement("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (\u017felect)")
+    assert statement == ast.ChangeReplicationFilter((ast.FilterDef(DO_DB, ("\u017felect",)),), None)

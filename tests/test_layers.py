@@ -27,9 +27,6 @@ LAYERS = (
 )
 TOP_LEVEL = {"__init__", "__main__"}  # the package marker and ``python -m replfilter``
 KNOWN_CYCLES: set[frozenset[str]] = {  # being removed; the set must end empty
-    frozenset({"replfilter.cli.main", "replfilter.cli.evaluate"}),
-    frozenset({"replfilter.cli.main", "replfilter.cli.stream"}),
-    frozenset({"replfilter.evaluation.events", "replfilter.evaluation.sql_events"}),
 }
 
 

@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Sequence, TextIO
 
-from .main import add_replica_arguments, prepare_replica
+from .startup import add_replica_arguments, prepare_replica
 from ..evaluation.event_lines import evaluate_lines
 
 

@@ -20,7 +20,8 @@ import sys
 import threading
 from typing import Sequence, TextIO
 
-from .main import add_replica_arguments, prepare_replica
+from ..spark_runtime.installed import spark_missing_message
+from .startup import add_replica_arguments, prepare_replica, split_startup_arguments
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,7 +55,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
-    args, startup = prepare_replica(argv, build_parser(), stderr)
+    parser = build_parser()
+    missing = spark_missing_message()
+    if missing is not None:  # after --help (which works on a light install), before the replica starts
+        parser.parse_args(split_startup_arguments(list(argv))[1])
+        stderr.write(f"replfilter stream: {missing}\n")
+        return 1
+    args, startup = prepare_replica(argv, parser, stderr)
     if startup is None:
         return 1
     try:

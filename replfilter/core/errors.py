@@ -120,6 +120,7 @@ class ER(Enum):
     )
     WRONG_ARGUMENTS = ErrorSpec(1210, "HY000", "Incorrect arguments to %s")
     FILE_NOT_FOUND = ErrorSpec(29, "HY000", "File '%s' not found (OS errno %d - %s)")
+    REPLICA_FATAL_ERROR = ErrorSpec(1593, "HY000", "Fatal error: %s")
     CANT_OPEN_FILE = ErrorSpec(1016, "HY000", "Can't open file: '%s' (errno: %d - %s)")
 
     @property

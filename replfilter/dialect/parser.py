@@ -8,50 +8,16 @@ made here too, so such a statement never reaches the executor and changes nothin
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
-
-from lark import Lark, Token, Transformer, v_args
+from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast
+from .grammar import ascii_upper, is_reserved, lark_parser
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..core.filters import FilterType, fold_case
 from .lexical import unescape_string, unquote_identifier
 from .source_options import canonical_name, is_known_option, resolve_source_option
 from .splitter import StatementText, split_statements, ClientCommand
-
-GRAMMAR_PATH = Path(__file__).with_name("replfilter.lark")
-
-# MySQL 8.4 reserved words that could otherwise be taken for names here (a bare reserved word is
-# a syntax error in MySQL; Lark's contextual lexer would accept it as an identifier).
-RESERVED_WORDS = frozenset(
-    """
-    ACCESSIBLE ADD ALL ALTER ANALYZE AND AS ASC ASENSITIVE BEFORE BETWEEN BIGINT BINARY BLOB BOTH
-    BY CALL CASCADE CASE CHANGE CHAR CHARACTER CHECK COLLATE COLUMN CONDITION CONSTRAINT CONTINUE
-    CONVERT CREATE CROSS CUBE CUME_DIST CURRENT_DATE CURRENT_TIME CURRENT_TIMESTAMP CURRENT_USER
-    CURSOR DATABASE DATABASES DAY_HOUR DAY_MICROSECOND DAY_MINUTE DAY_SECOND DEC DECIMAL DECLARE
-    DEFAULT DELAYED DELETE DENSE_RANK DESC DESCRIBE DETERMINISTIC DISTINCT DISTINCTROW DIV DOUBLE
-    DROP DUAL EACH ELSE ELSEIF EMPTY ENCLOSED ESCAPED EXCEPT EXISTS EXIT EXPLAIN FALSE FETCH
-    FIRST_VALUE FLOAT FLOAT4 FLOAT8 FOR FORCE FOREIGN FROM FULLTEXT FUNCTION GENERATED GET GRANT
-    GROUP GROUPING GROUPS HAVING HIGH_PRIORITY HOUR_MICROSECOND HOUR_MINUTE HOUR_SECOND IF IGNORE
-    IN INDEX INFILE INNER INOUT INSENSITIVE INSERT INT INT1 INT2 INT3 INT4 INT8 INTEGER INTERSECT
-    INTERVAL INTO IO_AFTER_GTIDS IO_BEFORE_GTIDS IS ITERATE JOIN JSON_TABLE KEY KEYS KILL LAG
-    LAST_VALUE LATERAL LEAD LEADING LEAVE LEFT LIKE LIMIT LINEAR LINES LOAD LOCALTIME
-    LOCALTIMESTAMP LOCK LONG LONGBLOB LONGTEXT LOOP LOW_PRIORITY MASTER_BIND
-    MASTER_SSL_VERIFY_SERVER_CERT MATCH MAXVALUE MEDIUMBLOB MEDIUMINT MEDIUMTEXT MIDDLEINT
-    MINUTE_MICROSECOND MINUTE_SECOND MOD MODIFIES NATURAL NOT NO_WRITE_TO_BINLOG NTH_VALUE NTILE
-    NULL NUMERIC OF ON OPTIMIZE OPTIMIZER_COSTS OPTION OPTIONALLY OR ORDER OUT OUTER OUTFILE OVER
-    PARTITION PERCENT_RANK PRECISION PRIMARY PROCEDURE PURGE RANGE RANK READ READS READ_WRITE REAL
-    RECURSIVE REFERENCES REGEXP RELEASE RENAME REPEAT REPLACE REQUIRE RESIGNAL RESTRICT RETURN
-    REVOKE RIGHT RLIKE ROW ROWS ROW_NUMBER SCHEMA SCHEMAS SECOND_MICROSECOND SELECT SENSITIVE
-    SEPARATOR SET SHOW SIGNAL SMALLINT SPATIAL SPECIFIC SQL SQLEXCEPTION SQLSTATE SQLWARNING
-    SQL_BIG_RESULT SQL_CALC_FOUND_ROWS SQL_SMALL_RESULT SSL STARTING STORED STRAIGHT_JOIN SYSTEM
-    TABLE TERMINATED THEN TINYBLOB TINYINT TINYTEXT TO TRAILING TRIGGER TRUE UNDO UNION UNIQUE
-    UNLOCK UNSIGNED UPDATE USAGE USE USING UTC_DATE UTC_TIME UTC_TIMESTAMP VALUES VARBINARY
-    VARCHAR VARCHARACTER VARYING VIRTUAL WHEN WHERE WHILE WINDOW WITH WRITE XOR YEAR_MONTH
-    ZEROFILL
-    """.split()
-)
 
 MAX_IDENT_CHARS = 64
 MAX_IDENT_BYTES = 192
@@ -89,7 +55,7 @@ class ToAst(Transformer):
     def ident(self, token: Token | str) -> str:
         if not isinstance(token, Token):
             return token  # a non-reserved keyword used as a name
-        if token.type == "IDENT" and token.value.upper() in RESERVED_WORDS:
+        if token.type == "IDENT" and is_reserved(token.value):
             raise ParseFailure(token.start_pos or 0)
         return unquote_identifier(token.value)
 
@@ -129,7 +95,7 @@ class ToAst(Transformer):
             if table.type == "QUOTED_IDENT":
                 table = unquote_identifier(table.value)
             else:
-                bare_name_only = table.type == "NUMBER" or table.value.upper() in RESERVED_WORDS
+                bare_name_only = table.type == "NUMBER" or is_reserved(table.value)
                 if bare_name_only and table.start_pos != dot.end_pos:
                     raise ParseFailure(table.start_pos or 0)
                 table = table.value
@@ -189,7 +155,7 @@ class ToAst(Transformer):
         return ast.ShowReplicaStatus(channel, legacy)
 
     def thread_type(self, token: Token) -> str:
-        word = token.value.upper()
+        word = ascii_upper(token.value)
         return "IO_THREAD" if word == "RELAY_THREAD" else word
 
     def thread_types(self, *threads: str) -> tuple[str, ...]:
@@ -260,7 +226,7 @@ class ToAst(Transformer):
 
     # ---- replfilter extensions
     def binlog_format(self, token: Token) -> tuple[str, ...]:
-        word = token.value.upper()
+        word = ascii_upper(token.value)
         return ("STATEMENT", "ROW") if word == "BOTH" else (word,)
 
     def explain_database(self, _default: Token, _database: Token, name: str) -> tuple[str, object]:
@@ -284,16 +250,8 @@ class ToAst(Transformer):
 
 
 @lru_cache(maxsize=1)
-def _lark() -> Lark:
-    return Lark(
-        GRAMMAR_PATH.read_text(encoding="utf-8"),
-        parser="lalr",
-        lexer="basic",
-        transformer=ToAst(),
-        maybe_placeholders=True,
-        propagate_positions=False,
-        cache=True,
-    )
+def _lark():  # type: ignore[no-untyped-def]
+    return lark_parser(ToAst())
 
 
 def _near(text: str, position: int) -> tuple[str, int]:
@@ -322,7 +280,7 @@ def parse_time_warnings(text: str, position: int) -> tuple[Condition, ...]:
         for token in _lark().lex(text):
             if token.start_pos is not None and token.start_pos >= position:
                 break
-            words.append(token.value.upper())
+            words.append(ascii_upper(token.value))
     except UnexpectedInput:
         pass  # what was lexed before the bad character still counts
     if words[:2] not in (["CHANGE", "MASTER"], ["CHANGE", "REPLICATION"]):

@@ -9,7 +9,8 @@ from typing import Iterable
 
 from ..replica.state import ReplicaState
 from .evaluator import Decision, Evaluator
-from .events import Event, from_json
+from .event_json import from_json
+from .events import Event
 
 
 @dataclass(frozen=True)

@@ -51,8 +51,9 @@ from ..core.errors import ER, MySQLError
 from ..server.session import Session
 from ..replica.state import ReplicaState
 from .failure import failure_line
+from .installed import spark_missing_message
 
-FATAL_ERRNO = 1593  # ER_REPLICA_FATAL_ERROR: "Fatal error: %s"
+FATAL_ERRNO = ER.REPLICA_FATAL_ERROR.code
 STATE_STARTING = "Starting the Spark applier"
 STATE_WAITING = "Replica has read all relay log; waiting for more updates"
 
@@ -254,8 +255,13 @@ class ReplicaApplier:
                 yield channel
 
     def _check(self, old: ReplicaState, new: ReplicaState) -> None:
-        """Before START commits: a relay log that does not exist fails the statement (29)."""
+        """Before START commits: a relay log that does not exist fails the statement (29), and so
+        does a light install without the Spark runtime (1593, as mysqld refuses START REPLICA
+        when an applier thread cannot be initialised), with the line that says how to install it."""
         for channel in self._starting(old, new):
+            missing = spark_missing_message()
+            if missing is not None:
+                raise MySQLError.of(ER.REPLICA_FATAL_ERROR, f"the applier of channel '{channel.name}' cannot start: {missing}")
             path = channel.source.relay_log_file
             if not os.path.isdir(path):
                 raise MySQLError.of(ER.FILE_NOT_FOUND, path, 2, "No such file or directory")
