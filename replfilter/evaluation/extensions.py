@@ -63,7 +63,7 @@ def replay_events(state: ReplicaState, stmt: ast.ReplayEvents, lines: Iterable[s
     if stmt.channel is not None and state.channel(stmt.channel) is None:
         raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, stmt.channel)
     results, new_state = evaluate_lines(state, lines, stmt.channel)
-    errors = [result.error for result in results if result.error is not None]
+    errors = [f"line {result.line}: {result.error}" for result in results if result.error is not None]
     warnings = [Condition.warning(ER.WRONG_VALUE, "event", f"{stmt.path}: {error}") for error in errors[:MAX_REPLAY_WARNINGS]]
     if len(errors) > MAX_REPLAY_WARNINGS:
         warnings.append(Condition.warning(ER.WRONG_VALUE, "event", f"{stmt.path}: {len(errors) - MAX_REPLAY_WARNINGS} more bad lines"))
