@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from replfilter.core.errors import MySQLError
 from replfilter.core.filters import NameCollation
-from replfilter.evaluation.evaluator import evaluate_lines
+from replfilter.evaluation.event_lines import evaluate_lines
 from replfilter.evaluation.events import CommandKind, QueryEvent, TableRef
 from replfilter.evaluation.explain import explain_sql
 from replfilter.evaluation.sql_events import statement_events

@@ -304,7 +304,7 @@ def test_sql_tables_each_text_once_and_dead_letters(spark):
 
 
 def test_read_events_gives_events_decided_as_replfilter_evaluate_decides(spark, tmp_path):
-    from replfilter.evaluation.evaluator import evaluate_lines
+    from replfilter.evaluation.event_lines import evaluate_lines
     from replfilter.server.session import Session
     from replfilter.spark_runtime.ingest import read_events
     from replfilter.spark_runtime.transform import InvalidEventError, apply_filters

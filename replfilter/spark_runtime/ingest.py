@@ -34,25 +34,17 @@ dead letters (per batch, against the state of that batch).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
-from ..evaluation.event_json import EventFormatError, from_dict
 from ..evaluation.events import CommandKind, TransactionKind
 from ..replica.state import ReplicaState
-from .schema import (
-    DEAD_LETTER_SCHEMA,
-    EVENT_COLUMNS,
-    EVENT_SCHEMA,
-    INGESTED_SCHEMA,
-    TABLE_SCHEMA,
-)
+from .schema import EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, INGESTED_SCHEMA, TABLE_SCHEMA, Ingested
+from .sql_tables import resolve_sql_tables
 
-INGESTED_COLUMNS = tuple(f.name for f in INGESTED_SCHEMA.fields)
 _TYPE_FIELDS = {
     "query": ("v", "type", "channel", "default_db", "command", "tables", "sql", "temporary", "if_exists"),
     "row": ("v", "type", "channel", "db", "table"),
@@ -68,18 +60,6 @@ _TABLE_SHAPES = [
 ]
 
 
-@dataclass
-class Ingested:
-    """Events (``INGESTED_SCHEMA``) and dead letters (``DEAD_LETTER_SCHEMA``), both lazy."""
-
-    events: DataFrame
-    dead: DataFrame
-    parsed: DataFrame | None = None
-
-    def union(self, other: "Ingested") -> "Ingested":
-        return Ingested(self.events.unionByName(other.events), self.dead.unionByName(other.dead))
-
-
 # --- helpers ---------------------------------------------------------------------------------
 
 
@@ -87,20 +67,8 @@ def _source(df: DataFrame, source_col: str | None) -> Column:
     return F.col(source_col).cast("string") if source_col else F.lit(None).cast("string")
 
 
-def _empty_events(spark) -> DataFrame:
-    return spark.createDataFrame([], INGESTED_SCHEMA)
-
-
 def _python_parse_schema() -> StructType:
     return StructType([*INGESTED_SCHEMA.fields, StructField("_error", StringType(), True), StructField("source_file", StringType(), True)])
-
-
-def event_to_row(event_dict: dict) -> dict:
-    """``Event.to_dict()`` -> a row dict of ``EVENT_SCHEMA`` (fields of other types NULL)."""
-    row = {name: None for name in EVENT_COLUMNS}
-    for key, value in event_dict.items():
-        row[key] = value
-    return row
 
 
 def _parse_in_python(df: DataFrame, how: str) -> DataFrame:
@@ -513,8 +481,6 @@ def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_
         raise ValueError(f"unknown input format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if not resolve_sql:
         return ingested
-    from .sql_tables import resolve_sql_tables  # (it imports this module)
-
     resolved = resolve_sql_tables(ingested.events)
     return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
 
@@ -526,7 +492,6 @@ def _parquet_read_schema() -> StructType:
 __all__ = [
     "FORMATS",
     "Ingested",
-    "event_to_row",
     "mark_event_rows",
     "normalize_event_rows",
     "rows_fallback",
@@ -535,5 +500,3 @@ __all__ = [
     "read_events",
     "split_unknown_channels",
 ]
-
-_ = (EventFormatError, from_dict, DEAD_LETTER_SCHEMA)  # re-exported names used in docs/tests
