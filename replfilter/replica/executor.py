@@ -296,9 +296,10 @@ def start_replica(state: ReplicaState, stmt: ast.StartReplica) -> Execution:
         if already:
             warnings.append(Condition.note(ER.REPLICA_CHANNEL_WAS_RUNNING, channel.name))
             continue
-        state = state.with_channel(
-            replace(channel, io_running=channel.io_running or want_io, sql_running=channel.sql_running or want_sql)
-        )
+        state = state.with_channel(replace(
+            channel, io_running=channel.io_running or want_io, sql_running=channel.sql_running or want_sql,
+            last_sql_error=None if want_sql else channel.last_sql_error,  # a starting SQL thread clears it
+        ))
     return Execution(state, Ok(warnings=tuple(warnings)))
 
 
@@ -340,7 +341,7 @@ def _reset_one(state: ReplicaState, channel: Channel, reset_all: bool) -> Replic
         return state
     # RESET REPLICA forgets positions and relay logs; connection settings and filters stay.
     source = replace(channel.source, log_file="", log_pos=4, relay_log_file="", relay_log_pos=0)
-    return state.with_channel(replace(channel, source=source))
+    return state.with_channel(replace(channel, source=source, last_sql_error=None))
 
 
 def reset_replica(state: ReplicaState, stmt: ast.ResetReplica) -> Execution:
