@@ -266,3 +266,48 @@ def test_databases():
 def test_temporary_tables_are_not_kept():
     catalog, codes = _apply(BASE, "CREATE TEMPORARY TABLE tmp (a int)")
     assert codes == [] and catalog.table("d", "tmp") is None
+
+
+# --- the plain CREATE TABLE reading agrees with sqlglot's ----------------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from replfilter.evaluation.schema_ddl import _Session, _tokens  # noqa: E402
+from replfilter.replica.catalog import CatalogBuilder  # noqa: E402
+
+_COLUMN_NAMES = st.sampled_from(["id", "a", "`key`", "`select`", "`a b`", "name", "`x``y`", "total", "`é`"])
+_TYPES = st.sampled_from(["int", "varchar(10)", "decimal(10,2)", "enum('a','b,c')", "int NOT NULL DEFAULT '0'",
+                          "json DEFAULT NULL", "int GENERATED ALWAYS AS (1 + 2) VIRTUAL",
+                          "datetime DEFAULT CURRENT_TIMESTAMP COMMENT 'x, y'"])
+_KEYS = st.sampled_from(["PRIMARY KEY (`id`)", "KEY `k` (`a`, `id`)", "UNIQUE KEY `u` (`id`)",
+                         "CONSTRAINT `fk` FOREIGN KEY (`id`) REFERENCES `other` (`id`)", "CHECK (`id` > 0)",
+                         "FULLTEXT KEY `f` (`id`)", "INDEX (`id`)"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_COLUMN_NAMES, _TYPES), min_size=1, max_size=6, unique_by=lambda c: c[0].strip("`").lower()),
+       st.lists(_KEYS, max_size=3), st.sampled_from(["", " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4", " COMMENT='a (b'"]))
+def test_plain_table_body_reads_the_columns_sqlglot_reads(columns, keys, options):
+    body = ",\n  ".join([f"{name} {kind}" for name, kind in columns] + keys)
+    sql = f"CREATE TABLE `t` (\n  {body}\n){options}"
+    session = _Session(CatalogBuilder(), sql, _tokens(sql), "d")
+    session.pos = 3                                      # after CREATE TABLE `t`
+    by_tokens = session._plain_body_columns()
+    assert by_tokens == tuple(session._table_columns(sql, "d"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_COLUMN_NAMES, _TYPES), min_size=1, max_size=6, unique_by=lambda c: c[0].strip("`").lower()),
+       st.lists(_KEYS, max_size=3), st.sampled_from(["", " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4", " COMMENT='a (b'",
+                                                      " COMMENT='as select'", " AS SELECT 1 AS extra"]))
+def test_the_quick_body_reading_gives_the_columns_sqlglot_gives(columns, keys, options):
+    body = ",\n  ".join([f"{name} {kind}" for name, kind in columns] + keys)
+    sql = f"CREATE TABLE `t` (\n  {body}\n){options}"
+    catalog, errors = apply_statement(Catalog().with_database("d"), sql, "d")
+    session = _Session(CatalogBuilder(), sql, _tokens(sql), "d")
+    assert errors == () and catalog.table("d", "t").columns == tuple(session._table_columns(sql, "d"))
+
+
+def test_create_table_parenthesised_like_copies_the_source():
+    catalog, codes = _apply(BASE, "CREATE TABLE c (LIKE t)")
+    assert codes == [] and catalog.table("d", "c").columns == ("a", "b")
