@@ -53,6 +53,7 @@ from .rule_checks import (
     tables_ok,
 )
 from ..core.filters import FilterSet, FilterType, NameCollation, display_rules, fold_case
+from ..core.errors import MySQLError
 from ..replica.state import ReplicaState
 
 FT = FilterType
@@ -68,9 +69,11 @@ class Decision:
     lower-casing and rewrite, for a row event the table's database after the same; ``None`` for
     transaction events. ``rewritten_db`` is set only when a rewrite rule matched.
     ``increments`` are the COUNTER moves, per filter type (read-only mapping).
+    ``decision`` is ``None`` when the outcome depends on what is not known (which table owns an
+    unqualified SET column, without the schema): ``reason`` then says what is missing.
     """
 
-    decision: Verdict
+    decision: Verdict | None
     filter_type: FilterType | None
     rule: str | None
     reason: str
@@ -86,7 +89,7 @@ class Decision:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (what ``replfilter evaluate`` prints per event)."""
         return {
-            "decision": self.decision.value,
+            "decision": self.decision.value if self.decision is not None else None,
             "filter": self.filter_type.keyword if self.filter_type else None,
             "rule": self.rule,
             "reason": self.reason,
@@ -111,10 +114,11 @@ _COMMAND_CLASS: dict[str, tuple[bool, bool, bool]] = {
     for kind in CommandKind
 }
 _TRANSACTION_DECISION = Decision(APPLY, None, None, "transaction event: never filtered")
+TRIGGER_NOT_FOUND = "DROP TRIGGER: the trigger is not found on the replica"
 
 
 def _finish(
-    verdict: Verdict,
+    verdict: Verdict | None,
     ftype: FilterType | None,
     rule: str | None,
     reason: str,
@@ -160,7 +164,7 @@ def decide_query(c: CompiledFilters, ev: QueryEvent) -> Decision:
         verdict, ftype, rule, reason = db_ok_with_wild(c, d, trace)
         return _finish(verdict, ftype, rule, reason, d, rewrite, trace)
     if cmd is CommandKind.DROP_TRIGGER and not ev.tables:
-        return _finish(SKIP, None, None, "DROP TRIGGER: the trigger is not found on the replica", d, rewrite, trace)
+        return _finish(SKIP, None, None, TRIGGER_NOT_FOUND, d, rewrite, trace)
     if not ev.tables or database_statement:
         return _finish(APPLY, ftype, rule, _db_pass_reason(reason, "the statement has no table list"), d, rewrite, trace)
     if not c.table_rules_on:
@@ -434,74 +438,6 @@ def decide_batch(
 # --- helpers for the dialect extensions and the CLI ------------------------------------------
 
 
-def describe_event(event: Event) -> str:
-    """A short human-readable rendering, e.g. ``query INSERT db=d tables=[t*, e.s]``,
-    ``rows d.t``, ``GTID u:1`` (``*`` marks an updating table)."""
-    if isinstance(event, RowEvent):
-        return f"rows {event.db}.{event.table}"
-    if isinstance(event, QueryEvent):
-        tables = ", ".join(
-            f"{t.db + '.' if t.db is not None else ''}{t.table}{'*' if t.updating else ''}" for t in event.tables
-        )
-        flags = (" TEMPORARY" if event.temporary else "") + (" IF EXISTS" if event.if_exists else "")
-        return f"query {event.command._value_}{flags} db={event.default_db} tables=[{tables}]"
-    if isinstance(event, TransactionEvent):
-        return f"{event.kind._value_} {event.gtid}" if event.gtid else event.kind._value_
-    raise TypeError(f"not an event: {event!r}")
-
-
-@dataclass(frozen=True)
-class ExplainRow:
-    """One row of "would this statement replicate": per channel, format and derived event."""
-
-    channel: str
-    binlog_format: str
-    event: Event | None
-    decision: Decision | None
-    tables_known: bool
-    note: str | None
-
-    @property
-    def event_text(self) -> str:
-        return describe_event(self.event) if self.event is not None else "(nothing logged)"
-
-
-def explain_sql(
-    state: ReplicaState,
-    sql: str,
-    default_db: str = "",
-    binlog_formats: Sequence[str] = ("STATEMENT", "ROW"),
-    channels: Sequence[str] | None = None,
-) -> list[ExplainRow]:
-    """Decide what each channel would do with ``sql`` (a statement or a script; ``USE`` is
-    followed) under each format, without moving counters.
-
-    ``channels`` defaults to every configured channel, or every channel when none is configured
-    (a fresh replica has only the unconfigured default channel, whose filters startup options
-    set). Statements that log nothing get one row with ``event=None``. Raises
-    :class:`~replfilter.evaluation.sql_events.SqlEventsError` for unreadable SQL and
-    :class:`UnknownChannelError` for a channel that does not exist.
-    """
-    from .sql_events import script_events  # local: keeps the evaluator free of sqlglot
-
-    if channels is None:
-        names = [c.name for c in state.configured_channels()] or list(state.channel_names)
-    else:
-        names = list(channels)
-    compiled = {name: compile_filters(channel_filters(state, name), state.collation) for name in names}
-    rows: list[ExplainRow] = []
-    for fmt in binlog_formats:
-        for name in names:
-            for derived in script_events(sql, default_db, fmt, channel=name):
-                fmt_name = derived.binlog_format.value
-                if not derived.events:
-                    rows.append(ExplainRow(name, fmt_name, None, None, derived.tables_known, derived.note))
-                for event in derived.events:
-                    decision = decide_compiled(compiled[name], event)
-                    rows.append(ExplainRow(name, fmt_name, event, decision, derived.tables_known, derived.note))
-    return rows
-
-
 @dataclass(frozen=True)
 class LineResult:
     """The outcome of one input line of an events file: a decision, or an error message."""
@@ -510,16 +446,22 @@ class LineResult:
     event: Event | None = None
     decision: Decision | None = None
     error: str | None = None
+    applier_error: MySQLError | None = None
+    """The error the replica's applier would stop with on this event (a schema was given)."""
 
     def to_json(self) -> str:
         """One JSON line: ``{"line": n, "event": {...}, "decision": ..., ...}`` or
         ``{"line": n, "error": "..."}``."""
         import json
 
+        from .applier_errors import error_text
+
         if self.decision is None or self.event is None:
             return json.dumps({"line": self.line, "error": self.error}, ensure_ascii=False)
         return json.dumps(
-            {"line": self.line, "event": self.event.to_dict(), **self.decision.to_dict()}, ensure_ascii=False
+            {"line": self.line, "event": self.event.to_dict(), **self.decision.to_dict(),
+             "applier_error": error_text(self.applier_error) if self.applier_error is not None else None},
+            ensure_ascii=False,
         )
 
 
@@ -534,6 +476,7 @@ def evaluate_lines(
     """
     from .event_json import from_json
 
+    from .applier_errors import applier_error
     from .schema_follow import CatalogFollower
 
     evaluator = Evaluator(state)
@@ -543,22 +486,25 @@ def evaluate_lines(
         if not text.strip():
             continue
         try:
-            event = from_json(text)
+            event = from_json(text, lambda name: state.source_catalog(channel if channel is not None else name))
             if channel is not None:
                 event = replace(event, channel=channel)
             decision = evaluator.decide(event)
-            follower.applied(event, decision.applied, decision.rewritten_db)
-            results.append(LineResult(number, event, decision))
+            stop = follower.applied(event, decision.applied, decision.rewritten_db)
+            if stop is None:
+                stop = applier_error(event, decision.decision, decision.db, follower if follower.known else None)
+            results.append(LineResult(number, event, decision, applier_error=stop))
         except ValueError as err:  # EventFormatError, UnknownChannelError
             results.append(LineResult(number, error=f"line {number}: {err}"))
     return results, follower.state(evaluator.state())
 
 
-def tally(results: Iterable[LineResult]) -> dict[tuple[str, str], int]:
+def tally(results: Iterable[LineResult]) -> dict[tuple[str, str | None], int]:
     """Counts per (channel, decision) of decided lines, in first-seen order."""
     counts: dict[tuple[str, str], int] = {}
     for result in results:
         if result.decision is not None and result.event is not None:
-            key = (result.event.channel, result.decision.decision.value)
+            verdict = result.decision.decision
+            key = (result.event.channel, verdict.value if verdict is not None else None)
             counts[key] = counts.get(key, 0) + 1
     return counts

@@ -80,6 +80,7 @@ class Channel:
     io_running: bool = False
     sql_running: bool = False
     filters: FilterSet = EMPTY_FILTERS
+    last_sql_error: tuple[int, str] | None = None  # (errno, text) the applier stopped with
 
     @property
     def configured(self) -> bool:
