@@ -311,3 +311,15 @@ def test_the_quick_body_reading_gives_the_columns_sqlglot_gives(columns, keys, o
 def test_create_table_parenthesised_like_copies_the_source():
     catalog, codes = _apply(BASE, "CREATE TABLE c (LIKE t)")
     assert codes == [] and catalog.table("d", "c").columns == ("a", "b")
+
+
+def test_drop_trigger_is_replayed_by_the_triggers_table_on_the_replica():
+    # the event's text names no table; the replica finds the trigger's table (d.t, on the do
+    # list) in its own catalog, so the DROP applies there too
+    state = _state("CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (d.t)")
+    result = _load("CREATE DATABASE d;\nUSE d;\nCREATE TABLE t (a int);\n"
+                   "CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET @x = 1;\nDROP TRIGGER tr;", state)
+    assert result.warnings == ()
+    assert result.state.source_catalog("").trigger("d", "tr") is None
+    assert result.state.replica_catalog.trigger("d", "tr") is None
+    assert result.state.replica_catalog.table("d", "t") is not None
