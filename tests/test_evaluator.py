@@ -296,7 +296,7 @@ def test_evaluate_lines_reports_bad_lines_and_moves_counters() -> None:
     assert [(r.line, r.decision.decision.value if r.decision else None) for r in results] == [
         (1, "APPLY"), (3, None), (4, "SKIP"), (5, None), (6, "APPLY"),
     ]
-    assert results[1].error.startswith("line 3: ") and "nope" in results[3].error  # type: ignore[union-attr]
+    assert results[1].error.startswith("not valid JSON") and "nope" in results[3].error  # type: ignore[union-attr]
     assert after.channel("").filters[FT.DO_DB].counter == 2  # type: ignore[union-attr]
     assert tally(results) == {("", "APPLY"): 2, ("", "SKIP"): 1}
     first = json.loads(results[0].to_json())

@@ -76,10 +76,18 @@ def test_missing_file_is_an_error_not_a_warning():
 # --- versioned comments --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version, executed", [("80400", True), ("50001", True), ("80401", False), ("90000", False)])
+@pytest.mark.parametrize("version, executed", [("80403", True), ("50001", True), ("80404", False), ("90000", False)])
 def test_versioned_comment_runs_at_or_below_the_server_version(version, executed):
     result = _load(f"CREATE DATABASE d;\n/*!{version} CREATE TABLE d.t (a int) */;")
     assert (result.state.replica_catalog.table("d", "t") is not None) is executed
+
+
+def test_versioned_comment_follows_the_simulated_version():
+    from replfilter.core.version import ServerVersion
+
+    state = ReplicaState.fresh(version=ServerVersion.MYSQL_8_0)
+    result = _load("CREATE DATABASE d;\n/*!80040 CREATE TABLE d.a (x int) */;\n/*!80041 CREATE TABLE d.b (x int) */;", state)
+    assert [t.name for t in result.state.replica_catalog.tables("d")] == ["a"]
 
 
 def test_versioned_comment_inside_a_string_is_text():

@@ -156,6 +156,14 @@ class ReplayEvents:
 
 
 @dataclass(frozen=True)
+class LintReplication:
+    """replfilter extension, not MySQL: the lint findings for the current filters, as rows;
+    ``channel`` limits them to one channel."""
+
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
 class LoadSchema:
     """replfilter extension, not MySQL: a source's schema file (``channel`` None: every
     channel's source), replayed through the filters onto the replica's catalog."""
@@ -186,6 +194,7 @@ Statement = Union[
     ShowWarnings,
     ExplainReplication,
     ReplayEvents,
+    LintReplication,
     LoadSchema,
     ShowCatalog,
 ]

@@ -129,6 +129,11 @@ def _(stmt: ast.ReplayEvents) -> str:
 
 
 @to_sql.register
+def _(stmt: ast.LintReplication) -> str:
+    return f"LINT REPLICATION{_channel(stmt.channel)}"
+
+
+@to_sql.register
 def _(stmt: ast.LoadSchema) -> str:
     return f"LOAD SCHEMA FROM {quote_string(stmt.path)}{_channel(stmt.channel)}"
 

@@ -54,7 +54,7 @@ from .rule_checks import (
 )
 from ..core.filters import FilterSet, FilterType, NameCollation, display_rules, fold_case
 from ..core.errors import MySQLError
-from ..replica.state import ReplicaState
+from ..replica.state import Channel, ReplicaState
 
 FT = FilterType
 
@@ -258,9 +258,18 @@ def with_counts(state: ReplicaState, counts: Mapping[str, Mapping[FilterType, in
     return state
 
 
+def _counted_on(channel: Channel | None, decision: Decision) -> Decision:
+    """``decision`` as its channel reports it: an unconfigured channel has no applier and no
+    P_S rows (mysql-filter-statements.md, 5.1 step 3), so nothing it decides moves a counter,
+    and the decision says so (``increments`` are what the event adds to the channel's COUNTERs)."""
+    if channel is not None and not channel.configured and decision.increments:
+        return replace(decision, increments=_NO_COUNTS)
+    return decision
+
+
 def apply_event(state: ReplicaState, event: Event) -> tuple[Decision, ReplicaState]:
     """Decide ``event`` on its channel and return the state with that channel's counters moved."""
-    decision = decide(channel_filters(state, event.channel), state.collation, event)
+    decision = _counted_on(state.channel(event.channel), decide(channel_filters(state, event.channel), state.collation, event))
     if decision.increments:
         state = with_counts(state, {event.channel: decision.increments})
     return decision, state
@@ -341,7 +350,7 @@ class Evaluator:
         compiled = self._compiled.get(event.channel)
         if compiled is None:
             raise UnknownChannelError(event.channel)
-        return decide_compiled(compiled, event)
+        return _counted_on(self._state.channel(event.channel), decide_compiled(compiled, event))
 
     def decide_all(self, events: Iterable[Event]) -> list[Decision]:
         """Decide many events; the hot loop of the benchmark, kept free of per-call overhead."""
@@ -470,8 +479,8 @@ def evaluate_lines(
 ) -> tuple[list[LineResult], ReplicaState]:
     """Feed JSON event lines (1-based numbering; blank lines skipped) through ``state``.
 
-    Bad lines (unreadable JSON, bad fields, unknown channel) become error results carrying the
-    line number and do not stop the run; the returned state has the counters of every decided
+    Bad lines (unreadable JSON, bad fields, unknown channel) become error results (the line
+    number in ``line``, the reason alone in ``error``) and do not stop the run; the returned state has the counters of every decided
     event moved. ``channel`` makes every event arrive on that channel.
     """
     from .event_json import from_json
@@ -495,7 +504,7 @@ def evaluate_lines(
                 stop = applier_error(event, decision.decision, decision.db, follower if follower.known else None)
             results.append(LineResult(number, event, decision, applier_error=stop))
         except ValueError as err:  # EventFormatError, UnknownChannelError
-            results.append(LineResult(number, error=f"line {number}: {err}"))
+            results.append(LineResult(number, error=str(err)))
     return results, follower.state(evaluator.state())
 
 

@@ -72,7 +72,7 @@ def replay_events(state: ReplicaState, stmt: ast.ReplayEvents, lines: Iterable[s
         raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, stmt.channel)
     results, new_state = evaluate_lines(state, lines, stmt.channel)
     new_state = _with_applier_errors(new_state, results)
-    errors = [result.error for result in results if result.error is not None]
+    errors = [f"line {result.line}: {result.error}" for result in results if result.error is not None]
     warnings = [_bad_event(f"{stmt.path}: {error}") for error in errors[:MAX_REPLAY_WARNINGS]]
     if len(errors) > MAX_REPLAY_WARNINGS:
         warnings.append(_bad_event(f"{stmt.path}: {len(errors) - MAX_REPLAY_WARNINGS} more bad lines"))

@@ -38,6 +38,7 @@ from typing import Iterator, Sequence
 
 from ..core.errors import MySQLError
 from ..core.filters import fold_case
+from ..core.version import DEFAULT_VERSION
 from ..replica.catalog import Catalog, CatalogBuilder, RoutineDef, RoutineKind, TableDef, TriggerDef
 from .sql_tokens import SqlEventsError, Token, tokenize
 
@@ -128,6 +129,11 @@ class _Refused(Exception):
         self.error = error
 
 
+SERVER_VERSION_ID = DEFAULT_VERSION.number
+"""The simulated server's ``MYSQL_VERSION_ID`` (8.4.3: 80403) unless the replica's version says
+otherwise: ``/*!NNNNN ... */`` runs when NNNNN is at or below it, as the server's lexer decides
+(a comment with a higher number is skipped)."""
+
 # --- public API --------------------------------------------------------------------------------
 
 
@@ -150,10 +156,10 @@ def apply_statement(catalog: Catalog, sql: str, default_db: str) -> tuple[Catalo
     return builder.freeze(), ()
 
 
-def apply_to_builder(builder: CatalogBuilder, sql: str, default_db: str) -> DdlOutcome:
+def apply_to_builder(builder: CatalogBuilder, sql: str, default_db: str, version: int = SERVER_VERSION_ID) -> DdlOutcome:
     """Apply one statement to a mutable catalog (the loader's fast path)."""
     if "/*!" in sql:
-        sql = execute_versioned_comments(sql)
+        sql = execute_versioned_comments(sql, version)
     body = _plain_table_body(sql)
     try:
         tokens = _tokens(sql if body is None else sql[:body])
@@ -239,10 +245,6 @@ def _body_columns(body: str) -> tuple[str, ...] | None:
         _add_column(columns, name)
     raise _SyntaxError
 
-
-SERVER_VERSION_ID = 80400
-"""The simulated server's ``MYSQL_VERSION_ID`` (8.4.0): ``/*!NNNNN ... */`` runs when NNNNN is
-at or below it, as the server's lexer decides (a comment with a higher number is skipped)."""
 
 _VERSIONED = re.compile(r"""'(?:[^'\\]+|\\.|'')*'|"(?:[^"\\]+|\\.|"")*"|`(?:[^`]+|``)*`|/\*!(\d{5})?|\*/""", re.S)
 

@@ -215,7 +215,7 @@ def load_schema_lines(
                 warnings.append(SchemaWarning(file, statement.line, syntax_error(text)))
             stats.skipped += 1
             continue
-        text = execute_versioned_comments(text)
+        text = execute_versioned_comments(text, state.version.number)
         if not is_schema_statement(first_word(text)):
             stats.skipped += 1
             continue

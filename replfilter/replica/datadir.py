@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import IO
 
+from ..core.version import DEFAULT_VERSION, ServerVersion
 from ..core.errors import MySQLError
 from .catalog_store import CatalogStoreError, load_catalog, save_catalog
 from .state import DEFAULT_CHANNEL, Channel, ReplicaState, SourceSettings
@@ -102,9 +103,9 @@ class DataDirectory:
         except (ValueError, TypeError, KeyError) as exc:
             raise DataDirError(f"Corrupt '{self.metadata_path}': {exc}") from None
 
-    def load_state(self, lower_case_table_names: int = 0) -> ReplicaState:
+    def load_state(self, lower_case_table_names: int = 0, version: ServerVersion = DEFAULT_VERSION) -> ReplicaState:
         channels = self.load_channels()
-        state = ReplicaState.fresh(lower_case_table_names)
+        state = ReplicaState.fresh(lower_case_table_names, version)
         state = state.without_channel(DEFAULT_CHANNEL)
         for channel in channels:
             state = state.with_channel(channel)
