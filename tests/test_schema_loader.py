@@ -331,3 +331,19 @@ def test_drop_trigger_is_replayed_by_the_triggers_table_on_the_replica():
     assert result.state.source_catalog("").trigger("d", "tr") is None
     assert result.state.replica_catalog.trigger("d", "tr") is None
     assert result.state.replica_catalog.table("d", "t") is not None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_COLUMN_NAMES, _TYPES), min_size=1, max_size=6, unique_by=lambda c: c[0].strip("`").lower()),
+       st.lists(_KEYS, max_size=3), st.sampled_from(["", " ENGINE=InnoDB", " COMMENT='x'", " AS SELECT * FROM src"]),
+       st.sampled_from(["`t`", "d2.t", "IF NOT EXISTS `t`"]))
+def test_the_shortened_event_text_gives_the_same_event(columns, keys, options, name):
+    from replfilter.evaluation.schema_ddl import event_text
+    from replfilter.evaluation.sql_events import statement_events
+
+    body = ", ".join([f"{c} {kind}" for c, kind in columns] + keys)
+    sql = f"CREATE TABLE {name} ({body}){options}"
+    full, short = statement_events(sql, "d"), statement_events(event_text(sql), "d")
+    assert [e.tables for e in full.events] == [e.tables for e in short.events]
+    assert [(e.command, e.default_db, e.if_exists) for e in full.events] == [
+        (e.command, e.default_db, e.if_exists) for e in short.events]

@@ -35,7 +35,7 @@ from ..dialect.splitter import ClientCommand, StatementBuffer, StatementText
 from ..replica.catalog import Catalog, CatalogBuilder
 from ..replica.state import ReplicaState
 from .evaluator import channel_filters, decide
-from .schema_ddl import apply_to_builder, execute_versioned_comments, first_word, is_schema_statement
+from .schema_ddl import apply_to_builder, event_text, execute_versioned_comments, first_word, is_schema_statement
 from .events import CommandKind, QueryEvent, TableRef
 from .sql_events import BinlogFormat, statement_events
 from .sql_tokens import SqlEventsError
@@ -134,7 +134,7 @@ class _Replay:
             target_db = default_db
             if not filters.is_empty:
                 try:
-                    derived = statement_events(sql, default_db, BinlogFormat.STATEMENT, channel)
+                    derived = statement_events(event_text(sql), default_db, BinlogFormat.STATEMENT, channel)
                 except SqlEventsError as error:
                     self.warnings.append(SchemaWarning(file, line, _undecided(f"its event cannot be read: {error}"), channel))
                     continue
