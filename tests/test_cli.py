@@ -334,3 +334,11 @@ def test_a_lookalike_keyword_is_a_syntax_error_and_force_goes_on() -> None:
     assert err.startswith("ERROR 1064 (42000) at line 1: You have an error in your SQL syntax")
     assert "near 'REPL\u0130CATE_DO_DB = (d)' at line 1" in err
     assert out.startswith("Level\tCode\tMessage\nError\t1064\t")
+
+
+def test_empty_queries_in_a_script_are_ignored_as_mysql_batch_does() -> None:
+    """com_go in batch mode returns at once on an empty buffer: ``;;``, a lone ``;`` or ``\\g``
+    are not errors in a script (the shell says "No query specified")."""
+    status, out, err = run(["-e", "SHOW WARNINGS;;\n;\n\\g\nSHOW COUNT(*) WARNINGS;"])
+    assert status == 0 and err == ""
+    assert out.endswith("0\n")

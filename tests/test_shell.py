@@ -189,8 +189,9 @@ def test_quit_words_leave(shell, word):
     assert "Empty set" not in run.out  # nothing after quit ran
 
 
-def test_input_forced_through_unfinished_comes_back_to_edit(shell):
-    """Esc Enter accepts even an unterminated statement; it is offered again, not lost or run."""
+def test_input_forced_through_unfinished_stays_pending(shell):
+    """Esc Enter accepts even an unterminated statement; it stays pending (mysql's statement
+    buffer, prompt ``    -> ``), neither lost nor run, and the next line continues it."""
     run = shell("SHOW REPLICA" + "\x1b" + ENTER + " STATUS;" + ENTER, session=configured_session())
     assert re.search(r"^2 rows in set " + STATUS_LINE, run.out, re.M)
     assert run.err == ""
@@ -804,3 +805,12 @@ def test_continuation_prompt_shows_the_open_quote_or_comment_as_mysql_does():
     assert continuation_prompts(text) == [
         "    '> ", "    '> ", "    -> ", "   /*> ", "    -> ", "    `> ", '    "> ', "    -> ",
     ]
+
+
+def test_tab_after_a_pending_statement_knows_where_it_is(shell):
+    """``CHANGE REPLICATION FILTER \\W`` runs \\W and leaves the statement pending; Tab on the next
+    (continuation) line completes as its continuation."""
+    run = shell("CHANGE REPLICATION FILTER \\W" + ENTER + "REPLICATE_IGNORE_D" + TAB + " = (x);" + ENTER + "SHOW WARNINGS;" + ENTER)
+    assert "Show warnings enabled." in run.out
+    assert "ERROR 1064" not in run.err and run.err == ""
+    assert run.session.state.global_filters != Session().state.global_filters
