@@ -14,7 +14,9 @@ from replfilter.dialect.splitter import ClientCommand, StatementBuffer, Statemen
 from replfilter.dialect import ast
 from replfilter.core.errors import MySQLError
 from replfilter.core.filters import FilterType
+from replfilter.core.version import ServerVersion
 
+V80 = ServerVersion.MYSQL_8_0
 DO_DB = FilterType.DO_DB
 IGNORE_DB = FilterType.IGNORE_DB
 DO_TABLE = FilterType.DO_TABLE
@@ -527,12 +529,13 @@ def test_unterminated_block_comment_is_a_syntax_error() -> None:
 
 
 def test_replica_and_slave_spellings() -> None:
-    assert parse_statement("START SLAVE") == ast.StartReplica((), None, legacy=True)
+    """8.0 reads both spellings (SLAVE marks the statement legacy)."""
+    assert parse_statement("START SLAVE", V80) == ast.StartReplica((), None, legacy=True)
     assert parse_statement("START REPLICA") == ast.StartReplica((), None, legacy=False)
-    assert parse_statement("stop slave io_thread for channel 'C'") == ast.StopReplica(("IO_THREAD",), "c", True)
-    assert parse_statement("RESET SLAVE ALL FOR CHANNEL ''") == ast.ResetReplica(True, "", True)
+    assert parse_statement("stop slave io_thread for channel 'C'", V80) == ast.StopReplica(("IO_THREAD",), "c", True)
+    assert parse_statement("RESET SLAVE ALL FOR CHANNEL ''", V80) == ast.ResetReplica(True, "", True)
     assert parse_statement("RESET REPLICA") == ast.ResetReplica(False, None, False)
-    assert parse_statement("SHOW SLAVE STATUS") == ast.ShowReplicaStatus(None, True)
+    assert parse_statement("SHOW SLAVE STATUS", V80) == ast.ShowReplicaStatus(None, True)
     assert parse_statement("SHOW REPLICA STATUS FOR CHANNEL 'x'") == ast.ShowReplicaStatus("x", False)
 
 
@@ -544,7 +547,7 @@ def test_thread_types() -> None:
 
 
 def test_change_master_and_change_replication_source() -> None:
-    legacy = parse_statement("CHANGE MASTER TO MASTER_HOST = 'h', MASTER_PORT = 3307 FOR CHANNEL 'C1'")
+    legacy = parse_statement("CHANGE MASTER TO MASTER_HOST = 'h', MASTER_PORT = 3307 FOR CHANNEL 'C1'", V80)
     assert legacy == ast.ChangeReplicationSource(
         (ast.SourceOption("SOURCE_HOST", "h", "MASTER_HOST"), ast.SourceOption("SOURCE_PORT", 3307, "MASTER_PORT")),
         "c1",
@@ -1022,3 +1025,27 @@ def test_a_name_that_upper_cases_to_a_reserved_word_is_a_name() -> None:
     """``ſelect`` upper-cases to SELECT in Unicode but not in MySQL's lexer: a plain name."""
     statement = parse_statement("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (\u017felect)")
     assert statement == ast.ChangeReplicationFilter((ast.FilterDef(DO_DB, ("\u017felect",)),), None)
+
+
+# ---- 8.4 removed the SLAVE / MASTER spellings -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, near",
+    [
+        ("START SLAVE", "SLAVE"),
+        ("STOP SLAVE SQL_THREAD", "SLAVE SQL_THREAD"),
+        ("SHOW SLAVE STATUS FOR CHANNEL 'c'", "SLAVE STATUS FOR CHANNEL 'c'"),
+        ("RESET SLAVE ALL", "SLAVE ALL"),
+        ("CHANGE MASTER TO MASTER_HOST = 'h'", "MASTER TO MASTER_HOST = 'h'"),
+        ("CHANGE MASTER TO SOURCE_HOST = 'h'", "MASTER TO SOURCE_HOST = 'h'"),
+        ("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', MASTER_PORT = 1", "MASTER_PORT = 1"),
+        ("CHANGE REPLICATION SOURCE TO GET_MASTER_PUBLIC_KEY = 1", "GET_MASTER_PUBLIC_KEY = 1"),
+    ],
+)
+def test_84_refuses_the_removed_spellings(text: str, near: str) -> None:
+    """MySQL 8.4.0 removed them from the grammar: 1064 at the word, with no 1287 in front."""
+    error = error_of(text)
+    assert error == syntax_error(near)
+    assert error.warnings == ()
+    parse_statement(text, V80)  # 8.0 reads every one of them

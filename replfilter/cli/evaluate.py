@@ -48,7 +48,7 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
             stdout.write(result.to_json() + "\n")
             if result.error is not None:
                 bad += 1
-                stderr.write(f"replfilter: {args.events}: {result.error}\n")
+                stderr.write(f"replfilter: {args.events}: line {result.line}: {result.error}\n")
         if args.summary:
             _summary(results, stderr)
         return 1 if bad else 0

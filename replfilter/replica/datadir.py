@@ -20,7 +20,9 @@ import tempfile
 from pathlib import Path
 from typing import IO
 
+from ..core.version import DEFAULT_VERSION, ServerVersion
 from ..core.errors import MySQLError
+from .catalog_store import CatalogStoreError, load_catalog, save_catalog
 from .state import DEFAULT_CHANNEL, Channel, ReplicaState, SourceSettings
 
 METADATA_FILE = "connection_metadata.json"
@@ -101,15 +103,18 @@ class DataDirectory:
         except (ValueError, TypeError, KeyError) as exc:
             raise DataDirError(f"Corrupt '{self.metadata_path}': {exc}") from None
 
-    def load_state(self, lower_case_table_names: int = 0) -> ReplicaState:
+    def load_state(self, lower_case_table_names: int = 0, version: ServerVersion = DEFAULT_VERSION) -> ReplicaState:
         channels = self.load_channels()
-        state = ReplicaState.fresh(lower_case_table_names)
+        state = ReplicaState.fresh(lower_case_table_names, version)
         state = state.without_channel(DEFAULT_CHANNEL)
         for channel in channels:
             state = state.with_channel(channel)
         if state.channel(DEFAULT_CHANNEL) is None:
             state = state.with_channel(Channel(DEFAULT_CHANNEL))
-        return state
+        try:
+            return state.with_replica_catalog(load_catalog(self.path, state.collation))
+        except CatalogStoreError as exc:
+            raise DataDirError(str(exc)) from None
 
     # ---- writing
     def save(self, state: ReplicaState) -> None:
@@ -139,6 +144,8 @@ class DataDirectory:
         """Session observer: write only when the persistent part (names, sources) changed."""
         if _persistent(old) != _persistent(new):
             self.save(new)
+        if old.replica_catalog is not new.replica_catalog:
+            save_catalog(self.path, new.replica_catalog)
 
 
 def _persistent(state: ReplicaState) -> tuple[tuple[str, SourceSettings], ...]:

@@ -17,6 +17,7 @@ from .perfschema import select_performance_schema
 from ..core.results import Ok, Result
 from .show_status import ProgressSource, show_replica_status
 from ..dialect.source_options import RECEIVER_OPTIONS, SUPPORTED_OPTIONS, stored_value
+from .show_catalog import show_catalog
 from .state import (
     DEFAULT_CHANNEL,
     MAX_CHANNELS,
@@ -85,6 +86,8 @@ def _execute(state: ReplicaState, statement: ast.Statement, now_us: int, progres
             return Execution(state, show_replica_status(state, statement.channel, statement.legacy, progress))
         case ast.SelectPerformanceSchema():
             return Execution(state, select_performance_schema(state, statement))
+        case ast.ShowCatalog():
+            return Execution(state, show_catalog(state, statement))
     raise TypeError(f"not a statement the executor runs: {statement!r}")
 
 
@@ -93,7 +96,7 @@ def _execute(state: ReplicaState, statement: ast.Statement, now_us: int, progres
 
 def _stored_rules(ftype: FilterType, rules: tuple[Rule | ast.QualifiedName, ...], collation: NameCollation) -> list[Rule]:
     """Statement values -> stored rules. With lower_case_table_names != 0 the db part of a table
-    rule is lower-cased (the grammar's ``schema`` rule); nothing else is folded (spec 9.2)."""
+    rule is lower-cased (the grammar's ``schema`` rule); nothing else is folded (mysql-filter-statements.md, 9.2)."""
     stored: list[Rule] = []
     for rule in rules:
         if isinstance(rule, ast.QualifiedName):
@@ -117,7 +120,7 @@ def _replace_types(
 
 
 def change_replication_filter(state: ReplicaState, stmt: ast.ChangeReplicationFilter, now_us: int) -> ReplicaState:
-    """``Sql_cmd_change_repl_filter::change_rpl_filter`` (spec 4.2)."""
+    """``Sql_cmd_change_repl_filter::change_rpl_filter`` (mysql-filter-statements.md, 4.2)."""
     lists = stmt.effective()
     collation = state.collation
     if stmt.channel is None:
@@ -149,7 +152,7 @@ def change_replication_filter(state: ReplicaState, stmt: ast.ChangeReplicationFi
 
 # ---- CHANGE REPLICATION SOURCE TO -----------------------------------------------------------------
 
-# What the group replication channels accept (spec 4.4 step 2): the applier takes none of the
+# What the group replication channels accept (mysql-filter-statements.md, 4.4 step 2): the applier takes none of the
 # options simulated here, the recovery channel only its credentials.
 _GR_ALLOWED_OPTIONS = {
     "group_replication_applier": frozenset(),
@@ -158,7 +161,7 @@ _GR_ALLOWED_OPTIONS = {
 
 
 def valid_channel_name(name: str) -> bool:
-    """The table-name check MySQL applies when creating a channel (spec section 3)."""
+    """The table-name check MySQL applies when creating a channel (mysql-filter-statements.md, section 3)."""
     return (
         name != ""
         and len(name) <= MAX_CHANNEL_NAME_CHARS
@@ -168,7 +171,7 @@ def valid_channel_name(name: str) -> bool:
 
 
 def change_replication_source(state: ReplicaState, stmt: ast.ChangeReplicationSource, now_us: int) -> Execution:
-    """``change_master_cmd`` / ``change_master`` (spec 4.4)."""
+    """``change_master_cmd`` / ``change_master`` (mysql-filter-statements.md, 4.4)."""
     for option in stmt.options:
         if option.name not in SUPPORTED_OPTIONS:
             raise MySQLError.of(ER.NOT_SUPPORTED_YET, f"CHANGE REPLICATION SOURCE option {option.name} in replfilter")
@@ -260,7 +263,7 @@ def _gr_thread_command(verb: str, threads: tuple[str, ...]) -> str:
 
 
 def _thread_targets(state: ReplicaState, channel_name: str | None, verb: str, threads: tuple[str, ...]) -> list[Channel]:
-    """The channels START/STOP act on (spec 4.5)."""
+    """The channels START/STOP act on (mysql-filter-statements.md, 4.5)."""
     if channel_name is None:
         targets = list(state.configured_channels())
         if not targets and verb == "START":
@@ -319,7 +322,7 @@ def stop_replica(state: ReplicaState, stmt: ast.StopReplica) -> Execution:
 
 def _reset_order(state: ReplicaState, reset_all: bool) -> list[Channel]:
     """Plain RESET walks channels in name order; RESET ALL does the default channel first, then the
-    others, then the group replication channels (spec 4.6)."""
+    others, then the group replication channels (mysql-filter-statements.md, 4.6)."""
     if not reset_all:
         return list(state.channels)
     default = [c for c in state.channels if c.name == DEFAULT_CHANNEL]
@@ -344,7 +347,7 @@ def reset_replica(state: ReplicaState, stmt: ast.ResetReplica) -> Execution:
     """``reset_slave_cmd``.
 
     Deliberate deviation: MySQL resets channels one by one and stops at the first channel with
-    running threads, leaving earlier ones reset (spec 11.18). replfilter checks every channel
+    running threads, leaving earlier ones reset (mysql-filter-statements.md, 11.18). replfilter checks every channel
     first and changes nothing when one is running, so that a failed statement never leaves a
     half-applied change; the error (3081, naming the first running channel in MySQL's order) is
     the one MySQL reports.

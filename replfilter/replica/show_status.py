@@ -1,6 +1,6 @@
 """SHOW REPLICA STATUS: MySQL 8.4's 60 columns in order, and SHOW SLAVE STATUS's 8.0 names.
 
-Filter columns show the channel's own filter (spec 7.2). The other columns carry what a stopped
+Filter columns show the channel's own filter (mysql-filter-statements.md, 7.2). The other columns carry what a stopped
 or idle simulated replica would show: its source settings, thread flags, no errors, no lag.
 """
 
