@@ -265,7 +265,8 @@ class Shell:
     def handle(self, text: str, prompt: str | None = None) -> None:
         """Run everything a (possibly multi-line) input holds; a statement it leaves unterminated
         stays pending for the next input."""
-        self.out.log_input(self.echo(text, prompt if prompt is not None else self._last_prompt()))
+        if self.out.tee_path is not None:  # the echo costs a pass over the text: only for a tee file
+            self.out.log_input(self.echo(text, prompt if prompt is not None else self._last_prompt()))
         for line in text.split("\n"):
             for item in self.buffer.feed_line(line):
                 self.dispatch(item)
