@@ -392,3 +392,20 @@ def test_a_bad_mysql_version_stops_the_start() -> None:
     status, _, err = run(["--mysql-version=5.7", "-e", "SELECT 1"])
     assert status == 1
     assert "Invalid value '5.7' for mysql_version: it must be 8.4 or 8.0." in err
+
+
+def test_system_command_in_a_script(tmp_path: Path) -> None:
+    """``\\!`` and ``system`` run in scripts too, as in mysql's batch mode; never statement text;
+    ``--skip-system-command`` refuses them with mysql's message (an error: the script stops)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "s.sql"
+    script.write_text("SHOW WARNINGS;\n\\! echo from-script\nsystem echo again\nSHOW COUNT(*) WARNINGS;\n")
+    command = [sys.executable, "-m", "replfilter"]
+    ran = subprocess.run([*command, str(script)], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0 and ran.stderr == ""
+    assert ran.stdout.startswith("from-script\nagain\n")
+    refused = subprocess.run([*command, "--skip-system-command", str(script)], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1 and "from-script" not in refused.stdout
+    assert refused.stderr == "ERROR at line 2: 'system' command received, but the --system-command option is off. Skipping.\n"

@@ -107,7 +107,8 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
             from ..shell.app import run_shell  # the shell is only imported when it is used
 
             return run_shell(startup.session, args, datadir=args.datadir)
-        options = RunOptions(mode=_output_mode(args, stdout), json=args.format == "json", force=args.force)
+        options = RunOptions(mode=_output_mode(args, stdout), json=args.format == "json", force=args.force,
+                             system_command=args.system_command)
         runner = ScriptRunner(startup.session, stdout, stderr, options)
         if args.execute is not None:
             return runner.run_text(args.execute)

@@ -132,7 +132,8 @@ def _source(shell: "Shell", argument: str) -> None:
     # file name and do not stop it (the monitor runs with --force).
     mode = OutputMode(batch=False, vertical=shell.settings.vertical, show_warnings=shell.settings.show_warnings)
     runner = ScriptRunner(
-        shell.session, shell.out.stdout, shell.out.stderr, RunOptions(mode=mode, force=True), delimiter=shell.buffer.delimiter
+        shell.session, shell.out.stdout, shell.out.stderr, RunOptions(mode=mode, force=True, system_command=shell.settings.system_command),
+        delimiter=shell.buffer.delimiter,
     )
     runner.run_text(text, file_name=path)
     shell.buffer.delimiter = runner.delimiter  # one delimiter for the session, as in mysql
