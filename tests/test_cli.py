@@ -409,3 +409,13 @@ def test_system_command_in_a_script(tmp_path: Path) -> None:
     refused = subprocess.run([*command, "--skip-system-command", str(script)], capture_output=True, text=True, timeout=60)
     assert refused.returncode == 1 and "from-script" not in refused.stdout
     assert refused.stderr == "ERROR at line 2: 'system' command received, but the --system-command option is off. Skipping.\n"
+
+
+def test_bytes_that_are_not_utf8_show_as_the_server_shows_them(tmp_path: Path) -> None:
+    """Standard input with a 0xFF byte: the error quotes it as ``\\xFF``, never ``\\udcff``."""
+    import subprocess
+    import sys
+
+    ran = subprocess.run([sys.executable, "-m", "replfilter"], input=b"SHOW \xff WARNINGS;\n", capture_output=True, timeout=60)
+    assert b"near '\\xFF WARNINGS' at line 1" in ran.stderr
+    assert b"udc" not in ran.stderr
