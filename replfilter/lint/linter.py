@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 
 from ..evaluation.evaluator import channel_filters
 from ..replica.state import ReplicaState
-from . import checks_channels, checks_conflicts, checks_format, checks_values, workload as workload_checks
+from . import checks_channels, checks_conflicts, checks_format, checks_schema, checks_values, workload as workload_checks
 from .checks_channels import StartupRuleRef
 from .findings import Finding, Level, sort_key
 from .context import View
@@ -66,6 +66,13 @@ def lint_state(state: ReplicaState, options: LintOptions = LintOptions()) -> lis
         if options.workload is not None:
             findings.extend(workload_checks.check_format_dependent(view, options.workload))
             findings.extend(workload_checks.check_rule_usage(view, options.workload))
+            findings.extend(checks_schema.check_statements_that_stop(view, options.workload, state.replica_catalog))
+        catalog = state.source_catalog(view.channel)
+        if catalog is not None:
+            tables = checks_schema.SchemaTables(view, catalog)
+            findings.extend(checks_schema.check_rules_match_nothing(view, tables))
+            findings.extend(checks_schema.check_do_and_ignore(view, tables))
+            findings.extend(checks_schema.check_rule_effect(view, tables))
     findings.extend(checks_channels.check_global_not_inherited(state, views))
     if options.channel is None:
         findings.extend(checks_channels.check_shared_tables(views))

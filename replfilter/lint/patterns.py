@@ -190,3 +190,16 @@ class WildIndex:
             if covers(self.patterns[index], pattern, self.collation):
                 return self.patterns[index]
         return None
+
+    def all_matches(self, name: str) -> list[str]:
+        """Every pattern that matches the literal ``name``."""
+        from ..core.wildcard import compile_pattern
+
+        found = []
+        for index in self._candidates(self.collation.key(name)):
+            compiled = self._compiled.get(index)
+            if compiled is None:
+                compiled = self._compiled[index] = compile_pattern(self.patterns[index], self.collation)
+            if compiled.matches(name):  # type: ignore[attr-defined]
+                found.append(self.patterns[index])
+        return found

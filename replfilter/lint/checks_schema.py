@@ -1,0 +1,205 @@
+"""Checks that need the sources' schema (``--schema``, LOAD SCHEMA): rules that match nothing
+(RF601, typos, with the closest name as fix; RF304 when only letter case differs), tables a do
+and an ignore rule both match (RF602), what each rule admits or drops (RF603), and, with a
+workload, statements that would stop the replica because a table they use is not on it (RF604).
+
+Tables are taken as row events see them (mysql-filter-evaluation.md, section 3.4): each source
+table's database rewritten by the first matching rewrite rule, then decided by the evaluator.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter, defaultdict
+from typing import Iterator
+
+from ..core.filters import FilterType, Rule
+from ..evaluation.evaluator import compile_filters, decide_compiled
+from ..evaluation.events import DML_COMMANDS, CommandKind, QueryEvent, RowEvent
+from ..replica.catalog import Catalog
+from .context import View
+from .findings import Finding
+
+FT = FilterType
+
+
+class SchemaTables:
+    """A channel's source tables, as (rewritten db, table) pairs, and the names rules compare."""
+
+    def __init__(self, view: View, catalog: Catalog) -> None:
+        compiled = compile_filters(view.filters, view.collation)
+        self.sources: list[tuple[str, str]] = []
+        self.tables: list[tuple[str, str]] = []
+        self.rewritten_dbs: dict[str, str] = {}
+        for db in catalog.databases():
+            rewrite = compiled.rewrite_db(db)
+            target = rewrite[1] if rewrite else db
+            self.rewritten_dbs[view.key(target)] = target
+            for table in catalog.tables(db):
+                self.sources.append((db, table.name))
+                self.tables.append((target, table.name))
+        self.source_dbs = {view.key(db): db for db in catalog.databases()}
+        self.keys = {view.key(f"{db}.{t}"): f"{db}.{t}" for db, t in self.tables}
+
+
+def _closest(name: str, candidates: list[str]) -> str | None:
+    found = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
+    return found[0] if found else None
+
+
+def check_rules_match_nothing(view: View, schema: SchemaTables) -> Iterator[Finding]:
+    """RF601 (and RF304 for a letter-case-only miss under lower_case_table_names=0)."""
+    lower_dbs = {db.lower(): db for db in schema.rewritten_dbs.values()}
+    lower_keys = {k.lower(): v for k, v in schema.keys.items()}
+    for ftype in (FT.DO_DB, FT.IGNORE_DB):
+        for rule in view.rules(ftype):
+            if view.key(str(rule)) in schema.rewritten_dbs:
+                continue
+            yield _missing(view, ftype, rule, "database", lower_dbs.get(str(rule).lower()),
+                           _closest(str(rule), sorted(schema.rewritten_dbs.values())))
+    for ftype in (FT.DO_TABLE, FT.IGNORE_TABLE):
+        for rule in view.rules(ftype):
+            if view.key(str(rule)) in schema.keys:
+                continue
+            yield _missing(view, ftype, rule, "table", lower_keys.get(str(rule).lower()),
+                           _closest(str(rule), sorted(schema.keys.values())))
+    for ftype in (FT.WILD_DO_TABLE, FT.WILD_IGNORE_TABLE):
+        index = view.wild_index(ftype)
+        unmatched = set(index.patterns)
+        for db, table in schema.tables:
+            if not unmatched:
+                break
+            for subject in (f"{db}.{table}", f"{db}."):
+                unmatched -= set(index.all_matches(subject))
+        for rule in view.rules(ftype):
+            if rule in unmatched:
+                yield Finding(view.channel, "RF601",
+                              f"{ftype.keyword} '{rule}' matches no table of the schema (a typo?)", ftype, rule)
+    for rule in view.rules(FT.REWRITE_DB):
+        source = rule[0]  # type: ignore[index]
+        if view.key(source) not in schema.source_dbs:
+            yield Finding(view.channel, "RF601",
+                          f"REPLICATE_REWRITE_DB from '{source}': the schema has no database '{source}' (a typo?)",
+                          FT.REWRITE_DB, rule)
+
+
+def _missing(view: View, ftype: FilterType, rule: Rule, what: str, case_twin: str | None, close: str | None) -> Finding:
+    if case_twin is not None and not view.collation.case_insensitive:
+        return Finding(view.channel, "RF304",
+                       f"{ftype.keyword} '{rule}' matches no {what} of the schema, which has '{case_twin}': under "
+                       f"lower_case_table_names=0 letter case must match",
+                       ftype, rule, view.fix({ftype: view.replaced(ftype, rule, [case_twin])}))
+    fix = view.fix({ftype: view.replaced(ftype, rule, [close])}) if close is not None else None
+    hint = f"; '{close}' exists" if close is not None else ""
+    return Finding(view.channel, "RF601", f"{ftype.keyword} '{rule}' matches no {what} of the schema (a typo?){hint}",
+                   ftype, rule, fix)
+
+
+def _hits(view: View, db: str, table: str) -> tuple[Rule | None, FilterType | None, Rule | None, FilterType | None]:
+    """(first do rule, its type, first ignore rule, its type) that match this table by name."""
+    key = view.key(f"{db}.{table}")
+    do = ignore = None
+    do_type = ignore_type = None
+    if view.key(db) in view.keys(FT.DO_DB):
+        do, do_type = db, FT.DO_DB
+    elif key in view.keys(FT.DO_TABLE):
+        do, do_type = f"{db}.{table}", FT.DO_TABLE
+    else:
+        hit = view.wild_index(FT.WILD_DO_TABLE).first_match(f"{db}.{table}")
+        if hit is not None:
+            do, do_type = hit, FT.WILD_DO_TABLE
+    if view.key(db) in view.keys(FT.IGNORE_DB):
+        ignore, ignore_type = db, FT.IGNORE_DB
+    elif key in view.keys(FT.IGNORE_TABLE):
+        ignore, ignore_type = f"{db}.{table}", FT.IGNORE_TABLE
+    else:
+        hit = view.wild_index(FT.WILD_IGNORE_TABLE).first_match(f"{db}.{table}")
+        if hit is not None:
+            ignore, ignore_type = hit, FT.WILD_IGNORE_TABLE
+    return do, do_type, ignore, ignore_type
+
+
+def check_do_and_ignore(view: View, schema: SchemaTables) -> Iterator[Finding]:
+    """RF602: tables that a do rule and an ignore rule both match; one finding per pair of
+    rules, with how many tables and which way the evaluator decides them."""
+    compiled = compile_filters(view.filters, view.collation)
+    groups: dict[tuple, list[tuple[str, str]]] = defaultdict(list)
+    for db, table in schema.tables:
+        do, do_type, ignore, ignore_type = _hits(view, db, table)
+        if do is not None and ignore is not None:
+            groups[(do_type, do, ignore_type, ignore)].append((db, table))
+    for (do_type, do, ignore_type, ignore), tables in groups.items():
+        db, table = tables[0]
+        decision = decide_compiled(compiled, RowEvent(view.channel, db, table))
+        verdict = "replicated" if decision.applied else "skipped"
+        yield Finding(
+            view.channel, "RF602",
+            f"{len(tables)} table(s) of the schema (e.g. {db}.{table}) match both {do_type.keyword} '{do}' and "
+            f"{ignore_type.keyword} '{ignore}'; the evaluator's order decides: they are {verdict}",
+            ignore_type, ignore,
+        )
+
+
+def check_rule_effect(view: View, schema: SchemaTables) -> Iterator[Finding]:
+    """RF603: per rule, the schema tables it admits or drops; per channel, the total."""
+    compiled = compile_filters(view.filters, view.collation)
+    counts: Counter = Counter()
+    applied = by_default = 0
+    for db, table in schema.sources:
+        decision = decide_compiled(compiled, RowEvent(view.channel, db, table))
+        applied += decision.applied
+        if decision.filter_type is None:
+            by_default += 1
+        else:
+            counts[(decision.filter_type, decision.rule, decision.applied)] += 1
+    total = len(schema.sources)
+    yield Finding(view.channel, "RF603",
+                  f"replicates {applied} of the schema's {total} tables ({by_default} decided by no rule, by the defaults)")
+    for (ftype, rule, admits), n in sorted(counts.items(), key=lambda item: (item[0][0].value, str(item[0][1]))):
+        stored = next((r for r in view.rules(ftype) if str(r) == rule or f"({r[0]},{r[1]})" == rule), rule) if ftype is FT.REWRITE_DB else rule
+        yield Finding(view.channel, "RF603", f"{'admits' if admits else 'drops'} {n} of the schema's {total} tables", ftype, stored)
+
+
+def check_statements_that_stop(view: View, workload, replica: Catalog | None) -> Iterator[Finding]:
+    """RF604: an applied statement or row event that uses a table the replica does not have
+    stops the replica's SQL thread (error 1146, Table doesn't exist)."""
+    if replica is None:
+        return
+    compiled = compile_filters(view.filters, view.collation)
+    created: set[str] = set()
+    for statement in workload.statements:
+        for fmt, events in (("STATEMENT", statement.statement_events), ("ROW", statement.row_events)):
+            for event in events:
+                from dataclasses import replace
+
+                event = replace(event, channel=view.channel)
+                decision = decide_compiled(compiled, event)
+                if not decision.applied:
+                    continue
+                missing = _missing_tables(view, event, decision.db or "", replica, created)
+                if isinstance(event, QueryEvent) and event.command is CommandKind.CREATE_TABLE:
+                    created.update(view.key(f"{t.db or decision.db}.{t.table}") for t in event.tables if t.updating)
+                if missing:
+                    yield Finding(
+                        view.channel, "RF604",
+                        f"{workload.path}, line {statement.line}: under {fmt} format `{statement.sql[:80]}` is applied "
+                        f"but the replica has no table {missing[0]} (the filters kept it out): the SQL thread would stop "
+                        f"with error 1146",
+                        decision.filter_type, decision.rule, location=(workload.path, statement.line),
+                    )
+                    break
+
+
+def _missing_tables(view: View, event, db: str, replica: Catalog, created: set[str]) -> list[str]:
+    if isinstance(event, RowEvent):
+        names = [(db, event.table)]
+    elif isinstance(event, QueryEvent) and event.command in DML_COMMANDS:
+        names = [(t.db if t.db is not None else db, t.table) for t in event.tables]
+    else:
+        return []
+    return [f"{d}.{t}" for d, t in names
+            if replica.table(d, t) is None and view.key(f"{d}.{t}") not in created]
+
+
+__all__ = ["SchemaTables", "check_do_and_ignore", "check_rule_effect", "check_rules_match_nothing",
+           "check_statements_that_stop"]
