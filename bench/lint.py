@@ -15,6 +15,7 @@ its findings; best of ``--repeat`` runs. Target: under 5 s.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -96,6 +97,7 @@ def with_schema(state: ReplicaState, tables: int, seed: int) -> ReplicaState:
                 db, _, table = str(rule).replace("\\", "").partition(".")
                 names.append((db, table.replace("%", "a")))
         dbs.extend(str(r) for r in channel.filters.rules(FT.DO_DB))
+        names.extend((str(r), "t") for r in channel.filters.rules(FT.IGNORE_DB))
         dbs.extend(f"{channel.name}db{i}" for i in range(200))
     names = names[:tables]
     while len(names) < tables:
@@ -118,20 +120,22 @@ def main() -> None:
     if args.tables:
         state = with_schema(state, args.tables, args.seed)
     rules = sum(len(slot.rules) for channel in state.channels for slot in channel.filters.slots)
-    best = None
+    best = best_cpu = None
     for _ in range(args.repeat):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         findings = lint_state(state, LintOptions())
         text = to_json_lines(findings)
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - started_cpu
         best = elapsed if best is None else min(best, elapsed)
+        best_cpu = cpu if best_cpu is None else min(best_cpu, cpu)
     by_code: dict[str, int] = {}
     for finding in findings:
         by_code[finding.code] = by_code.get(finding.code, 0) + 1
     schema = f"a {args.tables:,}-table schema" if args.tables else "no schema"
     print(f"rules: {rules} over {len(state.channels)} channels, {schema}")
     print(f"findings: {len(findings)} ({', '.join(f'{c} {n}' for c, n in sorted(by_code.items()))}); JSON {len(text) / 1e6:.1f} MB")
-    print(f"lint + JSON output: {best:.2f} s (best of {args.repeat}; target < 5 s)")
+    print(f"lint + JSON output: {best:.2f} s wall, {best_cpu:.2f} s CPU (best of {args.repeat}; target < 5 s)")
+    print(f"load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":
