@@ -111,3 +111,18 @@ def test_schema_option_on_the_command_line(schema: Path) -> None:
     codes = [json.loads(line)["code"] for line in out.getvalue().splitlines()]
     assert "RF601" in codes and "RF603" in codes
     assert status == 1
+
+
+def test_rf403_with_a_schema_counts_the_tables_two_channels_write(schema: Path) -> None:
+    session = Session()
+    session.execute_sql(
+        "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'a';"
+        "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'b';"
+        "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('shop.%') FOR CHANNEL 'a';"
+        "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('shop.order%') FOR CHANNEL 'b';"
+    )
+    session.execute_text(f"LOAD SCHEMA FROM '{schema}'")
+    found = by_code(lint_state(session.state, LintOptions(binlog_format="ROW")), "RF403")
+    assert [(f.channel, f.message.split(" (")[0]) for f in found] == [("b", "channels 'a' and 'b' both apply rows to 2 table(s) of the schema")]
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('crm.%') FOR CHANNEL 'b'")
+    assert not by_code(lint_state(session.state, LintOptions(binlog_format="ROW")), "RF403")

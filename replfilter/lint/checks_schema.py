@@ -226,3 +226,28 @@ def _missing_tables(view: View, event, db: str, replica: Catalog, created: set[s
 
 __all__ = ["SchemaTables", "check_do_and_ignore", "check_rule_effect", "check_rules_match_nothing",
            "check_statements_that_stop"]
+
+
+def check_shared_tables(passes: dict[str, SchemaTables], collation_key) -> Iterator[Finding]:
+    """RF403 with a schema: replica tables (after rewrites) that several channels apply rows
+    to, counted per pair of channels, from the evaluator's decisions on each source's tables."""
+    writers: dict[str, list[str]] = defaultdict(list)
+    names: dict[str, str] = {}
+    for channel, schema in passes.items():
+        for (db, table), decision in zip(schema.tables, schema.decisions):
+            if decision.applied:
+                key = collation_key(f"{db}.{table}")
+                names.setdefault(key, f"{db}.{table}")
+                if not writers[key] or writers[key][-1] != channel:
+                    writers[key].append(channel)
+    pairs: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for key, channels in writers.items():
+        for i, later in enumerate(channels):
+            for earlier in channels[:i]:
+                pairs[(earlier, later)].append(names[key])
+    for (earlier, later), tables in pairs.items():
+        yield Finding(
+            later, "RF403",
+            f"channels '{earlier}' and '{later}' both apply rows to {len(tables)} table(s) of the schema "
+            f"(e.g. {tables[0]}): two sources would write them",
+        )

@@ -61,6 +61,7 @@ def lint_state(state: ReplicaState, options: LintOptions = LintOptions()) -> lis
     """Every finding for ``state``, sorted (channel, code, rule), silenced ones dropped."""
     views = views_of(state, options.channel)
     findings: list[Finding] = []
+    passes: dict[str, checks_schema.SchemaTables] = {}
     for view in views:
         findings.extend(lint_view(view, options.binlog_format))
         if options.workload is not None:
@@ -69,13 +70,16 @@ def lint_state(state: ReplicaState, options: LintOptions = LintOptions()) -> lis
             findings.extend(checks_schema.check_statements_that_stop(view, options.workload, state.replica_catalog))
         catalog = state.source_catalog(view.channel)
         if catalog is not None:
-            tables = checks_schema.SchemaTables(view, catalog)
+            tables = passes[view.channel] = checks_schema.SchemaTables(view, catalog)
             findings.extend(checks_schema.check_rules_match_nothing(view, tables))
             findings.extend(checks_schema.check_do_and_ignore(view, tables))
             findings.extend(checks_schema.check_rule_effect(view, tables))
     findings.extend(checks_channels.check_global_not_inherited(state, views))
     if options.channel is None:
-        findings.extend(checks_channels.check_shared_tables(views))
+        with_schema = [v for v in views if v.configured and v.channel in passes]
+        if len(with_schema) > 1:  # the schema says exactly which tables several channels write
+            findings.extend(checks_schema.check_shared_tables({v.channel: passes[v.channel] for v in with_schema}, state.collation.key))
+        findings.extend(checks_channels.check_shared_tables([v for v in views if v.channel not in passes]))
         findings.extend(checks_channels.check_unfiltered_channel(views))
         refs = [StartupRuleRef(o.channel, o.ftype, o.rule) for o in options.origins if o.channel is not None]  # type: ignore[arg-type]
         findings.extend(checks_channels.check_discarded_channel_rules(state, refs))
