@@ -100,6 +100,8 @@ def start_replica(startup_arguments: list[tuple[str, str | None]], defaults_file
     settings = collect_startup_settings(file_options, startup_arguments)
     warnings.extend(settings.warnings)
     datadir = DataDirectory(datadir_path).open() if datadir_path else None
+    if datadir is not None:
+        warnings.extend(datadir.startup_warnings)
     try:
         state = datadir.load_state(settings.lower_case_table_names) if datadir else ReplicaState.fresh(settings.lower_case_table_names)
         state, filter_warnings = apply_startup(state, settings.rules, wall_clock_us())
