@@ -315,3 +315,20 @@ def test_temporary_files_left_by_a_killed_writer_are_removed_at_the_next_start(t
     assert (status, err) == (0, "")
     assert sorted(os.listdir(datadir)) == ["connection_metadata.json", "replfilter.lock"]
     assert "Source_Host: h1" in out
+
+
+def test_a_deeply_nested_catalog_file_is_a_corrupt_file(tmp_path: Path) -> None:
+    datadir = tmp_path / "d"
+    datadir.mkdir()
+    (datadir / "replica_catalog.json").write_text("[" * 100_000)
+    status, _, err = run(["--datadir", str(datadir), "-e", "SHOW WARNINGS"])
+    assert status == 1
+    assert one_error_line(err) == f"replfilter: [ERROR] Corrupt '{datadir / 'replica_catalog.json'}': nested too deeply"
+
+
+def test_a_killed_catalog_writers_temporary_files_are_removed_too(tmp_path: Path) -> None:
+    datadir = tmp_path / "d"
+    datadir.mkdir()
+    (datadir / ".replica_catalog.k2j4").write_text("{")
+    assert run(["--datadir", str(datadir), "-e", "SHOW WARNINGS"])[0] == 0
+    assert sorted(os.listdir(datadir)) == ["replfilter.lock"]

@@ -246,7 +246,7 @@ def test_evaluator_without_memo_gives_the_same_results() -> None:
 
 
 def test_describe_event() -> None:
-    from replfilter.evaluation.evaluator import describe_event
+    from replfilter.evaluation.explain import describe_event
 
     q = QueryEvent("", "d", CK.INSERT_SELECT, (TableRef(None, "t"), TableRef("e", "s", False)))
     assert describe_event(q) == "query INSERT_SELECT db=d tables=[t*, e.s]"
@@ -258,7 +258,7 @@ def test_describe_event() -> None:
 
 
 def test_explain_sql_rows_per_format_channel_and_event() -> None:
-    from replfilter.evaluation.evaluator import explain_sql
+    from replfilter.evaluation.explain import explain_sql
 
     state = state_with(default=fset(ignore_db=["db1"], do_table=["db2.t3"]), ch2=FilterSet())
     rows = explain_sql(state, "INSERT INTO db2.t3 VALUES (1)", "db1")

@@ -13,6 +13,7 @@ from datetime import datetime
 import pytest
 
 from replfilter.core.errors import Condition, MySQLError
+from replfilter.core.version import ServerVersion
 from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
 from replfilter.replica.perfschema import format_timestamp
 from replfilter.core.results import Ok, ResultSet
@@ -124,6 +125,10 @@ def multi_source(*names: str, state: ReplicaState | None = None) -> Replica:
     for name in names:
         replica.run(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'host_{name}' FOR CHANNEL '{name}'")
     return replica
+
+
+MYSQL_8_0 = ReplicaState.fresh(version=ServerVersion.MYSQL_8_0)
+"""A replica started with --mysql-version=8.0: the SLAVE/MASTER spellings run, with 1287."""
 
 
 def with_global_rule(ftype: FilterType, *rules: str, lctn: int = 0) -> ReplicaState:
@@ -449,7 +454,7 @@ def test_group_replication_channel_never_copies() -> None:
 def test_change_source_without_clause_with_two_channels_gives_3079() -> None:
     replica = multi_source("ch_1")
     assert replica.fails("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h'") == ER_3079
-    assert replica.fails("CHANGE MASTER TO MASTER_HOST = 'h'") == ER_3079
+    assert multi_source("ch_1", state=MYSQL_8_0).fails("CHANGE MASTER TO MASTER_HOST = 'h'") == ER_3079
 
 
 def test_change_source_without_clause_on_a_single_channel_replica() -> None:
@@ -741,10 +746,9 @@ def test_show_replica_status_has_the_60_columns_in_order() -> None:
 
 
 def test_show_slave_status_has_the_80_names_and_warns() -> None:
-    """MySQL 8.4 removed the SLAVE/MASTER statement spellings (a syntax error there, spec 10);
-    issue 2 asks for them as 8.0 has them, so replfilter accepts them with 8.0's behaviour:
-    warning 1287 and, for SHOW SLAVE STATUS, the 8.0 column names."""
-    replica = multi_source("c")
+    """With --mysql-version=8.0 the SLAVE/MASTER spellings run as 8.0 runs them: warning 1287
+    and, for SHOW SLAVE STATUS, the 8.0 column names."""
+    replica = multi_source("c", state=MYSQL_8_0)
     result = replica.run("SHOW SLAVE STATUS")
     assert isinstance(result, ResultSet)
     assert list(result.columns) == SPEC_LEGACY_COLUMNS == list(LEGACY_COLUMNS)
@@ -1072,7 +1076,7 @@ def test_select_errors() -> None:
 
 
 def test_legacy_spellings_warn_1287() -> None:
-    replica = Replica()
+    replica = Replica(MYSQL_8_0)
     result = replica.run("CHANGE MASTER TO MASTER_HOST = 'h', SOURCE_PORT = 3307, MASTER_LOG_POS = 4")
     assert result.warnings == (
         deprecated("CHANGE MASTER", "CHANGE REPLICATION SOURCE"),
@@ -1089,7 +1093,7 @@ def test_legacy_spellings_warn_1287() -> None:
 def test_reset_slave_all_warns_about_reset_slave() -> None:
     """The 8.0 grammar pushes the warning for the SLAVE keyword of RESET, whatever follows:
     'RESET SLAVE' ... RESET REPLICA, also for RESET SLAVE ALL."""
-    replica = Replica()
+    replica = Replica(MYSQL_8_0)
     assert replica.run("RESET SLAVE ALL").warnings == (deprecated("RESET SLAVE", "RESET REPLICA"),)
 
 
@@ -1105,7 +1109,7 @@ def test_current_spellings_do_not_warn() -> None:
 def test_deprecation_warning_stays_when_the_statement_then_fails() -> None:
     """The 1287 warning is pushed while parsing, so SHOW WARNINGS after a legacy statement that
     fails lists it before the error."""
-    replica = multi_source("ch_1")
+    replica = multi_source("ch_1", state=MYSQL_8_0)
     replica.fails("RESET SLAVE FOR CHANNEL 'c'")
     assert replica.warnings() == [
         deprecated("RESET SLAVE", "RESET REPLICA"),
@@ -1233,7 +1237,7 @@ def test_legacy_spellings_read_before_a_syntax_error_keep_their_1287() -> None:
     """The 8.0 grammar warns for CHANGE MASTER and each MASTER_* word as soon as it reads it, so a
     syntax error later in the statement follows those warnings; the word the error is at, and
     START/STOP/RESET/SHOW ... SLAVE (which warn when they run), give none."""
-    replica = Replica()
+    replica = Replica(MYSQL_8_0)
     assert _diagnostics_after(replica, "CHANGE MASTER TO MASTER_HOST = 'h', MASTER_PORT = 1 oops, MASTER_USER = 'u'") == [
         ("Warning", 1287, "CHANGE MASTER"), ("Warning", 1287, "MASTER_HOST"), ("Warning", 1287, "MASTER_PORT"),
         ("Error", 1064, "oops, MASTER_USER = "),
@@ -1245,7 +1249,7 @@ def test_legacy_spellings_read_before_a_syntax_error_keep_their_1287() -> None:
 
 
 def test_a_source_delay_out_of_range_follows_the_warnings_of_the_whole_statement() -> None:
-    replica = Replica()
+    replica = Replica(MYSQL_8_0)
     assert [(lvl, code) for lvl, code, _ in _diagnostics_after(
         replica, "CHANGE MASTER TO MASTER_DELAY = 4294967296, MASTER_HOST = 'h' FOR CHANNEL 'c'"
     )] == [("Warning", 1287)] * 3 + [("Error", 1729)]

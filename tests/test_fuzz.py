@@ -72,7 +72,22 @@ def mutated(draw: st.DrawFn) -> str:
     return text
 
 
-any_text = st.one_of(surrogate_text, decoded_bytes, token_soup, mutated(), st.sampled_from(VALID))
+# Non-ASCII letters that Unicode case-folding maps onto ASCII ones: U+0131 (dotless i) and U+0130
+# (I with dot) fold to I/i, U+017F (long s) to S, U+212A (Kelvin sign) to k. MySQL's keywords
+# are ASCII, so a keyword spelled with one of them is not that keyword.
+LOOKALIKES = {"i": "\u0131", "I": "\u0130", "s": "\u017f", "S": "\u017f", "k": "\u212a", "K": "\u212a"}
+
+
+@st.composite
+def with_lookalikes(draw: st.DrawFn) -> str:
+    """A valid statement with some of its i, s and k letters swapped for their lookalikes."""
+    text = draw(st.sampled_from(VALID))
+    positions = [i for i, ch in enumerate(text) if ch in LOOKALIKES]
+    chosen = draw(st.sets(st.sampled_from(positions), min_size=1, max_size=4)) if positions else set()
+    return "".join(LOOKALIKES[ch] if i in chosen else ch for i, ch in enumerate(text))
+
+
+any_text = st.one_of(surrogate_text, decoded_bytes, token_soup, mutated(), with_lookalikes(), st.sampled_from(VALID))
 
 
 def configured_session() -> Session:
@@ -103,6 +118,32 @@ def check_one(session: Session, text: str) -> None:
 @given(any_text)
 def test_execute_text_gives_a_result_or_a_mysql_error(text: str) -> None:
     check_one(configured_session(), text)
+
+
+def _keyword_spans(text: str) -> list[tuple[int, int]]:
+    from replfilter.dialect.grammar import keywords, plain_parser
+
+    return [(t.start_pos, t.end_pos) for t in plain_parser().lex(text) if t.type in keywords()]
+
+
+@SETTINGS
+@given(st.sampled_from(VALID), st.data())
+def test_a_keyword_with_a_lookalike_letter_is_a_syntax_error(text: str, data: st.DataObject) -> None:
+    """Only ASCII case-folding makes a keyword: any keyword of a valid statement spelled with
+    one lookalike letter turns the statement into a 1064 (as in MySQL), never a traceback and
+    never the keyword."""
+    spans = [(a, b) for a, b in _keyword_spans(text) if any(ch in LOOKALIKES for ch in text[a:b])]
+    if not spans:
+        return
+    start, end = data.draw(st.sampled_from(spans))
+    position = data.draw(st.sampled_from([i for i in range(start, end) if text[i] in LOOKALIKES]))
+    changed = text[:position] + LOOKALIKES[text[position]] + text[position + 1:]
+    session = configured_session()
+    before = session.state
+    with pytest.raises(MySQLError) as info:
+        session.execute_text(changed)
+    assert info.value.code == 1064, changed
+    assert session.state == before
 
 
 @SETTINGS

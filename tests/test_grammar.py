@@ -14,7 +14,9 @@ from replfilter.dialect.splitter import ClientCommand, StatementBuffer, Statemen
 from replfilter.dialect import ast
 from replfilter.core.errors import MySQLError
 from replfilter.core.filters import FilterType
+from replfilter.core.version import ServerVersion
 
+V80 = ServerVersion.MYSQL_8_0
 DO_DB = FilterType.DO_DB
 IGNORE_DB = FilterType.IGNORE_DB
 DO_TABLE = FilterType.DO_TABLE
@@ -527,12 +529,13 @@ def test_unterminated_block_comment_is_a_syntax_error() -> None:
 
 
 def test_replica_and_slave_spellings() -> None:
-    assert parse_statement("START SLAVE") == ast.StartReplica((), None, legacy=True)
+    """8.0 reads both spellings (SLAVE marks the statement legacy)."""
+    assert parse_statement("START SLAVE", V80) == ast.StartReplica((), None, legacy=True)
     assert parse_statement("START REPLICA") == ast.StartReplica((), None, legacy=False)
-    assert parse_statement("stop slave io_thread for channel 'C'") == ast.StopReplica(("IO_THREAD",), "c", True)
-    assert parse_statement("RESET SLAVE ALL FOR CHANNEL ''") == ast.ResetReplica(True, "", True)
+    assert parse_statement("stop slave io_thread for channel 'C'", V80) == ast.StopReplica(("IO_THREAD",), "c", True)
+    assert parse_statement("RESET SLAVE ALL FOR CHANNEL ''", V80) == ast.ResetReplica(True, "", True)
     assert parse_statement("RESET REPLICA") == ast.ResetReplica(False, None, False)
-    assert parse_statement("SHOW SLAVE STATUS") == ast.ShowReplicaStatus(None, True)
+    assert parse_statement("SHOW SLAVE STATUS", V80) == ast.ShowReplicaStatus(None, True)
     assert parse_statement("SHOW REPLICA STATUS FOR CHANNEL 'x'") == ast.ShowReplicaStatus("x", False)
 
 
@@ -544,7 +547,7 @@ def test_thread_types() -> None:
 
 
 def test_change_master_and_change_replication_source() -> None:
-    legacy = parse_statement("CHANGE MASTER TO MASTER_HOST = 'h', MASTER_PORT = 3307 FOR CHANNEL 'C1'")
+    legacy = parse_statement("CHANGE MASTER TO MASTER_HOST = 'h', MASTER_PORT = 3307 FOR CHANNEL 'C1'", V80)
     assert legacy == ast.ChangeReplicationSource(
         (ast.SourceOption("SOURCE_HOST", "h", "MASTER_HOST"), ast.SourceOption("SOURCE_PORT", 3307, "MASTER_PORT")),
         "c1",
@@ -748,7 +751,11 @@ def test_splitter_leaves_comments_out_as_mysql_does() -> None:
 
 def test_splitter_comment_only_input_sends_nothing() -> None:
     assert split_statements("-- nothing\n# here\n/* at\nall */\n") == []
-    assert split_statements("-- x;\n;") == []
+    # a delimiter on an empty buffer is an empty query: the shell says "No query specified",
+    # scripts ignore it (com_go, interactive vs batch)
+    assert split_statements("-- x;\n;") == [StatementText("", 2)]
+    assert [i for i in split_statements("SHOW WARNINGS;;") if isinstance(i, StatementText)] == [
+        StatementText("SHOW WARNINGS", 1), StatementText("", 1)]
 
 
 def test_splitter_escaped_and_doubled_quotes() -> None:
@@ -847,8 +854,9 @@ def test_splitter_line_after_a_block_comment() -> None:
     assert split_statements("/* header\n   comment */\nSHOW oops;") == [StatementText("SHOW oops", 3)]
 
 
-def test_splitter_empty_statements_are_dropped() -> None:
-    assert split_statements(";;;\n;") == []
+def test_splitter_empty_statements_are_handed_over_empty() -> None:
+    """Each delimiter on an empty buffer is an empty query (the caller reports or ignores it)."""
+    assert split_statements(";;;\n;") == [StatementText("", 1)] * 3 + [StatementText("", 2)]
     assert split_statements("") == []
 
 
@@ -962,3 +970,82 @@ def test_delimiter_glued_to_its_argument_is_no_command() -> None:
     assert split_statements("delimiter //\ndelimiter;\nSHOW WARNINGS//")[1:] == [
         StatementText("delimiter;\nSHOW WARNINGS", 2)
     ]
+
+
+# ---- one grammar loader ----------------------------------------------------------------------------
+
+
+def test_grammar_loader_keywords_are_the_lark_terminals():
+    """The keyword list read from the grammar's text (what the shell highlights before Lark is
+    loaded) is exactly the set of keyword terminals Lark builds, and so is the non-reserved set."""
+    from replfilter.dialect import grammar
+
+    lark = grammar.plain_parser()
+    terminals = {t.name for t in lark.terminals if t.name in str(t.pattern.value).upper()}
+    nonreserved = {s.name for r in lark.rules if r.origin.name == "nonreserved" for s in r.expansion}
+    assert grammar.keywords() == terminals
+    assert grammar.nonreserved_keywords() == nonreserved
+    assert {"CHANGE", "REPLICATE_DO_DB", "SELECT"} <= grammar.keywords()
+
+
+def test_grammar_file_is_read_in_one_module_only():
+    """Only replfilter/dialect/grammar.py names the .lark file or builds a Lark object."""
+    from pathlib import Path
+
+    import replfilter
+
+    root = Path(replfilter.__file__).parent
+    offenders = [
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if path.name != "grammar.py" and ("replfilter.lark" in path.read_text() or "Lark(" in path.read_text())
+    ]
+    assert offenders == []
+
+
+# ---- keywords are ASCII (MySQL's lexer folds ASCII letters only) -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, near",
+    [
+        ("CHANGE REPLICATION FILTER REPL\u0130CATE_DO_DB = (d)", "REPL\u0130CATE_DO_DB = (d)"),
+        ("CHANGE REPLICATION FILTER REPL\u0131CATE_DO_DB = (d)", "REPL\u0131CATE_DO_DB = (d)"),
+        ("SHOW REPL\u0130CA STATUS", "REPL\u0130CA STATUS"),
+        ("\u017fHOW REPLICA STATUS", "\u017fHOW REPLICA STATUS"),
+        ("SHOW REPLICA STATUS FOR CHANNEL 'x' \u212a", "\u212a"),
+        ("CHANGE REPLICATION SOURCE TO SOURCE_HO\u017fT = 'h'", "SOURCE_HO\u017fT = 'h'"),
+    ],
+)
+def test_non_ascii_lookalike_letters_do_not_make_keywords(text: str, near: str) -> None:
+    assert error_of(text) == syntax_error(near)
+
+
+def test_a_name_that_upper_cases_to_a_reserved_word_is_a_name() -> None:
+    """``ſelect`` upper-cases to SELECT in Unicode but not in MySQL's lexer: a plain name."""
+    statement = parse_statement("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (\u017felect)")
+    assert statement == ast.ChangeReplicationFilter((ast.FilterDef(DO_DB, ("\u017felect",)),), None)
+
+
+# ---- 8.4 removed the SLAVE / MASTER spellings -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, near",
+    [
+        ("START SLAVE", "SLAVE"),
+        ("STOP SLAVE SQL_THREAD", "SLAVE SQL_THREAD"),
+        ("SHOW SLAVE STATUS FOR CHANNEL 'c'", "SLAVE STATUS FOR CHANNEL 'c'"),
+        ("RESET SLAVE ALL", "SLAVE ALL"),
+        ("CHANGE MASTER TO MASTER_HOST = 'h'", "MASTER TO MASTER_HOST = 'h'"),
+        ("CHANGE MASTER TO SOURCE_HOST = 'h'", "MASTER TO SOURCE_HOST = 'h'"),
+        ("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', MASTER_PORT = 1", "MASTER_PORT = 1"),
+        ("CHANGE REPLICATION SOURCE TO GET_MASTER_PUBLIC_KEY = 1", "GET_MASTER_PUBLIC_KEY = 1"),
+    ],
+)
+def test_84_refuses_the_removed_spellings(text: str, near: str) -> None:
+    """MySQL 8.4.0 removed them from the grammar: 1064 at the word, with no 1287 in front."""
+    error = error_of(text)
+    assert error == syntax_error(near)
+    assert error.warnings == ()
+    parse_statement(text, V80)  # 8.0 reads every one of them

@@ -10,7 +10,8 @@ import time
 import pytest
 
 from replfilter.core.errors import MySQLError
-from replfilter.evaluation.events import RowEvent, to_json
+from replfilter.evaluation.event_json import to_json
+from replfilter.evaluation.events import RowEvent
 from replfilter.core.filters import FilterType
 from replfilter.server.session import Session
 

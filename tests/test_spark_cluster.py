@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from replfilter.evaluation.events import QueryEvent, RowEvent, CommandKind, TableRef, to_json
+from replfilter.evaluation.event_json import to_json
+from replfilter.evaluation.events import QueryEvent, RowEvent, CommandKind, TableRef
 
 pytestmark = pytest.mark.spark
 

@@ -9,14 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from replfilter.evaluation.event_json import EventFormatError, from_json, to_json
 from replfilter.evaluation.events import (
     CommandKind,
-    EventFormatError,
     QueryEvent,
     RowEvent,
     TableRef,
-    from_json,
-    to_json,
 )
 from spark_helpers import events
 

@@ -21,8 +21,8 @@ from replfilter.evaluation.events import (
     TableRef,
     TransactionEvent,
     TransactionKind,
-    to_json,
 )
+from replfilter.evaluation.event_json import to_json
 from replfilter.core.filters import FilterType
 from replfilter.server.session import Session
 

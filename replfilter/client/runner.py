@@ -83,8 +83,7 @@ class ScriptRunner:
 
     def _statement(self, item: StatementText, file_name: str | None) -> None:
         if not item.text:
-            self._client_error("ERROR: \nNo query specified\n")
-            return
+            return  # com_go in batch mode ignores an empty query (``;;``, a lone ``\g``)
         started = time.perf_counter()
         try:
             result = self.session.execute_text(item.text)

@@ -110,6 +110,9 @@ class ER(Enum):
     NO_DB_ERROR = ErrorSpec(1046, "3D000", "No database selected")
     NO_SUCH_TABLE = ErrorSpec(1146, "42S02", "Table '%s.%s' doesn't exist")
     BAD_FIELD_ERROR = ErrorSpec(1054, "42S22", "Unknown column '%s' in '%s'")
+    NON_UNIQ_ERROR = ErrorSpec(1052, "23000", "Column '%s' in %s is ambiguous")
+    EMPTY_QUERY = ErrorSpec(1065, "42000", "Query was empty")
+    UNKNOWN_TABLE = ErrorSpec(1109, "42S02", "Unknown table '%s' in %s")
     NOT_SUPPORTED_YET = ErrorSpec(
         1235, "42000", "This version of MySQL doesn't yet support '%s'"
     )
@@ -160,6 +163,11 @@ class MySQLError(Exception):
 
 def render(spec: ER, *args: object) -> str:
     return spec.value.template % args if args else spec.value.template
+
+
+def error_line(spec: ER, *args: object) -> str:
+    """The error as the mysql client prints it: ``ERROR 1146 (42S02): Table 't.x' doesn't exist``."""
+    return f"ERROR {spec.value.code} ({spec.value.sqlstate}): {render(spec, *args)}"
 
 
 @dataclass(frozen=True)

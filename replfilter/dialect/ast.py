@@ -155,6 +155,34 @@ class ReplayEvents:
     channel: str | None = None
 
 
+@dataclass(frozen=True)
+class LintReplication:
+    """replfilter extension, not MySQL: the lint findings for the current filters, as rows;
+    ``channel`` limits them to one channel."""
+
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
+class LoadSchema:
+    """replfilter extension, not MySQL: a source's schema file (``channel`` None: every
+    channel's source), replayed through the filters onto the replica's catalog."""
+
+    path: str
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
+class ShowCatalog:
+    """SHOW DATABASES / SHOW [FULL] TABLES / SHOW TRIGGERS, answered from the replica's catalog.
+    ``what`` is ``DATABASES``, ``TABLES`` or ``TRIGGERS``."""
+
+    what: str
+    database: str | None = None
+    like: str | None = None
+    full: bool = False
+
+
 Statement = Union[
     ChangeReplicationFilter,
     ChangeReplicationSource,
@@ -166,4 +194,7 @@ Statement = Union[
     ShowWarnings,
     ExplainReplication,
     ReplayEvents,
+    LintReplication,
+    LoadSchema,
+    ShowCatalog,
 ]

@@ -8,50 +8,17 @@ made here too, so such a statement never reaches the executor and changes nothin
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
-
-from lark import Lark, Token, Transformer, v_args
+from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast
+from .grammar import ascii_upper, is_reserved, lark_parser
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..core.filters import FilterType, fold_case
+from ..core.version import DEFAULT_VERSION, ServerVersion
 from .lexical import unescape_string, unquote_identifier
 from .source_options import canonical_name, is_known_option, resolve_source_option
 from .splitter import StatementText, split_statements, ClientCommand
-
-GRAMMAR_PATH = Path(__file__).with_name("replfilter.lark")
-
-# MySQL 8.4 reserved words that could otherwise be taken for names here (a bare reserved word is
-# a syntax error in MySQL; Lark's contextual lexer would accept it as an identifier).
-RESERVED_WORDS = frozenset(
-    """
-    ACCESSIBLE ADD ALL ALTER ANALYZE AND AS ASC ASENSITIVE BEFORE BETWEEN BIGINT BINARY BLOB BOTH
-    BY CALL CASCADE CASE CHANGE CHAR CHARACTER CHECK COLLATE COLUMN CONDITION CONSTRAINT CONTINUE
-    CONVERT CREATE CROSS CUBE CUME_DIST CURRENT_DATE CURRENT_TIME CURRENT_TIMESTAMP CURRENT_USER
-    CURSOR DATABASE DATABASES DAY_HOUR DAY_MICROSECOND DAY_MINUTE DAY_SECOND DEC DECIMAL DECLARE
-    DEFAULT DELAYED DELETE DENSE_RANK DESC DESCRIBE DETERMINISTIC DISTINCT DISTINCTROW DIV DOUBLE
-    DROP DUAL EACH ELSE ELSEIF EMPTY ENCLOSED ESCAPED EXCEPT EXISTS EXIT EXPLAIN FALSE FETCH
-    FIRST_VALUE FLOAT FLOAT4 FLOAT8 FOR FORCE FOREIGN FROM FULLTEXT FUNCTION GENERATED GET GRANT
-    GROUP GROUPING GROUPS HAVING HIGH_PRIORITY HOUR_MICROSECOND HOUR_MINUTE HOUR_SECOND IF IGNORE
-    IN INDEX INFILE INNER INOUT INSENSITIVE INSERT INT INT1 INT2 INT3 INT4 INT8 INTEGER INTERSECT
-    INTERVAL INTO IO_AFTER_GTIDS IO_BEFORE_GTIDS IS ITERATE JOIN JSON_TABLE KEY KEYS KILL LAG
-    LAST_VALUE LATERAL LEAD LEADING LEAVE LEFT LIKE LIMIT LINEAR LINES LOAD LOCALTIME
-    LOCALTIMESTAMP LOCK LONG LONGBLOB LONGTEXT LOOP LOW_PRIORITY MASTER_BIND
-    MASTER_SSL_VERIFY_SERVER_CERT MATCH MAXVALUE MEDIUMBLOB MEDIUMINT MEDIUMTEXT MIDDLEINT
-    MINUTE_MICROSECOND MINUTE_SECOND MOD MODIFIES NATURAL NOT NO_WRITE_TO_BINLOG NTH_VALUE NTILE
-    NULL NUMERIC OF ON OPTIMIZE OPTIMIZER_COSTS OPTION OPTIONALLY OR ORDER OUT OUTER OUTFILE OVER
-    PARTITION PERCENT_RANK PRECISION PRIMARY PROCEDURE PURGE RANGE RANK READ READS READ_WRITE REAL
-    RECURSIVE REFERENCES REGEXP RELEASE RENAME REPEAT REPLACE REQUIRE RESIGNAL RESTRICT RETURN
-    REVOKE RIGHT RLIKE ROW ROWS ROW_NUMBER SCHEMA SCHEMAS SECOND_MICROSECOND SELECT SENSITIVE
-    SEPARATOR SET SHOW SIGNAL SMALLINT SPATIAL SPECIFIC SQL SQLEXCEPTION SQLSTATE SQLWARNING
-    SQL_BIG_RESULT SQL_CALC_FOUND_ROWS SQL_SMALL_RESULT SSL STARTING STORED STRAIGHT_JOIN SYSTEM
-    TABLE TERMINATED THEN TINYBLOB TINYINT TINYTEXT TO TRAILING TRIGGER TRUE UNDO UNION UNIQUE
-    UNLOCK UNSIGNED UPDATE USAGE USE USING UTC_DATE UTC_TIME UTC_TIMESTAMP VALUES VARBINARY
-    VARCHAR VARCHARACTER VARYING VIRTUAL WHEN WHERE WHILE WINDOW WITH WRITE XOR YEAR_MONTH
-    ZEROFILL
-    """.split()
-)
 
 MAX_IDENT_CHARS = 64
 MAX_IDENT_BYTES = 192
@@ -83,13 +50,23 @@ def _check_db_part(name: str) -> str:
 
 @v_args(inline=True)
 class ToAst(Transformer):
-    """Parse tree -> :mod:`replfilter.dialect.ast` nodes."""
+    """Parse tree -> :mod:`replfilter.dialect.ast` nodes, for one server version: 8.4's grammar
+    has no SLAVE/MASTER spellings, so there they are a syntax error at the word itself."""
+
+    def __init__(self, version: ServerVersion = DEFAULT_VERSION) -> None:
+        super().__init__()
+        self.version = version
+
+    def _legacy(self, token: Token) -> None:
+        """A SLAVE / MASTER / MASTER_* word: 1064 at it in 8.4, accepted (1287) in 8.0."""
+        if not self.version.legacy_spellings:
+            raise ParseFailure(token.start_pos or 0)
 
     # ---- leaves
     def ident(self, token: Token | str) -> str:
         if not isinstance(token, Token):
             return token  # a non-reserved keyword used as a name
-        if token.type == "IDENT" and token.value.upper() in RESERVED_WORDS:
+        if token.type == "IDENT" and is_reserved(token.value):
             raise ParseFailure(token.start_pos or 0)
         return unquote_identifier(token.value)
 
@@ -129,7 +106,7 @@ class ToAst(Transformer):
             if table.type == "QUOTED_IDENT":
                 table = unquote_identifier(table.value)
             else:
-                bare_name_only = table.type == "NUMBER" or table.value.upper() in RESERVED_WORDS
+                bare_name_only = table.type == "NUMBER" or is_reserved(table.value)
                 if bare_name_only and table.start_pos != dot.end_pos:
                     raise ParseFailure(table.start_pos or 0)
                 table = table.value
@@ -167,11 +144,17 @@ class ToAst(Transformer):
         option = resolve_source_option(name.value, value)
         if option is None:
             raise ParseFailure(name.start_pos)
+        if option.written != option.name:
+            self._legacy(name)
         return option
 
     def change_source(self, *children: object) -> ast.ChangeReplicationSource:
         *options, channel = [c for c in children if not isinstance(c, Token)]
         return ast.ChangeReplicationSource(tuple(options), channel)  # type: ignore[arg-type]
+
+    def master_word(self, token: Token) -> Token:
+        self._legacy(token)
+        return token
 
     def change_master(self, *children: object) -> ast.ChangeReplicationSource:
         *options, channel = [c for c in children if not isinstance(c, Token)]
@@ -180,6 +163,8 @@ class ToAst(Transformer):
     # ---- RESET / SHOW / START / STOP
     def replica_word(self, token: Token) -> bool:
         """True for the legacy SLAVE spelling."""
+        if token.type == "SLAVE":
+            self._legacy(token)
         return token.type == "SLAVE"
 
     def reset_replica(self, _kw: Token, legacy: bool, all_kw: Token | None, channel: str | None) -> ast.ResetReplica:
@@ -189,7 +174,7 @@ class ToAst(Transformer):
         return ast.ShowReplicaStatus(channel, legacy)
 
     def thread_type(self, token: Token) -> str:
-        word = token.value.upper()
+        word = ascii_upper(token.value)
         return "IO_THREAD" if word == "RELAY_THREAD" else word
 
     def thread_types(self, *threads: str) -> tuple[str, ...]:
@@ -260,7 +245,7 @@ class ToAst(Transformer):
 
     # ---- replfilter extensions
     def binlog_format(self, token: Token) -> tuple[str, ...]:
-        word = token.value.upper()
+        word = ascii_upper(token.value)
         return ("STATEMENT", "ROW") if word == "BOTH" else (word,)
 
     def explain_database(self, _default: Token, _database: Token, name: str) -> tuple[str, object]:
@@ -279,21 +264,34 @@ class ToAst(Transformer):
     def replay_events(self, _r: Token, _e: Token, _from: Token, path: str, channel: str | None) -> ast.ReplayEvents:
         return ast.ReplayEvents(path, channel)
 
+    def lint_replication(self, _l: Token, _r: Token, channel: str | None) -> ast.LintReplication:
+        return ast.LintReplication(channel)
+
+    def load_schema(self, _l: Token, _s: Token, _from: Token, path: str, channel: str | None) -> ast.LoadSchema:
+        return ast.LoadSchema(path, channel)
+
+    def from_database(self, _from: Token, name: str) -> str:
+        return name
+
+    def like_clause(self, _like: Token, pattern: str) -> str:
+        return pattern
+
+    def show_databases(self, _show: Token, _kw: Token, like: str | None) -> ast.ShowCatalog:
+        return ast.ShowCatalog("DATABASES", like=like)
+
+    def show_tables(self, _show: Token, full: Token | None, _kw: Token, db: str | None, like: str | None) -> ast.ShowCatalog:
+        return ast.ShowCatalog("TABLES", db, like, full is not None)
+
+    def show_triggers(self, _show: Token, _kw: Token, db: str | None, like: str | None) -> ast.ShowCatalog:
+        return ast.ShowCatalog("TRIGGERS", db, like)
+
     def start(self, *statements: object) -> list[object]:
         return [s for s in statements if s is not None]
 
 
-@lru_cache(maxsize=1)
-def _lark() -> Lark:
-    return Lark(
-        GRAMMAR_PATH.read_text(encoding="utf-8"),
-        parser="lalr",
-        lexer="basic",
-        transformer=ToAst(),
-        maybe_placeholders=True,
-        propagate_positions=False,
-        cache=True,
-    )
+@lru_cache(maxsize=None)
+def _lark(version: ServerVersion = DEFAULT_VERSION):  # type: ignore[no-untyped-def]
+    return lark_parser(ToAst(version))
 
 
 def _near(text: str, position: int) -> tuple[str, int]:
@@ -302,27 +300,30 @@ def _near(text: str, position: int) -> tuple[str, int]:
     return text[position : position + 80], text.count("\n", 0, position) + 1
 
 
-def syntax_error(text: str, position: int) -> MySQLError:
+def syntax_error(text: str, position: int, version: ServerVersion = DEFAULT_VERSION) -> MySQLError:
     near, line = _near(text, position)
     error = MySQLError.of(ER.PARSE_ERROR, near, line)
-    error.warnings = parse_time_warnings(text, position)
+    error.warnings = parse_time_warnings(text, position, version)
     return error
 
 
-def parse_time_warnings(text: str, position: int) -> tuple[Condition, ...]:
+def parse_time_warnings(text: str, position: int, version: ServerVersion = DEFAULT_VERSION) -> tuple[Condition, ...]:
     """Warning 1287 for each legacy spelling MySQL's parser has taken in before ``position``.
 
     The 8.0 grammar pushes the warning for ``CHANGE MASTER`` and for each ``MASTER_*`` option
     name in the rule that reads that one word (``change_replication_source_host: MASTER_HOST_SYM
     {push_deprecated_warn...}``), a default reduction made without reading further: so a syntax
     error later in the statement finds them already in the diagnostics area. START/STOP/RESET/
-    SHOW ... SLAVE only mark the statement, and warn when it runs: not here."""
+    SHOW ... SLAVE only mark the statement, and warn when it runs: not here. 8.4 has no legacy
+    spellings, so nothing."""
+    if not version.legacy_spellings:
+        return ()
     words: list[str] = []
     try:
         for token in _lark().lex(text):
             if token.start_pos is not None and token.start_pos >= position:
                 break
-            words.append(token.value.upper())
+            words.append(ascii_upper(token.value))
     except UnexpectedInput:
         pass  # what was lexed before the bad character still counts
     if words[:2] not in (["CHANGE", "MASTER"], ["CHANGE", "REPLICATION"]):
@@ -348,15 +349,15 @@ def _error_position(text: str, exc: UnexpectedInput) -> int:
     return len(text)
 
 
-def parse_statement(text: str) -> ast.Statement:
+def parse_statement(text: str, version: ServerVersion = DEFAULT_VERSION) -> ast.Statement:
     """Parse one statement (no terminator needed). Raises :class:`MySQLError` (1064 and the
     parse-time checks). An empty text is MySQL's "Query was empty" (1065)."""
-    statements = parse_many(text)
+    statements = parse_many(text, version)
     if not statements:
         raise MySQLError(1065, "42000", "Query was empty")
     if len(statements) > 1:
         stripped = text.strip()
-        raise syntax_error(stripped, _second_statement_position(stripped))
+        raise syntax_error(stripped, _second_statement_position(stripped), version)
     return statements[0]
 
 
@@ -377,25 +378,25 @@ def _second_statement_position(text: str) -> int:
     return len(text)
 
 
-def parse_many(text: str) -> list[ast.Statement]:
+def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.Statement]:
     """Parse ``;``-separated statements with the grammar itself (no client commands)."""
     text = text.strip()
     try:
-        return _lark().parse(text)  # type: ignore[return-value]
+        return _lark(version).parse(text)  # type: ignore[return-value]
     except ParseFailure as exc:
-        raise syntax_error(text, exc.position) from None
+        raise syntax_error(text, exc.position, version) from None
     except UnexpectedInput as exc:
-        raise syntax_error(text, _error_position(text, exc)) from None
+        raise syntax_error(text, _error_position(text, exc), version) from None
     except MySQLError as error:
         # A check made while parsing (1729 for SOURCE_DELAY, 1525 for a line feed): MySQL goes
         # on parsing after 1729, so every legacy spelling of the statement has warned. (After
         # 1525 it stops; its rare later legacy options are counted too: a documented excess.)
         if not error.warnings:
-            error.warnings = parse_time_warnings(text, len(text))
+            error.warnings = parse_time_warnings(text, len(text), version)
         raise
 
 
-def parse(text: str) -> list[ast.Statement]:
+def parse(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.Statement]:
     """Parse a script's statements, cut as the mysql client cuts them; client commands are not
     allowed here (use :mod:`replfilter.client.runner` for scripts that contain them)."""
     statements: list[ast.Statement] = []
@@ -404,5 +405,5 @@ def parse(text: str) -> list[ast.Statement]:
             raise syntax_error(item.name, 0)
         assert isinstance(item, StatementText)
         if item.text:
-            statements.append(parse_statement(item.text))
+            statements.append(parse_statement(item.text, version))
     return statements

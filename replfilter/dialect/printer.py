@@ -126,3 +126,23 @@ def _(stmt: ast.ExplainReplication) -> str:
 @to_sql.register
 def _(stmt: ast.ReplayEvents) -> str:
     return f"REPLAY EVENTS FROM {quote_string(stmt.path)}{_channel(stmt.channel)}"
+
+
+@to_sql.register
+def _(stmt: ast.LintReplication) -> str:
+    return f"LINT REPLICATION{_channel(stmt.channel)}"
+
+
+@to_sql.register
+def _(stmt: ast.LoadSchema) -> str:
+    return f"LOAD SCHEMA FROM {quote_string(stmt.path)}{_channel(stmt.channel)}"
+
+
+@to_sql.register
+def _(stmt: ast.ShowCatalog) -> str:
+    sql = "SHOW FULL TABLES" if stmt.full else f"SHOW {stmt.what}"
+    if stmt.database is not None:
+        sql += f" FROM {quote_identifier(stmt.database)}"
+    if stmt.like is not None:
+        sql += f" LIKE {quote_string(stmt.like)}"
+    return sql

@@ -9,6 +9,7 @@ simulate (SSL, compression, ...) are refused with 1235 rather than silently igno
 from __future__ import annotations
 
 from . import ast
+from .grammar import ascii_upper
 from ..core.errors import ER, MySQLError
 
 # 8.4 name -> value kind ("string" or "number").
@@ -50,7 +51,7 @@ RECEIVER_OPTIONS = frozenset(
 
 def canonical_name(written: str) -> str:
     """``master_host`` -> ``SOURCE_HOST``; other names upper-cased."""
-    name = written.upper()
+    name = ascii_upper(written)
     if name.startswith("MASTER_"):
         return "SOURCE_" + name[len("MASTER_"):]
     if name == "GET_MASTER_PUBLIC_KEY":
@@ -77,7 +78,7 @@ def resolve_source_option(written: str, value: ast.SourceValue) -> ast.SourceOpt
     other check. The node keeps the number as written; :func:`stored_value` is what is kept."""
     name = canonical_name(written)
     if name in UNSIMULATED_OPTIONS:
-        return ast.SourceOption(name, value, written.upper())
+        return ast.SourceOption(name, value, ascii_upper(written))
     kind = SUPPORTED_OPTIONS.get(name)
     if kind is None:
         return None
@@ -88,7 +89,7 @@ def resolve_source_option(written: str, value: ast.SourceValue) -> ast.SourceOpt
             return None
         if name == "SOURCE_DELAY" and value > MAX_SOURCE_DELAY:
             raise MySQLError.of(ER.SOURCE_DELAY_VALUE_OUT_OF_RANGE, str(value), MAX_SOURCE_DELAY)
-    return ast.SourceOption(name, value, written.upper())
+    return ast.SourceOption(name, value, ascii_upper(written))
 
 
 def stored_value(name: str, value: ast.SourceValue) -> ast.SourceValue:

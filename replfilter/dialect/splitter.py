@@ -32,14 +32,19 @@ BACKSLASH_COMMANDS = {
     "u": "use",
     "#": "rehash",
     "d": "delimiter",
+    "r": "connect",
+    "!": "system",
+    "C": "charset",
+    "x": "resetconnection",
 }
 # An unknown backslash command: ClientCommand(UNKNOWN_COMMAND, "\\k", line).
 UNKNOWN_COMMAND = "unknown"
 # Commands whose argument is the rest of the line.
-COMMANDS_WITH_ARGUMENT = {"source", "tee", "pager", "help", "prompt", "use", "delimiter"}
+COMMANDS_WITH_ARGUMENT = {"source", "tee", "pager", "help", "prompt", "use", "delimiter", "connect", "system", "charset"}
 WORD_COMMANDS = {
     "help", "?", "quit", "exit", "source", "status", "warnings", "nowarning", "tee", "notee",
     "pager", "nopager", "clear", "print", "use", "rehash", "prompt", "delimiter",
+    "connect", "system", "charset", "edit", "resetconnection",
 }
 DEFAULT_DELIMITER = ";"
 MAX_DELIMITER_LENGTH = 15
@@ -140,6 +145,10 @@ class StatementBuffer:
         self._parts.clear()
         self._quote = None
 
+    def snapshot(self) -> "StatementBuffer":
+        """A copy to scan ahead with (what the next line would complete), leaving this one as is."""
+        return StatementBuffer(delimiter=self.delimiter, _parts=list(self._parts), _quote=self._quote)
+
     def feed_line(self, line: str) -> list[Item]:
         """Consume one input line (without its newline) and return what it completed."""
         self.line_number += 1
@@ -155,6 +164,8 @@ class StatementBuffer:
                     word = line.split(None, 1)[0]
                     argument = line.strip()[len(word) :]
                     self._set_delimiter(argument)
+                elif name == "prompt":
+                    argument = _prompt_argument(line)
                 return [ClientCommand(name, argument, self.line_number)]
         out: list[str] = []  # characters of this line accepted into the statement
         need_space = False  # a comment ended: the next character is preceded by a space
@@ -186,7 +197,9 @@ class StatementBuffer:
             if line.startswith(self.delimiter, i):
                 self._parts.extend(out)
                 out = []
-                items.extend(self._finish(vertical=False))
+                # an empty statement is handed over too: com_go says "No query specified"
+                # (interactive) or ignores it (batch); the caller decides
+                items.extend(self._finish(vertical=False, allow_empty=True))
                 i += len(self.delimiter)
                 continue
             if line.startswith("/*", i) and not line.startswith(("/*!", "/*+"), i):
@@ -211,6 +224,15 @@ class StatementBuffer:
                         self.clear()
                         i += 2
                         continue
+                    if name == "print":
+                        # com_print shows the statement as it stands when \p is read
+                        items.append(ClientCommand(name, "".join(self._parts), self.line_number))
+                        i += 2
+                        continue
+                    if name == "prompt":
+                        items.append(ClientCommand(name, _prompt_argument(line[i:]), self.line_number))
+                        i = n
+                        break
                     if name == "delimiter":
                         # the new delimiter applies at once; what follows on the line is skipped
                         # up to its first occurrence (usually the argument itself), as in mysql
@@ -283,6 +305,14 @@ def _word_command(line: str, delimiter: str = DEFAULT_DELIMITER) -> tuple[str, s
     if argument:
         return None  # e.g. "status of x": not a client command, let the server refuse it
     return (name, "")
+
+
+def _prompt_argument(line: str) -> str:
+    """``com_prompt``: everything after the first space of the command, spaces kept (a prompt
+    usually ends in one); empty when there is none (back to the default prompt)."""
+    stripped = line.lstrip()
+    space = stripped.find(" ")
+    return "" if space < 0 else stripped[space + 1 :]
 
 
 def _without_delimiter(text: str, delimiter: str) -> str:

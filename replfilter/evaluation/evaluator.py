@@ -10,16 +10,16 @@ it). It restates ``mysql-filter-evaluation.md`` sections 3-7 and 9 as pure funct
 * :class:`Evaluator` — memoising decisions by :func:`decision_key`, the small tuple of event
   fields a decision depends on (the Spark runtime reuses the idea: decide once per distinct key).
 
-Choices where the spec leaves room, each tested in ``tests/test_evaluator*.py``:
+Choices where mysql-filter-evaluation.md leaves room, each tested in ``tests/test_evaluator*.py``:
 
-* Version: 8.4-era code. XA boundaries are exempt like BEGIN/COMMIT (checklist 37, "new").
+* Version: 8.4-era code. XA boundaries are exempt like BEGIN/COMMIT (mysql-filter-evaluation.md, section 10, checklist item 37, "new").
 * Name equality uses ``NameCollation.key`` (the filter set stores exact table rules under that
-  key), while lower-casing an incoming name and LIKE matching use ``str.lower`` as the spec says;
+  key), while lower-casing an incoming name and LIKE matching use ``str.lower`` as mysql-filter-evaluation.md, section 5 says;
   the two differ only for a handful of non-ASCII letters such as ``ß``.
-* The source error-code quirk (a second DB_OK count, spec section 7 quirk 2) is not modelled:
+* The source error-code quirk (a second DB_OK count, mysql-filter-evaluation.md, section 7, quirk 2) is not modelled:
   events carry no error code, so every event moves each counter at most once.
 * ``DROP TRIGGER`` whose event has an empty table list means "trigger not found on the replica"
-  and is skipped whatever the rules (spec section 3.2 step 4), the only SKIP without rules.
+  and is skipped whatever the rules (mysql-filter-evaluation.md, section 3.2, step 4), the only SKIP without rules.
 * The *deciding* filter is the rule that ended the evaluation: a table rule that hit; else, for
   an APPLY after a do-db match, that do-db rule; else ``None`` with the default named in
   ``reason``. ``rewrite`` is reported separately (``rewritten_db``, ``rewrite_rule``).
@@ -28,8 +28,6 @@ Choices where the spec leaves room, each tested in ``tests/test_evaluator*.py``:
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from enum import Enum
-from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -42,25 +40,22 @@ from .events import (
     RowEvent,
     TransactionEvent,
 )
+from .rule_checks import (
+    APPLY,
+    SKIP,
+    CompiledFilters,
+    Trace,
+    Verdict,
+    compile_filters,
+    db_ok,
+    db_ok_with_wild,
+    rules_key,  # callers that memoise by rules (spark_runtime.known_keys) import it from here
+    tables_ok,
+)
 from ..core.filters import FilterSet, FilterType, NameCollation, display_rules, fold_case
 from ..replica.state import Channel, ReplicaState
-from ..core.wildcard import WildList
 
 FT = FilterType
-
-
-class Verdict(str, Enum):
-    """APPLY or SKIP; a ``str`` so ``decision == "APPLY"`` reads naturally."""
-
-    APPLY = "APPLY"
-    SKIP = "SKIP"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-APPLY = Verdict.APPLY
-SKIP = Verdict.SKIP
 
 _NO_COUNTS: Mapping[FilterType, int] = MappingProxyType({})
 
@@ -73,9 +68,11 @@ class Decision:
     lower-casing and rewrite, for a row event the table's database after the same; ``None`` for
     transaction events. ``rewritten_db`` is set only when a rewrite rule matched.
     ``increments`` are the COUNTER moves, per filter type (read-only mapping).
+    ``decision`` is ``None`` when the outcome depends on what is not known (which table owns an
+    unqualified SET column, without the schema): ``reason`` then says what is missing.
     """
 
-    decision: Verdict
+    decision: Verdict | None
     filter_type: FilterType | None
     rule: str | None
     reason: str
@@ -91,7 +88,7 @@ class Decision:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (what ``replfilter evaluate`` prints per event)."""
         return {
-            "decision": self.decision.value,
+            "decision": self.decision.value if self.decision is not None else None,
             "filter": self.filter_type.keyword if self.filter_type else None,
             "rule": self.rule,
             "reason": self.reason,
@@ -100,160 +97,6 @@ class Decision:
             "rewrite_rule": self.rewrite_rule,
             "counters": {ftype.keyword: self.increments[ftype] for ftype in FilterType if ftype in self.increments},
         }
-
-
-# --- compiled rules ------------------------------------------------------------------------
-
-
-class CompiledFilters:
-    """One filter set prepared for fast lookups under one collation.
-
-    Exact table rules become a dict keyed by the collation key of the whole ``db.table``
-    string (as MySQL's hash is), wild rules one alternation regex per type, db rules a dict of
-    collation key -> first configured spelling.
-    """
-
-    __slots__ = (
-        "collation", "ci", "key", "do_db", "ignore_db", "do_table", "ignore_table",
-        "wild_do", "wild_ignore", "rewrite", "table_rules_on", "has_db_rules", "has_do_tables",
-    )
-
-    def __init__(self, filters: FilterSet, collation: NameCollation):
-        self.collation = collation
-        self.ci = collation.case_insensitive
-        # ``key`` is NameCollation.key; the hot paths inline it as ``fold_case(x) if ci else x``.
-        self.key = collation.key
-        self.do_db = self._names(filters.rules(FT.DO_DB))
-        self.ignore_db = self._names(filters.rules(FT.IGNORE_DB))
-        self.do_table = self._names(filters.rules(FT.DO_TABLE))
-        self.ignore_table = self._names(filters.rules(FT.IGNORE_TABLE))
-        self.wild_do = WildList(filters.rules(FT.WILD_DO_TABLE), collation)  # type: ignore[arg-type]
-        self.wild_ignore = WildList(filters.rules(FT.WILD_IGNORE_TABLE), collation)  # type: ignore[arg-type]
-        self.rewrite: tuple[tuple[str, str, str], ...] = tuple(
-            (self.key(src), src, dst) for src, dst in filters.rules(FT.REWRITE_DB)  # type: ignore[misc]
-        )
-        self.table_rules_on = filters.table_rules_on
-        self.has_db_rules = bool(self.do_db or self.ignore_db)
-        self.has_do_tables = bool(self.do_table or self.wild_do)
-
-    def _names(self, rules: Iterable[Any]) -> dict[str, str]:
-        names: dict[str, str] = {}
-        for rule in rules:
-            names.setdefault(self.key(rule), rule)
-        return names
-
-    def rewrite_db(self, db: str) -> tuple[str, str] | None:
-        """First rule whose ``from`` equals ``db`` under the collation -> (from, to); no chaining."""
-        if self.rewrite:
-            k = fold_case(db) if self.ci else db
-            for src_key, src, dst in self.rewrite:
-                if src_key == k:
-                    return src, dst
-        return None
-
-
-def rules_key(filters: FilterSet, collation: NameCollation) -> tuple:
-    """What compilation depends on: the rules, the is_on flag, the collation (not counters)."""
-    return (tuple(slot.rules for slot in filters.slots), filters.table_rules_on, collation.lower_case_table_names)
-
-
-@lru_cache(maxsize=512)
-def _compile_cached(key: tuple) -> CompiledFilters:
-    rules, on, lctn = key
-    filters = FilterSet()
-    slots = tuple(replace(slot, rules=r) for slot, r in zip(filters.slots, rules))
-    return CompiledFilters(replace(filters, slots=slots, table_rules_on=on), NameCollation(lctn))
-
-
-def compile_filters(filters: FilterSet, collation: NameCollation) -> CompiledFilters:
-    """Compile (cached by rules, not by counters, so moving counters does not recompile)."""
-    return _compile_cached(rules_key(filters, collation))
-
-
-# --- the primitive predicates (spec 3.1) ----------------------------------------------------
-
-
-class _Trace:
-    """Mutable scratch for one evaluation: counters moved and the db-level do match."""
-
-    __slots__ = ("counts", "do_db_rule")
-
-    def __init__(self) -> None:
-        self.counts: dict[FilterType, int] = {}
-        self.do_db_rule: str | None = None
-
-    def bump(self, ftype: FilterType) -> None:
-        self.counts[ftype] = self.counts.get(ftype, 0) + 1
-
-
-def _db_ok(c: CompiledFilters, db: str, trace: _Trace) -> tuple[bool, FilterType | None, str | None, str]:
-    """Table A: (passes, filter type, rule, reason). do-db, when present, hides ignore-db."""
-    if c.do_db:
-        rule = c.do_db.get(fold_case(db) if c.ci else db)
-        if rule is not None:
-            trace.bump(FT.DO_DB)
-            trace.do_db_rule = rule
-            return True, FT.DO_DB, rule, f"database {db!r} is in replicate-do-db"
-        return False, None, None, f"database {db!r} is not in replicate-do-db"
-    if c.ignore_db:
-        rule = c.ignore_db.get(fold_case(db) if c.ci else db)
-        if rule is not None:
-            trace.bump(FT.IGNORE_DB)
-            return False, FT.IGNORE_DB, rule, f"database {db!r} is in replicate-ignore-db"
-    return True, None, None, "no do-db rules and no matching ignore-db rule"
-
-
-def _db_ok_with_wild(c: CompiledFilters, db: str, trace: _Trace) -> tuple[Verdict, FilterType | None, str | None, str]:
-    """Table B (Bug #46110): a database statement against wild rules, subject ``db + "."``."""
-    subject = db + "."
-    rule = c.wild_do.first_match(subject)
-    if rule is not None:
-        trace.bump(FT.WILD_DO_TABLE)
-        return APPLY, FT.WILD_DO_TABLE, rule, f"{subject!r} matches replicate-wild-do-table"
-    rule = c.wild_ignore.first_match(subject)
-    if rule is not None:
-        trace.bump(FT.WILD_IGNORE_TABLE)
-        return SKIP, FT.WILD_IGNORE_TABLE, rule, f"{subject!r} matches replicate-wild-ignore-table"
-    if c.wild_do:
-        return SKIP, None, None, f"database statement: {subject!r} matches no replicate-wild-do-table rule"
-    return APPLY, None, None, "database statement: no wild-do-table rules and no matching wild-ignore-table rule"
-
-
-def _tables_ok(
-    c: CompiledFilters, tables: Iterable[tuple[str, str, bool]], trace: _Trace
-) -> tuple[Verdict, FilterType | None, str | None, str]:
-    """Table C: the first updating table that hits a rule decides; then the defaults."""
-    saw_updating = False
-    ci = c.ci
-    for db, name, updating in tables:
-        if not updating:
-            continue
-        saw_updating = True
-        subject = f"{db}.{name}"
-        key = fold_case(subject) if ci else subject
-        if c.do_table:
-            rule = c.do_table.get(key)
-            if rule is not None:
-                trace.bump(FT.DO_TABLE)
-                return APPLY, FT.DO_TABLE, rule, f"table {subject!r} is in replicate-do-table"
-        if c.ignore_table:
-            rule = c.ignore_table.get(key)
-            if rule is not None:
-                trace.bump(FT.IGNORE_TABLE)
-                return SKIP, FT.IGNORE_TABLE, rule, f"table {subject!r} is in replicate-ignore-table"
-        rule = c.wild_do.first_match(subject)
-        if rule is not None:
-            trace.bump(FT.WILD_DO_TABLE)
-            return APPLY, FT.WILD_DO_TABLE, rule, f"table {subject!r} matches replicate-wild-do-table"
-        rule = c.wild_ignore.first_match(subject)
-        if rule is not None:
-            trace.bump(FT.WILD_IGNORE_TABLE)
-            return SKIP, FT.WILD_IGNORE_TABLE, rule, f"table {subject!r} matches replicate-wild-ignore-table"
-    if not saw_updating:
-        return SKIP, None, None, "the statement's table list has no updating table"
-    if c.has_do_tables:
-        return SKIP, None, None, "no table rule matched and do-table or wild-do-table rules exist"
-    return APPLY, None, None, "no table rule matched and there are no do-table or wild-do-table rules"
 
 
 # --- events -------------------------------------------------------------------------------
@@ -270,16 +113,17 @@ _COMMAND_CLASS: dict[str, tuple[bool, bool, bool]] = {
     for kind in CommandKind
 }
 _TRANSACTION_DECISION = Decision(APPLY, None, None, "transaction event: never filtered")
+TRIGGER_NOT_FOUND = "DROP TRIGGER: the trigger is not found on the replica"
 
 
 def _finish(
-    verdict: Verdict,
+    verdict: Verdict | None,
     ftype: FilterType | None,
     rule: str | None,
     reason: str,
     db: str,
     rewrite: tuple[str, str] | None,
-    trace: _Trace,
+    trace: Trace,
 ) -> Decision:
     if verdict is APPLY and ftype is None and trace.do_db_rule is not None:
         ftype, rule = FT.DO_DB, trace.do_db_rule
@@ -297,8 +141,8 @@ def _finish(
 
 
 def decide_query(c: CompiledFilters, ev: QueryEvent) -> Decision:
-    """Spec section 3.2 / 9 ``on QueryEvent``."""
-    trace = _Trace()
+    """mysql-filter-evaluation.md, sections 3.2 and 9 (``on QueryEvent``)."""
+    trace = Trace()
     folded = fold_case(ev.default_db) if c.ci else ev.default_db
     rewrite = c.rewrite_db(folded) if c.rewrite else None
     d = rewrite[1] if rewrite else folded
@@ -312,14 +156,14 @@ def decide_query(c: CompiledFilters, ev: QueryEvent) -> Decision:
     if never_filtered:
         return _finish(APPLY, None, None, f"{cmd._value_} is never filtered", d, rewrite, trace)
 
-    ok, ftype, rule, reason = _db_ok(c, d, trace)
+    ok, ftype, rule, reason = db_ok(c, d, trace)
     if not ok:
         return _finish(SKIP, ftype, rule, reason, d, rewrite, trace)
     if database_statement and not c.has_db_rules:
-        verdict, ftype, rule, reason = _db_ok_with_wild(c, d, trace)
+        verdict, ftype, rule, reason = db_ok_with_wild(c, d, trace)
         return _finish(verdict, ftype, rule, reason, d, rewrite, trace)
     if cmd is CommandKind.DROP_TRIGGER and not ev.tables:
-        return _finish(SKIP, None, None, "DROP TRIGGER: the trigger is not found on the replica", d, rewrite, trace)
+        return _finish(SKIP, None, None, TRIGGER_NOT_FOUND, d, rewrite, trace)
     if not ev.tables or database_statement:
         return _finish(APPLY, ftype, rule, _db_pass_reason(reason, "the statement has no table list"), d, rewrite, trace)
     if not c.table_rules_on:
@@ -328,7 +172,7 @@ def decide_query(c: CompiledFilters, ev: QueryEvent) -> Decision:
         what = "SET" if cmd is CommandKind.SET_OPTION else "DROP TEMPORARY TABLE IF EXISTS"
         return _finish(APPLY, ftype, rule, f"{what} is exempt from table rules", d, rewrite, trace)
     resolved = [(t.db if t.db is not None else d, t.table, t.updating) for t in ev.tables]
-    verdict, ftype, rule, reason = _tables_ok(c, resolved, trace)
+    verdict, ftype, rule, reason = tables_ok(c, resolved, trace)
     return _finish(verdict, ftype, rule, reason, d, rewrite, trace)
 
 
@@ -337,19 +181,20 @@ def _db_pass_reason(db_reason: str, table_part: str) -> str:
 
 
 def decide_row(c: CompiledFilters, ev: RowEvent) -> Decision:
-    """Spec section 3.4 / 9 ``on TableMapEvent``: the table's own database decides."""
-    trace = _Trace()
+    """mysql-filter-evaluation.md, sections 3.4 and 9 (``on TableMapEvent``): the table's own
+    database decides."""
+    trace = Trace()
     db, table = (fold_case(ev.db), fold_case(ev.table)) if c.ci else (ev.db, ev.table)
     rewrite = c.rewrite_db(db) if c.rewrite else None
     if rewrite is not None:
         trace.bump(FT.REWRITE_DB)  # any match counts for a Table_map, even a no-op rename
         db = rewrite[1]
-    ok, ftype, rule, reason = _db_ok(c, db, trace)
+    ok, ftype, rule, reason = db_ok(c, db, trace)
     if not ok:
         return _finish(SKIP, ftype, rule, reason, db, rewrite, trace)
     if not c.table_rules_on:
         return _finish(APPLY, ftype, rule, _db_pass_reason(reason, "no table rules"), db, rewrite, trace)
-    verdict, ftype, rule, reason = _tables_ok(c, ((db, table, True),), trace)
+    verdict, ftype, rule, reason = tables_ok(c, ((db, table, True),), trace)
     return _finish(verdict, ftype, rule, reason, db, rewrite, trace)
 
 
@@ -398,8 +243,6 @@ def channel_filters(state: ReplicaState, channel: str) -> FilterSet:
     return found.filters
 
 
-_channel_filters = channel_filters
-
 
 def with_counts(state: ReplicaState, counts: Mapping[str, Mapping[FilterType, int]]) -> ReplicaState:
     """Move each channel's COUNTERs by the given increments (channel name -> type -> n)."""
@@ -425,7 +268,7 @@ def _counted_on(channel: Channel | None, decision: Decision) -> Decision:
 
 def apply_event(state: ReplicaState, event: Event) -> tuple[Decision, ReplicaState]:
     """Decide ``event`` on its channel and return the state with that channel's counters moved."""
-    decision = _counted_on(state.channel(event.channel), decide(_channel_filters(state, event.channel), state.collation, event))
+    decision = _counted_on(state.channel(event.channel), decide(channel_filters(state, event.channel), state.collation, event))
     if decision.increments:
         state = with_counts(state, {event.channel: decision.increments})
     return decision, state
@@ -550,10 +393,10 @@ class Evaluator:
 
 @dataclass(frozen=True)
 class TransactionOutcome:
-    """What became of one GTID transaction (spec section 3.6): the GTID is always consumed;
+    """What became of one GTID transaction (mysql-filter-evaluation.md, section 3.6): the GTID is always consumed;
     the transaction is *empty* when none of its content events was applied. ``xa_filtered``
     marks an XA transaction a filter hit: MySQL reports ER_XA_REPLICATION_FILTERS there and its
-    data outcome is unsupported (checklist 78) — callers should treat it as an error case."""
+    data outcome is unsupported (mysql-filter-evaluation.md, section 10, checklist item 78) — callers should treat it as an error case."""
 
     channel: str
     gtid: str | None
@@ -603,74 +446,6 @@ def decide_batch(
 # --- helpers for the dialect extensions and the CLI ------------------------------------------
 
 
-def describe_event(event: Event) -> str:
-    """A short human-readable rendering, e.g. ``query INSERT db=d tables=[t*, e.s]``,
-    ``rows d.t``, ``GTID u:1`` (``*`` marks an updating table)."""
-    if isinstance(event, RowEvent):
-        return f"rows {event.db}.{event.table}"
-    if isinstance(event, QueryEvent):
-        tables = ", ".join(
-            f"{t.db + '.' if t.db is not None else ''}{t.table}{'*' if t.updating else ''}" for t in event.tables
-        )
-        flags = (" TEMPORARY" if event.temporary else "") + (" IF EXISTS" if event.if_exists else "")
-        return f"query {event.command._value_}{flags} db={event.default_db} tables=[{tables}]"
-    if isinstance(event, TransactionEvent):
-        return f"{event.kind._value_} {event.gtid}" if event.gtid else event.kind._value_
-    raise TypeError(f"not an event: {event!r}")
-
-
-@dataclass(frozen=True)
-class ExplainRow:
-    """One row of "would this statement replicate": per channel, format and derived event."""
-
-    channel: str
-    binlog_format: str
-    event: Event | None
-    decision: Decision | None
-    tables_known: bool
-    note: str | None
-
-    @property
-    def event_text(self) -> str:
-        return describe_event(self.event) if self.event is not None else "(nothing logged)"
-
-
-def explain_sql(
-    state: ReplicaState,
-    sql: str,
-    default_db: str = "",
-    binlog_formats: Sequence[str] = ("STATEMENT", "ROW"),
-    channels: Sequence[str] | None = None,
-) -> list[ExplainRow]:
-    """Decide what each channel would do with ``sql`` (a statement or a script; ``USE`` is
-    followed) under each format, without moving counters.
-
-    ``channels`` defaults to every configured channel, or every channel when none is configured
-    (a fresh replica has only the unconfigured default channel, whose filters startup options
-    set). Statements that log nothing get one row with ``event=None``. Raises
-    :class:`~replfilter.evaluation.sql_events.SqlEventsError` for unreadable SQL and
-    :class:`UnknownChannelError` for a channel that does not exist.
-    """
-    from .sql_events import script_events  # local: keeps the evaluator free of sqlglot
-
-    if channels is None:
-        names = [c.name for c in state.configured_channels()] or list(state.channel_names)
-    else:
-        names = list(channels)
-    compiled = {name: compile_filters(_channel_filters(state, name), state.collation) for name in names}
-    rows: list[ExplainRow] = []
-    for fmt in binlog_formats:
-        for name in names:
-            for derived in script_events(sql, default_db, fmt, channel=name):
-                fmt_name = derived.binlog_format.value
-                if not derived.events:
-                    rows.append(ExplainRow(name, fmt_name, None, None, derived.tables_known, derived.note))
-                for event in derived.events:
-                    decision = decide_compiled(compiled[name], event)
-                    rows.append(ExplainRow(name, fmt_name, event, decision, derived.tables_known, derived.note))
-    return rows
-
-
 @dataclass(frozen=True)
 class LineResult:
     """The outcome of one input line of an events file: a decision, or an error message."""
@@ -701,9 +476,12 @@ def evaluate_lines(
     number in ``line``, the reason alone in ``error``) and do not stop the run; the returned state has the counters of every decided
     event moved. ``channel`` makes every event arrive on that channel.
     """
-    from .events import from_json
+    from .event_json import from_json
+
+    from .schema_follow import CatalogFollower
 
     evaluator = Evaluator(state)
+    follower = CatalogFollower(state.replica_catalog)   # applied DDL changes the replica's schema
     results: list[LineResult] = []
     for number, text in enumerate(lines, start=1):
         if not text.strip():
@@ -712,17 +490,20 @@ def evaluate_lines(
             event = from_json(text)
             if channel is not None:
                 event = replace(event, channel=channel)
-            results.append(LineResult(number, event, evaluator.decide(event)))
+            decision = evaluator.decide(event)
+            follower.applied(event, decision.applied, decision.rewritten_db)
+            results.append(LineResult(number, event, decision))
         except ValueError as err:  # EventFormatError, UnknownChannelError
             results.append(LineResult(number, error=str(err)))
-    return results, evaluator.state()
+    return results, follower.state(evaluator.state())
 
 
-def tally(results: Iterable[LineResult]) -> dict[tuple[str, str], int]:
+def tally(results: Iterable[LineResult]) -> dict[tuple[str, str | None], int]:
     """Counts per (channel, decision) of decided lines, in first-seen order."""
     counts: dict[tuple[str, str], int] = {}
     for result in results:
         if result.decision is not None and result.event is not None:
-            key = (result.event.channel, result.decision.decision.value)
+            verdict = result.decision.decision
+            key = (result.event.channel, verdict.value if verdict is not None else None)
             counts[key] = counts.get(key, 0) + 1
     return counts

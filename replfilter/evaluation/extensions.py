@@ -11,11 +11,12 @@ from typing import Iterable
 
 from ..dialect import ast
 from ..core.errors import ER, Condition, MySQLError
-from .evaluator import evaluate_lines, explain_sql, tally
+from .evaluator import evaluate_lines, tally
+from .explain import explain_sql
 from ..core.results import ResultSet
 from ..replica.state import ReplicaState
 
-EXPLAIN_COLUMNS = ("Channel", "Format", "Event", "Decision", "Filter", "Rule", "Rewritten_DB", "Reason")
+EXPLAIN_COLUMNS = ("Channel", "Format", "Event", "Decision", "Filter", "Rule", "Rewritten_DB", "Reason", "Applier_error")
 REPLAY_COLUMNS = ("Channel", "Decision", "Events")
 MAX_REPLAY_WARNINGS = 64  # MySQL's max_error_count default is 1024; keep SHOW WARNINGS readable
 
@@ -36,21 +37,24 @@ def explain_replication(state: ReplicaState, stmt: ast.ExplainReplication) -> Re
         )
     except SqlEventsError as error:
         raise MySQLError.of(ER.WRONG_ARGUMENTS, f"EXPLAIN REPLICATION ({error})") from None
+    if not rows:  # no statement at all: what the server answers to an empty query
+        raise MySQLError.of(ER.EMPTY_QUERY)
     result_rows = []
     for row in sorted(rows, key=lambda r: r.channel.encode("utf-8")):  # stable: formats keep their order
         decision = row.decision
-        reason = decision.reason if decision is not None else ""
+        reason = decision.reason if decision is not None else (row.reason or "")
         if row.note:
             reason = f"{reason}; {row.note}" if reason else row.note
         result_rows.append((
             row.channel,
             row.binlog_format,
             row.event_text,
-            decision.decision.value if decision is not None else None,
+            decision.decision.value if decision is not None and decision.decision is not None else None,
             decision.filter_type.keyword if decision is not None and decision.filter_type else None,
             decision.rule if decision is not None else None,
             decision.rewritten_db if decision is not None else None,
             reason,
+            row.applier_error,
         ))
     return ResultSet(EXPLAIN_COLUMNS, tuple(result_rows))
 
@@ -63,9 +67,15 @@ def replay_events(state: ReplicaState, stmt: ast.ReplayEvents, lines: Iterable[s
         raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, stmt.channel)
     results, new_state = evaluate_lines(state, lines, stmt.channel)
     errors = [f"line {result.line}: {result.error}" for result in results if result.error is not None]
-    warnings = [Condition.warning(ER.WRONG_VALUE, "event", f"{stmt.path}: {error}") for error in errors[:MAX_REPLAY_WARNINGS]]
+    warnings = [_bad_event(f"{stmt.path}: {error}") for error in errors[:MAX_REPLAY_WARNINGS]]
     if len(errors) > MAX_REPLAY_WARNINGS:
-        warnings.append(Condition.warning(ER.WRONG_VALUE, "event", f"{stmt.path}: {len(errors) - MAX_REPLAY_WARNINGS} more bad lines"))
-    counts = sorted(tally(results).items(), key=lambda item: (item[0][0].encode("utf-8"), item[0][1]))
+        warnings.append(_bad_event(f"{stmt.path}: {len(errors) - MAX_REPLAY_WARNINGS} more bad lines"))
+    counts = sorted(tally(results).items(), key=lambda item: (item[0][0].encode("utf-8"), item[0][1] or ""))
     rows = tuple((channel, decision, n) for (channel, decision), n in counts)
     return ResultSet(REPLAY_COLUMNS, rows, tuple(warnings)), new_state
+
+
+def _bad_event(text: str) -> Condition:
+    """Warning 1525 in its message shape, but whole: MySQL's ``%-.128s`` would cut the text
+    before its useful end (which field, and why), and this message is replfilter's own."""
+    return Condition("Warning", ER.WRONG_VALUE.code, f"Incorrect event value: '{text}'")

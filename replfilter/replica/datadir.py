@@ -31,8 +31,10 @@ import tempfile
 from pathlib import Path
 from typing import IO
 
+from ..core.version import DEFAULT_VERSION, ServerVersion
 from ..core.errors import MySQLError
 from ..dialect.source_options import MAX_SOURCE_DELAY, SUPPORTED_OPTIONS, UINT_OPTIONS, ULONG_MAX
+from .catalog_store import CATALOG_FILE, CatalogStoreError, load_catalog, save_catalog
 from .executor import valid_channel_name
 from .state import DEFAULT_CHANNEL, MAX_CHANNELS, Channel, ReplicaState, SourceSettings
 
@@ -41,6 +43,8 @@ LOCK_FILE = "replfilter.lock"
 TEMPORARY_PREFIX = ".connection_metadata."
 """What :meth:`DataDirectory.save` names its temporary files; only this process writes them while
 it holds the lock, so any found at start-up were left by a killed process."""
+LEFTOVER_PREFIXES = (TEMPORARY_PREFIX, ".replica_catalog.")
+"""The temporary files of both files kept here (``catalog_store.save_catalog`` writes the second)."""
 FORMAT_VERSION = 1
 READ_ONLY_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
 """Why a lock file could not be created when the directory is only readable."""
@@ -158,7 +162,7 @@ class DataDirectory:
         """Temporary metadata files of a writer killed between writing and renaming. Under the
         exclusive lock no other writer exists, so every one found is stale."""
         for entry in os.scandir(self.path):
-            if entry.name.startswith(TEMPORARY_PREFIX) and entry.is_file(follow_symlinks=False):
+            if entry.name.startswith(LEFTOVER_PREFIXES) and entry.is_file(follow_symlinks=False):
                 try:
                     os.unlink(entry.path)
                 except FileNotFoundError:
@@ -216,15 +220,20 @@ class DataDirectory:
         except (ValueError, TypeError, KeyError) as exc:
             raise DataDirError(f"Corrupt '{self.metadata_path}': {exc}") from None
 
-    def load_state(self, lower_case_table_names: int = 0) -> ReplicaState:
+    def load_state(self, lower_case_table_names: int = 0, version: ServerVersion = DEFAULT_VERSION) -> ReplicaState:
         channels = self.load_channels()
-        state = ReplicaState.fresh(lower_case_table_names)
+        state = ReplicaState.fresh(lower_case_table_names, version)
         state = state.without_channel(DEFAULT_CHANNEL)
         for channel in channels:
             state = state.with_channel(channel)
         if state.channel(DEFAULT_CHANNEL) is None:
             state = state.with_channel(Channel(DEFAULT_CHANNEL))
-        return state
+        try:
+            return state.with_replica_catalog(load_catalog(self.path, state.collation))
+        except CatalogStoreError as exc:
+            raise DataDirError(str(exc)) from None
+        except RecursionError:  # as for the metadata file: nothing written here nests that deep
+            raise DataDirError(f"Corrupt '{self.path / CATALOG_FILE}': nested too deeply") from None
 
     # ---- writing
     def save(self, state: ReplicaState) -> None:
@@ -259,6 +268,10 @@ class DataDirectory:
         """Session observer: write only when the persistent part (names, sources) changed."""
         if _persistent(old) != _persistent(new):
             self.save(new)
+        if old.replica_catalog is not new.replica_catalog:
+            if self._read_only_error is not None:
+                raise MySQLError(3, "HY000", _write_error(self.path / CATALOG_FILE, self._read_only_error))
+            save_catalog(self.path, new.replica_catalog)
 
 
 def _write_error(path: Path, exc: OSError) -> str:

@@ -17,6 +17,7 @@ from .perfschema import select_performance_schema
 from ..core.results import Ok, Result
 from .show_status import ProgressSource, show_replica_status
 from ..dialect.source_options import RECEIVER_OPTIONS, SUPPORTED_OPTIONS, stored_value
+from .show_catalog import show_catalog
 from .state import (
     DEFAULT_CHANNEL,
     MAX_CHANNELS,
@@ -85,6 +86,8 @@ def _execute(state: ReplicaState, statement: ast.Statement, now_us: int, progres
             return Execution(state, show_replica_status(state, statement.channel, statement.legacy, progress))
         case ast.SelectPerformanceSchema():
             return Execution(state, select_performance_schema(state, statement))
+        case ast.ShowCatalog():
+            return Execution(state, show_catalog(state, statement))
     raise TypeError(f"not a statement the executor runs: {statement!r}")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from typing import BinaryIO, Sequence
 
 from .startup_options import WHITESPACE as _WHITESPACE
@@ -51,6 +52,28 @@ def read_option_file(
     ignores an ``!include`` whose file cannot be opened; here it is an error, because silently
     losing replication rules is worse than refusing to start.
     """
+    return [(line.name, line.value) for line in read_option_lines(path, groups, warnings)]
+
+
+@dataclass(frozen=True)
+class OptionLine:
+    """One option of an option file with where it was written: the file (an included one when
+    it came through ``!include``), the 1-based line, and the line's text as written (comments
+    included: ``replfilter lint`` reads its ``# replfilter: ignore=CODE`` there)."""
+
+    name: str
+    value: str | None
+    path: str
+    line: int
+    text: str
+
+
+def read_option_lines(
+    path: str | os.PathLike[str],
+    groups: Sequence[str] = SERVER_GROUPS,
+    warnings: list[str] | None = None,
+) -> list[OptionLine]:
+    """:func:`read_option_file`, keeping the file and line of every option."""
     sink: list[str] = warnings if warnings is not None else []
     reader = _OptionFileReader({g.lower() for g in groups}, sink)
     name = os.fspath(path)
@@ -69,7 +92,7 @@ class _OptionFileReader:
     def __init__(self, groups: set[str], warnings: list[str]) -> None:
         self.groups = groups
         self.warnings = warnings
-        self.options: list[tuple[str, str | None]] = []
+        self.options: list[OptionLine] = []
 
     def read(self, name: str, handle: BinaryIO, depth: int) -> None:
         """Read one opened file, unless MySQL would refuse to read it."""
@@ -103,7 +126,8 @@ class _OptionFileReader:
                 number,
             )
         if group.lower() in self.groups:
-            self.options.append(_option(_remove_end_comment(line)))
+            option, value = _option(_remove_end_comment(line))
+            self.options.append(OptionLine(option, value, name, number, text.rstrip("\r\n")))
         return group
 
     def _directive(self, name: str, number: int, line: str, depth: int) -> None:
@@ -233,4 +257,4 @@ def _unescape_value(value: str) -> str:
     return "".join(out)
 
 
-__all__ = ["MAX_INCLUDE_DEPTH", "OPTION_FILE_EXTENSIONS", "SERVER_GROUPS", "read_option_file"]
+__all__ = ["MAX_INCLUDE_DEPTH", "OPTION_FILE_EXTENSIONS", "OptionLine", "SERVER_GROUPS", "read_option_file", "read_option_lines"]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 from ..core.filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, Rule
+from ..core.version import DEFAULT_VERSION, ServerVersion
 from .state import ReplicaState, channel_sort_key, is_group_replication_channel
 
 # ------------------------------------------------------------------------------------------------
@@ -43,6 +44,8 @@ REPLICATE_OPTIONS: dict[str, FilterType] = {ftype.option: ftype for ftype in Fil
 """``replicate-do-db`` -> :attr:`FilterType.DO_DB`, and the other six."""
 
 LOWER_CASE_TABLE_NAMES = "lower-case-table-names"
+MYSQL_VERSION = "mysql-version"
+"""replfilter's own option (not mysqld's): the server version to simulate, 8.4 or 8.0."""
 
 WHITESPACE = " \t\n\v\f\r"
 """``my_isspace()`` of latin1 for the ASCII range: what mysqld trims around names and values."""
@@ -182,6 +185,7 @@ class StartupSettings:
     lower_case_table_names: int = 0
     rules: tuple[StartupRule, ...] = ()
     warnings: tuple[str, ...] = ()
+    version: ServerVersion = DEFAULT_VERSION
 
 
 def collect_startup_settings(
@@ -196,11 +200,13 @@ def collect_startup_settings(
     Unknown options: a real ``my.cnf`` names hundreds of server options this tool has no use for,
     so unknown options **from option files are ignored** -- except unknown ``replicate-*`` names
     (a misspelt filter must not vanish silently), which are errors unless ``loose-``. The
-    **command line accepts only** the replicate options and ``lower-case-table-names``; anything
+    **command line accepts only** the replicate options, ``lower-case-table-names`` and
+    ``mysql-version``; anything
     else is an error (``unknown option '--x'``), and an unknown ``loose-`` option is skipped with
     mysqld's warning.
     """
     lower_case_table_names = 0
+    version = DEFAULT_VERSION
     rules: list[StartupRule] = []
     warnings: list[str] = []
     sources = [(pair, True) for pair in file_options] + [(pair, False) for pair in command_line]
@@ -210,13 +216,15 @@ def collect_startup_settings(
             rules.append(parse_rule(name, value))
         elif name == LOWER_CASE_TABLE_NAMES:
             lower_case_table_names = parse_lower_case_table_names(value)
+        elif name == MYSQL_VERSION:
+            version = parse_mysql_version(value)
         elif from_file and not _looks_like_filter_option(name):
             continue
         elif loose:
             warnings.append(_unknown_option_message(written, value))
         else:
             raise StartupError(_unknown_option_message(written, value))
-    return StartupSettings(lower_case_table_names, tuple(rules), tuple(warnings))
+    return StartupSettings(lower_case_table_names, tuple(rules), tuple(warnings), version)
 
 
 def _looks_like_filter_option(name: str) -> bool:
@@ -229,6 +237,16 @@ def _unknown_option_message(written: str, value: str | None) -> str:
     if value is None:
         return f"unknown option '--{bare}'"
     return f"unknown variable '{bare}={value}'"
+
+
+def parse_mysql_version(value: str | None) -> ServerVersion:
+    """``8.4`` (the default) or ``8.0`` (a full version such as ``8.0.36`` names its series)."""
+    if value is None:
+        raise StartupError(f"option '--{MYSQL_VERSION}' requires an argument")
+    try:
+        return ServerVersion.from_option(value)
+    except ValueError:
+        raise StartupError(f"Invalid value '{value}' for mysql_version: it must be 8.4 or 8.0.") from None
 
 
 def parse_lower_case_table_names(value: str | None) -> int:
@@ -341,6 +359,7 @@ __all__ = [
     "canonical_option_name",
     "collect_startup_settings",
     "parse_lower_case_table_names",
+    "parse_mysql_version",
     "parse_rewrite",
     "parse_rule",
     "split_command_line_option",

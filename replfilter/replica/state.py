@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Iterator
 
 from ..core.filters import EMPTY_FILTERS, FilterSet, NameCollation
+from ..core.version import DEFAULT_VERSION, ServerVersion
+from .catalog import Catalog
 
 DEFAULT_CHANNEL = ""
 GROUP_REPLICATION_CHANNELS = ("group_replication_applier", "group_replication_recovery")
@@ -96,16 +98,27 @@ class Channel:
 
 @dataclass(frozen=True)
 class ReplicaState:
-    """All channels in name order, the global filter, and ``lower_case_table_names``."""
+    """All channels in name order, the global filter, the start-up settings that change how
+    statements behave (``lower_case_table_names``, the simulated server version), and what is
+    known of the schemas: each channel's source's, and the replica's own.
+
+    Schemas are optional: ``None`` means "not known" (no ``--schema`` was given), never "empty".
+    The sources' catalogs are what ``--schema [channel:]FILE`` loaded; the replica has one catalog,
+    built by replaying each source's DDL through that channel's filters.
+    """
 
     channels: tuple[Channel, ...] = (Channel(DEFAULT_CHANNEL),)
     global_filters: FilterSet = EMPTY_FILTERS
     collation: NameCollation = field(default_factory=NameCollation)
+    version: ServerVersion = DEFAULT_VERSION
+    every_source_catalog: Catalog | None = None      # a --schema FILE without a channel prefix
+    channel_source_catalogs: tuple[tuple[str, Catalog], ...] = ()   # --schema channel:FILE
+    replica_catalog: Catalog | None = None
 
     @classmethod
-    def fresh(cls, lower_case_table_names: int = 0) -> "ReplicaState":
+    def fresh(cls, lower_case_table_names: int = 0, version: ServerVersion = DEFAULT_VERSION) -> "ReplicaState":
         """A new replica: only the unconfigured default channel exists."""
-        return cls(collation=NameCollation(lower_case_table_names))
+        return cls(collation=NameCollation(lower_case_table_names), version=version)
 
     def __iter__(self) -> Iterator[Channel]:
         return iter(self.channels)
@@ -135,3 +148,23 @@ class ReplicaState:
 
     def with_global_filters(self, filters: FilterSet) -> "ReplicaState":
         return replace(self, global_filters=filters)
+
+    def source_catalog(self, channel: str) -> Catalog | None:
+        """The schema of ``channel``'s source: its own (``--schema channel:FILE``, which already
+        includes the files given for every source) or else the one every source shares; None
+        when no schema was given for it."""
+        for name, catalog in self.channel_source_catalogs:
+            if name == channel:
+                return catalog
+        return self.every_source_catalog
+
+    def with_source_catalog(self, channel: str | None, catalog: Catalog) -> "ReplicaState":
+        """``channel=None`` sets the catalog every channel's source shares."""
+        if channel is None:
+            return replace(self, every_source_catalog=catalog)
+        others = tuple((n, c) for n, c in self.channel_source_catalogs if n != channel)
+        ordered = tuple(sorted([*others, (channel, catalog)], key=lambda item: channel_sort_key(item[0])))
+        return replace(self, channel_source_catalogs=ordered)
+
+    def with_replica_catalog(self, catalog: Catalog | None) -> "ReplicaState":
+        return replace(self, replica_catalog=catalog)

@@ -16,6 +16,8 @@ from ..core.errors import Condition, MySQLError
 from ..core.errors import ER
 from ..replica.executor import Execution, deprecation_warnings, execute
 from ..evaluation.extensions import explain_replication, replay_events
+from ..lint.statement import lint_replication
+from .load_schema import load_schema_statement
 from ..core.results import Ok, Result, ResultSet
 from ..replica.show_status import ProgressSource
 from ..replica.state import ReplicaState
@@ -59,6 +61,12 @@ class Session:
         """The conditions of the last statement (what SHOW WARNINGS lists)."""
         return self._diagnostics
 
+    def reset_connection(self) -> None:
+        """COM_RESET_CONNECTION (the client's ``resetconnection``, ``connect``): the session's
+        diagnostics area is emptied; the replica's state is the server's and stays."""
+        with self._lock:
+            self._diagnostics = ()
+
     def add_observer(self, observer: StateObserver) -> None:
         self._observers.append(observer)
 
@@ -95,9 +103,13 @@ class Session:
         executor does no I/O)."""
         if isinstance(statement, ast.ExplainReplication):
             return Execution(self._state, explain_replication(self._state, statement))
+        if isinstance(statement, ast.LintReplication):
+            return Execution(self._state, lint_replication(self._state, statement))
         if isinstance(statement, ast.ReplayEvents):
             result, state = replay_events(self._state, statement, _read_lines(statement.path))
             return Execution(state, result)
+        if isinstance(statement, ast.LoadSchema):
+            return load_schema_statement(self._state, statement)
         return None
 
     def execute_sql(self, text: str) -> list[Result]:
@@ -116,7 +128,7 @@ class Session:
         from ..dialect.parser import parse_statement
 
         try:
-            statement = parse_statement(statement_text)
+            statement = parse_statement(statement_text, self._state.version)
         except MySQLError as error:
             self._diagnostics = (*error.warnings, Condition.from_error(error))
             raise

@@ -26,9 +26,9 @@ from prompt_toolkit.document import Document
 from ..dialect.splitter import DEFAULT_DELIMITER, WORD_COMMANDS, StatementBuffer
 from ..core.filters import FILTER_TYPES, ConfiguredBy, FilterType
 from ..replica.perfschema import CHANNEL_COLUMNS, GLOBAL_COLUMNS, SCHEMA, TABLES
+from ..dialect.grammar import is_reserved, keywords, nonreserved_keywords, plain_parser
 from ..dialect.source_options import SUPPORTED_OPTIONS
 from ..replica.state import ReplicaState
-from .lexer import GRAMMAR_FILE
 
 MAX_ANALYSED_CHARS = 64 * 1024  # beyond this (a huge paste) completion is not worth the wait
 NAME_TERMINALS = frozenset({"IDENT", "QUOTED_IDENT"})
@@ -67,6 +67,7 @@ class Suggestion:
     column: str | None = None  # the column a WHERE value is compared with
     qualifier: str | None = None  # a quoted `db`. typed before the name
     legacy: bool = False  # CHANGE MASTER TO: MASTER_* option names
+    configured_only: bool = False  # FOR CHANNEL of a statement an unconfigured channel refuses
 
 
 NOTHING = Suggestion()
@@ -85,14 +86,7 @@ class _Grammar:
 @lru_cache(maxsize=1)
 def _grammar() -> _Grammar:
     """The dialect's grammar without the AST transformer (completion only needs the parse states)."""
-    from lark import Lark
-
-    lark = Lark(GRAMMAR_FILE.read_text(encoding="utf-8"), parser="lalr", lexer="basic", cache=True, maybe_placeholders=True)
-    keywords = frozenset(t.name for t in lark.terminals if t.name in str(t.pattern.value).upper())
-    nonreserved = frozenset(
-        symbol.name for rule in lark.rules if rule.origin.name == "nonreserved" for symbol in rule.expansion
-    )
-    return _Grammar(lark, keywords, nonreserved)
+    return _Grammar(plain_parser(), keywords(), nonreserved_keywords())
 
 
 def _next_terminals(head: str) -> tuple[list, set[str]] | None:
@@ -236,6 +230,10 @@ def _suggestion(tokens: list, accepted: set[str], word: str, commands_allowed: b
     more: list[Kind] = []
     if last == "CHANNEL" and strings_ok:
         more.append(Kind.CHANNEL)
+        # CHANGE REPLICATION FILTER ... FOR CHANNEL refuses an unconfigured channel (1794) and a
+        # group replication one; START REPLICA an unconfigured one (1200)
+        is_filter = first == "CHANGE" and len(tokens) >= 3 and tokens[2].type == "FILTER"
+        extra["configured_only"] = is_filter or first == "START"
     elif first == "CHANGE" and len(tokens) >= 3 and tokens[1].type == "REPLICATION" and tokens[2].type == "FILTER":
         kind = _filter_list_kind(tokens[3:])
         if kind is Kind.WILD_PATTERN and strings_ok:
@@ -344,16 +342,9 @@ def rule_names(state: ReplicaState) -> RuleNames:
     return RuleNames(tuple(sorted(databases)), tuple(sorted(tables)), tuple(sorted(patterns)))
 
 
-@lru_cache(maxsize=1)
-def _reserved_words() -> frozenset[str]:
-    from ..dialect.parser import RESERVED_WORDS
-
-    return RESERVED_WORDS
-
-
 def quote_name(name: str) -> str:
     """A name as it must be typed: bare when MySQL allows it, else in backticks."""
-    if _PLAIN_NAME.fullmatch(name) and not name.isdigit() and name.upper() not in _reserved_words():
+    if _PLAIN_NAME.fullmatch(name) and not name.isdigit() and not is_reserved(name):
         return name
     return "`" + name.replace("`", "``") + "`"
 
@@ -422,7 +413,8 @@ class ReplFilterCompleter(Completer):
                 for topic in self.help_topics:
                     yield _cased(s.word, topic), kind.value
             elif kind is Kind.CHANNEL:
-                for name in state.channel_names:
+                usable = [c.name for c in state.configured_channels()] if s.configured_only else state.channel_names
+                for name in usable:
                     yield quote_string(name, quote), kind.value
             elif kind is Kind.DATABASE:
                 for db in rule_names(state).databases:

@@ -194,6 +194,17 @@ SELECT {{ * | COUNT(*) | column[, column][, ...] }}
         "REPLAY EVENTS FROM 'events.jsonl' FOR CHANNEL 'ch1';",
         "README.md, section \"Would it replicate? Evaluating events\"",
     ),
+    HelpTopic(
+        "LINT REPLICATION",
+        "LINT REPLICATION [FOR CHANNEL channel]",
+        "replfilter extension, not MySQL. Checks the current filters for the mistakes that lose "
+        "data silently (comma in a name, rules on a rewritten database, unescaped '_', rules that "
+        "never match or never decide, channels that miss global rules...): one row per finding "
+        "with its level, stable code, the rule, what happens, and a CHANGE REPLICATION FILTER "
+        "statement that fixes it when one exists. The binary log format is taken as unknown.",
+        "LINT REPLICATION FOR CHANNEL 'ch1';",
+        "README.md, section \"Lint: filter mistakes found before they lose data\"",
+    ),
 )
 
 

@@ -1,7 +1,7 @@
 """A Pygments lexer for the dialect, with its keywords read from the grammar itself.
 
-The keyword list is every terminal of ``grammar/replfilter.lark`` whose pattern is its own name
-(``CHANGE``, ``REPLICATE_DO_DB``...), so a keyword added to the grammar is highlighted without
+The keyword list is the grammar's (:func:`replfilter.dialect.grammar.keywords`: every terminal
+whose pattern is its own name, read without loading Lark), so a keyword added to the grammar is highlighted without
 touching this file. Filter types, source options and the performance_schema tables get their own
 token types; client commands at the start of a line and backslash commands are ``Keyword.Pseudo``;
 anything the dialect cannot lex is ``Error``.
@@ -10,31 +10,21 @@ anything the dialect cannot lex is ``Error``.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from pathlib import Path
 
 from pygments.lexer import RegexLexer, words
 from pygments.token import Comment, Error, Keyword, Name, Number, Operator, Punctuation, String, Whitespace
 
+from ..dialect.grammar import keywords
 from ..dialect.splitter import WORD_COMMANDS
 from ..core.filters import FILTER_TYPES
 from ..dialect.source_options import SUPPORTED_OPTIONS, UNSIMULATED_OPTIONS
 
-GRAMMAR_FILE = Path(__file__).resolve().parent.parent / "dialect" / "replfilter.lark"
-_TERMINAL = re.compile(r"^([A-Z][A-Z0-9_]*)(?:\.\d+)?\s*:(.*)$", re.MULTILINE)
-
 PS_TABLES = ("replication_applier_filters", "replication_applier_global_filters")
 
 
-@lru_cache(maxsize=1)
 def grammar_keywords() -> tuple[str, ...]:
     """Keyword terminals of the grammar, longest first (so REPLICA does not shadow REPLICATE_*)."""
-    try:
-        text = GRAMMAR_FILE.read_text(encoding="utf-8")
-    except OSError:
-        return ()
-    names = {name for name, pattern in _TERMINAL.findall(text) if name in pattern.upper()}
-    return tuple(sorted(names, key=lambda n: (-len(n), n)))
+    return tuple(sorted(keywords(), key=lambda n: (-len(n), n)))
 
 
 def _source_option_words() -> list[str]:
@@ -44,13 +34,13 @@ def _source_option_words() -> list[str]:
 
 
 _NAME_END = r"(?![A-Za-z0-9_$\u0080-\uffff])"
-_BACKSLASH = r"\\[?hcqsWwTtPnepRu#gG.]"
+_BACKSLASH = r"\\[?hcqsWwTtPnepRu#gG.!rCx]"
 
 
 class ReplFilterLexer(RegexLexer):
     name = "MySQL replication filters"
     aliases = ["replfilter"]
-    flags = re.IGNORECASE | re.MULTILINE
+    flags = re.IGNORECASE | re.MULTILINE | re.ASCII  # keywords are ASCII, as the grammar's
 
     tokens = {
         "root": [

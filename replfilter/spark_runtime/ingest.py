@@ -4,7 +4,7 @@ Three inputs, one result (:class:`Ingested`: ``events`` with :data:`~.schema.ING
 ``dead`` with :data:`~.schema.DEAD_LETTER_SCHEMA`); nothing is dropped silently, nothing stops:
 
 * **Event JSON lines** (:func:`parse_event_lines`) — the format of
-  :mod:`replfilter.evaluation.events`, read exactly as :func:`~replfilter.evaluation.events.from_json`
+  :mod:`replfilter.evaluation.events`, read exactly as :func:`~replfilter.evaluation.event_json.from_json`
   reads it. Each line is parsed natively (``try_parse_json``); a line is accepted natively only
   when every key is known for its type and every value has the type ``from_dict`` requires
   (checked with ``schema_of_variant``), with nothing after the object. Every other line —
@@ -41,7 +41,8 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
-from ..evaluation.events import CommandKind, EventFormatError, TransactionKind, from_dict
+from ..evaluation.event_json import EventFormatError, from_dict
+from ..evaluation.events import CommandKind, TransactionKind
 from ..replica.state import ReplicaState
 from .schema import (
     DEAD_LETTER_SCHEMA,
@@ -113,9 +114,9 @@ def _parse_in_python(df: DataFrame, how: str) -> DataFrame:
     arrow_schema = to_arrow_schema(out_schema)
 
     def run(batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
-        from replfilter.evaluation.events import EventFormatError as _Err
-        from replfilter.evaluation.events import from_dict as _from_dict
-        from replfilter.evaluation.events import from_json as _from_json
+        from replfilter.evaluation.event_json import EventFormatError as _Err
+        from replfilter.evaluation.event_json import from_dict as _from_dict
+        from replfilter.evaluation.event_json import from_json as _from_json
 
         for batch in batches:
             records = batch.column("_record").to_pylist()

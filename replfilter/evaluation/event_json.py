@@ -1,0 +1,179 @@
+"""The JSON form of events (version 1): one object per line, and its checked reader.
+
+One object per event, keys in a fixed order, always ``"v": 1`` and a ``"type"`` discriminator
+(``"query"``, ``"row"``, ``"transaction"``). Readers reject unknown keys, unknown versions and
+wrongly typed values with :class:`EventFormatError`, which names the offending field, so a file
+of events fails loudly and precisely rather than being half understood. A query event with
+``sql`` and no ``tables`` key gets its tables from the SQL text
+(:func:`~replfilter.evaluation.sql_events.analyse_event_sql`), as the Spark runtime does.
+
+Examples::
+
+    {"v": 1, "type": "query", "channel": "", "default_db": "d", "command": "INSERT",
+     "tables": [{"db": null, "table": "t", "updating": true}], "sql": "INSERT INTO t VALUES (1)",
+     "temporary": false, "if_exists": false}
+    {"v": 1, "type": "row", "channel": "", "db": "d", "table": "t"}
+    {"v": 1, "type": "transaction", "channel": "", "kind": "XID", "gtid": null}
+"""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from typing import Any, Mapping
+
+from .events import JSON_VERSION, CommandKind, Event, QueryEvent, RowEvent, TableRef, TransactionEvent, TransactionKind
+
+
+class EventFormatError(ValueError):
+    """A JSON event that cannot be read; ``field`` names the offending key (dotted path)."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(f"field {field!r}: {message}" if field else message)
+
+
+def to_json(event: Event) -> str:
+    """One compact JSON line for an event (stable key order)."""
+    return json.dumps(event.to_dict(), ensure_ascii=False, separators=(", ", ": "))
+
+
+def from_json(text: str | bytes) -> Event:
+    """Read one event from a JSON object text; raises :class:`EventFormatError`."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise EventFormatError("", f"not valid JSON: {err.msg} at column {err.colno}") from None
+    return from_dict(data)
+
+
+# --- reading -------------------------------------------------------------------------------
+
+_FIELDS = {
+    "query": ("v", "type", "channel", "default_db", "command", "tables", "sql", "temporary", "if_exists"),
+    "row": ("v", "type", "channel", "db", "table"),
+    "transaction": ("v", "type", "channel", "kind", "gtid"),
+}
+_REQUIRED = {
+    "query": ("v", "type", "command"),
+    "row": ("v", "type", "db", "table"),
+    "transaction": ("v", "type", "kind"),
+}
+
+
+def from_dict(data: Any) -> Event:
+    """Build an event from a decoded JSON object, checking every field."""
+    if not isinstance(data, dict):
+        raise EventFormatError("", f"an event must be a JSON object, not {_describe(data)}")
+    version = data.get("v")
+    if "v" not in data:
+        raise EventFormatError("v", "missing (expected 1)")
+    if type(version) is not int or version != JSON_VERSION:
+        raise EventFormatError("v", f"unsupported version {version!r} (this reader understands 1)")
+    kind = data.get("type")
+    if kind not in _FIELDS:
+        raise EventFormatError("type", f"expected one of 'query', 'row', 'transaction', not {kind!r}")
+    unknown = [key for key in data if key not in _FIELDS[kind]]
+    if unknown:
+        raise EventFormatError(unknown[0], f"unknown field for a {kind} event")
+    for key in _REQUIRED[kind]:
+        if key not in data:
+            raise EventFormatError(key, "missing")
+    channel = _string(data, "channel", default="")
+    if kind == "row":
+        return RowEvent(channel, _string(data, "db"), _string(data, "table"))
+    if kind == "transaction":
+        return TransactionEvent(
+            channel,
+            _enum(TransactionKind, data, "kind"),
+            _optional_string(data, "gtid"),
+        )
+    default_db = _string(data, "default_db", default="")
+    command = _enum(CommandKind, data, "command")
+    if "tables" in data or data.get("sql") is None:
+        tables = _tables(data.get("tables", []))  # (fields are checked in key order)
+        sql = _optional_string(data, "sql")
+    else:
+        sql = _optional_string(data, "sql")
+        tables = _tables_from_sql(sql, default_db)
+    return QueryEvent(
+        channel=channel,
+        default_db=default_db,
+        command=command,
+        tables=tables,
+        sql=sql,
+        temporary=_bool(data, "temporary", default=False),
+        if_exists=_bool(data, "if_exists", default=False),
+    )
+
+
+def _tables_from_sql(sql: str, default_db: str) -> tuple[TableRef, ...]:
+    """A query event with SQL text and no ``tables`` key: its tables are read from the text,
+    as the Spark runtime reads them (:mod:`replfilter.spark_runtime.sql_tables`), so a file of
+    events decides alike in ``replfilter evaluate``, ``REPLAY EVENTS FROM`` and a stream."""
+    from .sql_events import SqlEventsError, analyse_event_sql  # sqlglot loads only when needed
+
+    try:
+        return analyse_event_sql(sql, default_db).tables
+    except SqlEventsError as err:
+        raise EventFormatError("sql", f"cannot derive the tables from the SQL text: {err}") from None
+
+
+def _describe(value: Any) -> str:
+    return "null" if value is None else f"{type(value).__name__} {value!r}"
+
+
+def _string(data: Mapping[str, Any], key: str, default: str | None = None) -> str:
+    if key not in data and default is not None:
+        return default
+    value = data.get(key)
+    if not isinstance(value, str):
+        raise EventFormatError(key, f"expected a string, got {_describe(value)}")
+    return value
+
+
+def _optional_string(data: Mapping[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, str):
+        raise EventFormatError(key, f"expected a string or null, got {_describe(value)}")
+    return value
+
+
+def _bool(data: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise EventFormatError(key, f"expected true or false, got {_describe(value)}")
+    return value
+
+
+def _enum(enum: type[Enum], data: Mapping[str, Any], key: str) -> Any:
+    value = data.get(key)
+    try:
+        return enum(value)
+    except ValueError:
+        names = ", ".join(member.value for member in enum)  # type: ignore[attr-defined]
+        raise EventFormatError(key, f"unknown value {value!r}; expected one of {names}") from None
+
+
+def _tables(value: Any) -> tuple[TableRef, ...]:
+    if not isinstance(value, list):
+        raise EventFormatError("tables", f"expected a list, got {_describe(value)}")
+    refs = []
+    for index, item in enumerate(value):
+        where = f"tables[{index}]"
+        if not isinstance(item, dict):
+            raise EventFormatError(where, f"expected an object, got {_describe(item)}")
+        unknown = [key for key in item if key not in ("db", "table", "updating")]
+        if unknown:
+            raise EventFormatError(f"{where}.{unknown[0]}", "unknown field for a table")
+        db = item.get("db")
+        if db is not None and not isinstance(db, str):
+            raise EventFormatError(f"{where}.db", f"expected a string or null, got {_describe(db)}")
+        table = item.get("table")
+        if not isinstance(table, str) or not table:
+            raise EventFormatError(f"{where}.table", f"expected a non-empty string, got {_describe(table)}")
+        updating = item.get("updating", True)
+        if not isinstance(updating, bool):
+            raise EventFormatError(f"{where}.updating", f"expected true or false, got {_describe(updating)}")
+        refs.append(TableRef(db, table, updating))
+    return tuple(refs)

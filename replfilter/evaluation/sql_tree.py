@@ -1,0 +1,152 @@
+"""Reading sqlglot's tree of a statement: which tables it names, in which order, and which
+table a column qualifier designates.
+
+sqlglot reads MySQL's dialect well enough for DML and most DDL; what it cannot read (or only
+returns as a generic ``Command``) gives ``None`` here, and the reader then falls back to the
+tokenizer. Names are kept as written: comparing them is the evaluator's business.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+from typing import Iterator, Sequence
+
+import sqlglot
+from sqlglot import exp
+
+from .events import TableRef
+from .sql_analysis import ReaderContext
+
+
+class _QuietSqlglot(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return False
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """sqlglot warns when it falls back to a generic Command; we detect that ourselves."""
+    logger = logging.getLogger("sqlglot")
+    quiet = _QuietSqlglot()
+    logger.addFilter(quiet)
+    try:
+        yield
+    finally:
+        logger.removeFilter(quiet)
+
+
+HEAD_MODIFIERS = {"LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "QUICK", "IGNORE"}
+
+
+def _sqlglot_text(ctx: ReaderContext) -> str:
+    """The statement as sqlglot can read it: executable-comment markers blanked, REPLACE read
+    as INSERT, head modifiers (LOW_PRIORITY, IGNORE ...) and ``t.*`` delete targets dropped —
+    none of which changes which tables a statement names."""
+    edits: list[tuple[int, int, str]] = [(s, e, " " * (e - s)) for s, e in ctx.markers]
+    toks = ctx.tokens
+    head = toks[0].upper
+    if head in ("INSERT", "REPLACE", "UPDATE", "DELETE"):
+        if head == "REPLACE":
+            edits.append((toks[0].start, toks[0].end, "INSERT"))
+        i = 1
+        while i < len(toks) and toks[i].upper in HEAD_MODIFIERS:
+            edits.append((toks[i].start, toks[i].end, ""))
+            i += 1
+        if head == "DELETE":  # DELETE t1.* FROM ... / DELETE FROM t1.* USING ...
+            depth = 0
+            for k in range(i, len(toks) - 1):
+                if toks[k].kind == "op" and toks[k].text in "()":
+                    depth += 1 if toks[k].text == "(" else -1
+                elif depth == 0 and toks[k].text == "." and toks[k + 1].text == "*" and toks[k].kind == toks[k + 1].kind == "op":
+                    edits += [(toks[k].start, toks[k].end, ""), (toks[k + 1].start, toks[k + 1].end, "")]
+    text = ctx.sql
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def parse_tree(ctx: ReaderContext) -> exp.Expression | None:
+    """sqlglot's tree, or None when it cannot parse or only produced a generic Command (or the
+    context asks for the tokenizer path)."""
+    if not ctx.use_sqlglot:
+        return None
+    try:
+        with _quiet():
+            trees = sqlglot.parse(_sqlglot_text(ctx), read="mysql")
+    except Exception:  # sqlglot raises ParseError, TokenError and occasionally others
+        return None
+    trees = [t for t in trees if t is not None]
+    if len(trees) != 1 or isinstance(trees[0], exp.Command):
+        return None
+    return trees[0]
+
+
+def tree_table_ref(table: exp.Table, updating: bool | None) -> TableRef | None:
+    name = table.name
+    if not name or table.args.get("catalog") is not None:
+        return None
+    db = table.text("db") or None
+    return TableRef(db, name, updating)
+
+
+def cte_names(tree: exp.Expression) -> set[str]:
+    return {cte.alias for cte in tree.find_all(exp.CTE) if cte.alias}
+
+
+def read_tables(tree: exp.Expression, exclude: set[int], ctes: set[str]) -> list[TableRef]:
+    """Every table the statement mentions that is not one of ``exclude`` (read, not updating)."""
+    out = []
+    for table in tree.find_all(exp.Table, bfs=False):
+        if id(table) in exclude or not isinstance(table.this, exp.Identifier):
+            continue
+        if table.args.get("db") is None and (table.name in ctes or table.name.upper() == "DUAL"):
+            continue
+        ref = tree_table_ref(table, False)
+        if ref is not None:
+            out.append(ref)
+    return out
+
+
+def from_list(node: exp.Expression | None) -> list[exp.Table] | None:
+    """Tables of a FROM/UPDATE table-reference list in written order; derived tables (subqueries)
+    contribute nothing here (their tables are read tables). None if the shape is unexpected."""
+    if node is None:
+        return None
+    out: list[exp.Table] = []
+    if isinstance(node, exp.Table):
+        out.append(node)
+    elif not isinstance(node, exp.Subquery):
+        return None
+    for join in node.args.get("joins") or []:
+        inner = from_list(join.this)
+        if inner is None:
+            return None
+        out.extend(inner)
+    return out
+
+
+def _same(a: str, b: str) -> bool:
+    return a == b
+
+
+def resolve_qualifier(
+    refs: Sequence[exp.Table], qualifier_db: str | None, qualifier: str, default_db: str
+) -> list[exp.Table]:
+    """Which table(s) of the list a ``[db.]name`` qualifier designates: an alias, or an
+    un-aliased table by name (and database when given). Exact match first, then
+    case-insensitive (table names and aliases are case-insensitive under lctn != 0)."""
+    for same in (_same, lambda a, b: a.lower() == b.lower()):
+        found = []
+        for ref in refs:
+            alias = ref.alias
+            ref_db = ref.text("db") or default_db
+            if qualifier_db is not None:
+                if not alias and same(ref.name, qualifier) and same(ref_db, qualifier_db):
+                    found.append(ref)
+            elif (alias and same(alias, qualifier)) or (not alias and same(ref.name, qualifier)):
+                found.append(ref)
+        if found:
+            return found
+    return []
+
