@@ -27,14 +27,15 @@ import errno
 import fcntl
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import IO
 
 from ..core.version import DEFAULT_VERSION, ServerVersion
 from ..core.errors import MySQLError
 from ..dialect.source_options import MAX_SOURCE_DELAY, SUPPORTED_OPTIONS, UINT_OPTIONS, ULONG_MAX
+from .atomic_file import write_atomically
 from .catalog_store import CATALOG_FILE, CatalogStoreError, load_catalog, save_catalog
+from .catalog_store import TEMPORARY_PREFIX as CATALOG_TEMPORARY_PREFIX
 from .executor import valid_channel_name
 from .state import DEFAULT_CHANNEL, MAX_CHANNELS, Channel, ReplicaState, SourceSettings
 
@@ -43,7 +44,7 @@ LOCK_FILE = "replfilter.lock"
 TEMPORARY_PREFIX = ".connection_metadata."
 """What :meth:`DataDirectory.save` names its temporary files; only this process writes them while
 it holds the lock, so any found at start-up were left by a killed process."""
-LEFTOVER_PREFIXES = (TEMPORARY_PREFIX, ".replica_catalog.")
+LEFTOVER_PREFIXES = (TEMPORARY_PREFIX, CATALOG_TEMPORARY_PREFIX)
 """The temporary files of both files kept here (``catalog_store.save_catalog`` writes the second)."""
 FORMAT_VERSION = 1
 READ_ONLY_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
@@ -247,20 +248,8 @@ class DataDirectory:
             "version": FORMAT_VERSION,
             "channels": [{"name": c.name, "source": c.source.to_dict()} for c in state.channels],
         }
-        target = Path(os.path.realpath(self.metadata_path))
         try:
-            fd, tmp = tempfile.mkstemp(prefix=TEMPORARY_PREFIX, dir=target.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    json.dump(document, handle, indent=2, ensure_ascii=False)
-                    handle.write("\n")
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                os.replace(tmp, target)
-            except BaseException:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
-                raise
+            write_atomically(self.metadata_path, json.dumps(document, indent=2, ensure_ascii=False) + "\n", TEMPORARY_PREFIX)
         except OSError as exc:
             raise MySQLError(3, "HY000", _write_error(self.metadata_path, exc)) from None
 
