@@ -303,8 +303,12 @@ def test_temporary_files_left_by_a_killed_writer_are_removed_at_the_next_start(t
         [sys.executable, "-m", "replfilter", "--datadir", str(datadir), str(tmp_path / "writes.sql")],
         env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
-    try:
-        time.sleep(2.0)
+    try:  # kill it once it has rewritten the file a few times: mid-way through its writes
+        first = (datadir / "connection_metadata.json").stat().st_mtime_ns
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (datadir / "connection_metadata.json").stat().st_mtime_ns == first:
+            time.sleep(0.02)
+        time.sleep(0.2)
     finally:
         writer.send_signal(signal.SIGKILL)
         writer.wait()
