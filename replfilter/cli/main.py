@@ -22,7 +22,7 @@ from .startup import Startup, add_startup_arguments, split_startup_arguments, st
 SUBCOMMAND_SYNOPSES = {
     "evaluate": "replfilter evaluate [startup options] [options] EVENTS.jsonl",
     "stream": "replfilter stream [startup options] [options] EVENTS_DIR OUTPUT_DIR CHECKPOINT_DIR",
-    "lint": "replfilter lint [startup options] [options]",
+    "lint": "replfilter lint [startup options] [options] [--workload FILE] [--format text|json|sarif]",
 }
 """The usage lines of the subcommands, shown under ``replfilter``'s own (each has its ``--help``)."""
 
