@@ -107,11 +107,6 @@ class DataDirectory:
         self._remove_leftover_temporaries()
         return self
 
-    @property
-    def read_only(self) -> bool:
-        """True when the directory was opened read-only (see the module's docstring)."""
-        return self._read_only_error is not None
-
     def _check_path(self) -> None:
         """A path that cannot be a data directory, said as what it is (``mkdir`` alone would
         answer "File exists" for a dangling link, a link loop and a file alike)."""
@@ -181,7 +176,7 @@ class DataDirectory:
 
     def close(self) -> None:
         if self._lock_handle is not None:
-            fcntl.flock(self._lock_handle, fcntl.LOCK_UN)  # closing releases it too; said for the reader
+            fcntl.flock(self._lock_handle, fcntl.LOCK_UN)
             self._lock_handle.close()
             self._lock_handle = None
 
