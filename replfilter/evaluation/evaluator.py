@@ -53,6 +53,7 @@ from .rule_checks import (
     tables_ok,
 )
 from ..core.filters import FilterSet, FilterType, NameCollation, TypeSlot, display_rules, fold_case
+from ..core.errors import MySQLError
 from ..replica.state import Channel, ReplicaState
 
 FT = FilterType

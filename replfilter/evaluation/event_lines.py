@@ -80,10 +80,11 @@ def read_line(line: str | bytes, source_catalog: SourceCatalogs | None = None) -
         if "digits" in str(err):
             raise LineError("not valid JSON: a number has more than 4,300 digits") from None
         raise LineError(f"not valid JSON: {err}") from None
-    try:
-        json.dumps(event.to_dict(), ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise LineError("a name is not valid Unicode (a lone surrogate such as \\ud800)") from None
+    if "\\u" in text:  # only an escape can give a lone surrogate: the text itself is UTF-8
+        try:
+            json.dumps(event.to_dict(), ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise LineError("a name is not valid Unicode (a lone surrogate such as \\ud800)") from None
     return event
 
 

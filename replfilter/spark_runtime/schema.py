@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql.types import (
     ArrayType,
+    BinaryType,
     BooleanType,
     LongType,
     StringType,
@@ -88,10 +89,13 @@ DEAD_LETTER_SCHEMA = StructType(
         StructField("reason", StringType(), False),
         StructField("record", StringType(), True),
         StructField("source_file", StringType(), True),
+        StructField("record_bytes", BinaryType(), True),
     ]
 )
 """A record that is not an event (or names an unknown channel): why, and the record as read
-(the JSON line, or the Parquet row as JSON)."""
+(the JSON line, or the Parquet row as JSON). A line that is not UTF-8 text keeps its exact bytes
+in ``record_bytes`` (``record`` then shows them with U+FFFD for each byte that is not UTF-8);
+``record_bytes`` is NULL for every other dead letter."""
 
 
 @dataclass

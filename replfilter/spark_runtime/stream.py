@@ -33,7 +33,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, TextIO
+from typing import Callable, Sequence, TextIO
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, Observation
@@ -153,7 +153,7 @@ class EventStream:
         if c.input_format == "parquet":
             df = reader.schema(EVENT_SCHEMA).parquet(c.events_dir)
         elif c.input_format in ("json", "debezium"):
-            df = reader.text(c.events_dir)
+            df = reader.option("lineSep", "\n").text(c.events_dir)  # only a line feed ends a line
         else:
             raise ValueError(f"unknown input format {c.input_format!r}")
         return df.withColumn("_file", F.col("_metadata.file_path"))
@@ -163,7 +163,7 @@ class EventStream:
     ) -> "IngestedBatch":
         """Rows checked natively (``_ok``: Parquet rows, or parsed JSON lines): pass 1 groups by
         the key and the check, so one scan gives the keys and whether there are bad rows at all;
-        only when there are (or foreign channels) does anything else run — ``fallback``, the
+        only when there are (among them records of channels the replica lacks) does anything else run — ``fallback``, the
         reference reader on the rows the check did not accept, among them; its results are kept
         (``keep``), so that it runs once for every output of the batch."""
         c = self.config
@@ -179,17 +179,22 @@ class EventStream:
         if c.relay_channel is not None and channels - {c.relay_channel}:
             ingested = _claim_relay_events(ingested, c.relay_channel)
             clean = False
-        if channels - set(state.channel_names):
-            ingested = split_unknown_channels(ingested, state)
-            clean = False
+        # (a record of a channel the replica lacks failed the native check: ``fallback`` made it
+        # a dead letter, line and file kept)
         if clean:
             return IngestedBatch(ingested.events, ingested.dead, _merge_keys(rows), dead_count=0)
         events = keep(ingested.events)
         return IngestedBatch(events, keep(ingested.dead), collect_keys(events), dead_count=None)
 
-    def _marked(self, df: DataFrame) -> DataFrame:
+    def _marked(self, df: DataFrame, channels: Sequence[str] | None = None) -> DataFrame:
         """Parquet rows checked natively (``_ok``), relay log channels claimed."""
-        return self._relay(mark_event_rows(df, source_col="_file"))
+        return self._relay(mark_event_rows(df, source_col="_file", channels=channels))
+
+    def _channels(self, state: ReplicaState) -> tuple[str, ...] | None:
+        """The channels events may name, checked as the records are read (so that a record of
+        another channel is a dead letter with its line and file); None in a relay log, whose
+        foreign channels are claimed after reading."""
+        return None if self.config.relay_channel is not None else tuple(state.channel_names)
 
     def _relay(self, marked: DataFrame) -> DataFrame:
         """In a relay log, an event that names no channel is this channel's."""
@@ -315,14 +320,18 @@ class EventStream:
     ) -> tuple[BatchDecisions, int]:
         """Ingest, count the keys (pass 1), decide them, write the outputs (pass 2)."""
         if self.config.input_format == "parquet":
-            batch = self._ingest_checked(self._marked(df), rows_fallback, state, keep)
+            channels = self._channels(state)
+            batch = self._ingest_checked(
+                self._marked(df, channels), lambda marked: rows_fallback(marked, channels), state, keep
+            )
         elif self.config.input_format == "json":
             # Kept without the lines' text (+0.3 s per 625,000 lines to cache, against +1.3 s
             # with it): only lines the native check refuses need it, and a batch that has any
             # parses its lines again for them.
-            parsed = parse_event_lines(df, source_col="_file").parsed
+            channels = self._channels(state)
+            parsed = parse_event_lines(df, source_col="_file", channels=channels).parsed
             kept = keep(parsed.drop("_record"))
-            batch = self._ingest_checked(self._relay(kept), lambda _kept: lines_fallback(parsed), state, keep)
+            batch = self._ingest_checked(self._relay(kept), lambda _kept: lines_fallback(parsed, channels), state, keep)
         else:
             ingested = self.ingest(df, state, keep)
             events = keep(ingested.events)
@@ -364,7 +373,6 @@ class EventStream:
         self._files_done += stats.files
         if self.progress is None:
             return
-        rate = stats.events / stats.seconds if stats.seconds > 0 else 0.0
         of = f"/{self._total_files}" if self._total_files else ""
         note = (
             " (already written before a restart)" if stats.recovered
@@ -375,7 +383,7 @@ class EventStream:
         line = (
             f"batch {stats.batch_id}: {stats.events:,} events: {stats.applied:,} applied, "
             f"{stats.skipped:,} skipped, {stats.dead:,} dead letters; files {self._files_done}{of}; "
-            f"{stats.seconds:.1f} s, {rate:,.0f} events/s{note}"
+            f"{stats.seconds:.1f} s{_rate(stats)}{note}"
         )
         self.progress.write(line + "\n")
         self.progress.flush()
@@ -428,6 +436,17 @@ class EventStream:
         return self._stop
 
 
+RATE_MIN_EVENTS = 1_000
+"""A batch's rate is shown from this many events: below, the fixed cost of a batch (a Spark job or
+two) is all it would measure."""
+
+
+def _rate(stats: BatchStats) -> str:
+    if stats.events < RATE_MIN_EVENTS or stats.seconds <= 0:
+        return ""
+    return f", {stats.events / stats.seconds:,.0f} events/s"
+
+
 def _merge_keys(rows) -> list[dict]:
     """Key rows grouped with extra columns (_ok, _source) -> one row per key, counts summed."""
     merged: dict[tuple, dict] = {}
@@ -462,6 +481,7 @@ def _claim_relay_events(ingested: Ingested, channel: str) -> Ingested:
         F.concat(F.lit("event for channel '"), named, F.lit(f"' in the relay log of channel '{channel}'")).alias("reason"),
         F.coalesce(F.col("record"), event_json).alias("record"),
         F.lit(None).cast("string").alias("source_file"),
+        F.lit(None).cast("binary").alias("record_bytes"),
     )
     return Ingested(claimed, ingested.dead.unionByName(foreign))
 
