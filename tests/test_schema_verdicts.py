@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from replfilter.core.errors import MySQLError
 from replfilter.core.filters import NameCollation
-from replfilter.evaluation.evaluator import evaluate_lines
+from replfilter.evaluation.event_lines import evaluate_lines
 from replfilter.evaluation.events import CommandKind, QueryEvent, TableRef
 from replfilter.evaluation.explain import explain_sql
 from replfilter.evaluation.sql_events import statement_events
@@ -344,3 +344,23 @@ def test_exchange_partition_swap_table_is_updating() -> None:
     state = _session("CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (e.x)").state
     rows = _explain(state, "ALTER TABLE d.p EXCHANGE PARTITION p0 WITH TABLE e.x")
     assert rows["STATEMENT"][:2] == ("query ALTER_TABLE db=d tables=[d.p*, e.x*]", "SKIP")
+
+
+def test_start_replica_and_reset_replica_clear_the_last_sql_error(tmp_path) -> None:
+    schema = tmp_path / "schema.sql"
+    schema.write_text("CREATE DATABASE test;\n")
+    events = tmp_path / "events.jsonl"
+    events.write_text('{"v": 1, "type": "row", "db": "test", "table": "t7"}\n')
+    session = _session("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'a'", f"LOAD SCHEMA FROM '{schema}'")
+
+    def last_error() -> tuple:
+        status = session.execute_sql("SHOW REPLICA STATUS FOR CHANNEL 'a'")[-1]
+        columns = dict(zip(status.columns, status.rows[0]))
+        return columns["Last_SQL_Errno"], columns["Last_SQL_Error"]
+
+    for clear in ("START REPLICA SQL_THREAD FOR CHANNEL 'a'", "RESET REPLICA FOR CHANNEL 'a'"):
+        session.execute_sql("STOP REPLICA FOR CHANNEL 'a'")
+        session.execute_sql(f"REPLAY EVENTS FROM '{events}' FOR CHANNEL 'a'")
+        assert last_error() == (1146, "Error executing row event: 'Table 'test.t7' doesn't exist'")
+        session.execute_sql(clear)
+        assert last_error() == (0, "")

@@ -28,16 +28,14 @@ def _lines_df(spark, lines):
 
 
 def _reference(line: str):
-    """What from_json makes of a line: ('event', dict) or ('dead', message)."""
+    """What ``replfilter evaluate`` makes of a line: ('event', dict) or ('dead', message)."""
+    from replfilter.evaluation.event_lines import read_line
+
     try:
-        event = from_json(line).to_dict()
-    except EventFormatError as err:
+        event = read_line(line)
+    except ValueError as err:
         return "dead", str(err)
-    try:
-        json.dumps(event, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:  # the one documented difference: Spark strings are UTF-8
-        return "dead", "a name is not valid Unicode (lone surrogate): cannot be stored in a Spark string"
-    return "event", event
+    return "event", event.to_dict()
 
 
 def _spark_result(spark, lines):
@@ -304,7 +302,7 @@ def test_sql_tables_each_text_once_and_dead_letters(spark):
 
 
 def test_read_events_gives_events_decided_as_replfilter_evaluate_decides(spark, tmp_path):
-    from replfilter.evaluation.evaluator import evaluate_lines
+    from replfilter.evaluation.event_lines import evaluate_lines
     from replfilter.server.session import Session
     from replfilter.spark_runtime.ingest import read_events
     from replfilter.spark_runtime.transform import InvalidEventError, apply_filters

@@ -13,7 +13,7 @@ from typing import Iterable
 from ..dialect import ast
 from ..core.errors import ER, Condition, MySQLError
 from .applier_errors import last_sql_error
-from .evaluator import LineResult, evaluate_lines, tally
+from .event_lines import LineResult, evaluate_lines, tally
 from .explain import explain_sql
 from ..core.results import ResultSet
 from ..replica.state import ReplicaState

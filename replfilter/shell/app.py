@@ -15,9 +15,13 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, TextIO
+from typing import Any, Callable, Iterator, Mapping, TextIO
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
 
 from .. import __version__
+from ..core.version import DEFAULT_VERSION, ServerVersion
 from ..client.formatting import OutputMode, format_error, format_result, format_warnings, status_line
 from ..dialect.splitter import DEFAULT_DELIMITER, UNKNOWN_COMMAND, ClientCommand, StatementBuffer, StatementText
 from ..core.errors import MySQLError
@@ -51,11 +55,15 @@ def continuation_prompts(text: str, delimiter: str = DEFAULT_DELIMITER, pending:
         prompts.append(continuation_prompt(buffer))
     return prompts
 
-BANNER = (
-    f"Welcome to replfilter {__version__}, a simulated MySQL 8.4 replica for trying replication filters.\n"
-    "Commands end with ; or \\g. Type 'help;' or '\\h' for help. "
-    "Type '\\c' to clear the current input statement.\n\n"
-)
+def banner(version: ServerVersion) -> str:
+    return (
+        f"Welcome to replfilter {__version__}, a simulated MySQL {version.value} replica for trying replication filters.\n"
+        "Commands end with ; or \\g. Type 'help;' or '\\h' for help. "
+        "Type '\\c' to clear the current input statement.\n\n"
+    )
+
+
+BANNER = banner(DEFAULT_VERSION)
 MAX_PROMPT_FAILURES = 3
 
 
@@ -80,6 +88,22 @@ class ShellSettings:
             datadir=datadir if datadir is not None else getattr(args, "datadir", None),
             system_command=getattr(args, "system_command", True) is not False,
         )
+
+
+class AfterPendingStatement(Completer):
+    """A completer that reads the input as the continuation of the statement still pending (after
+    a client command ran mid-statement, the next prompt is ``    -> `` with an empty line): Tab
+    then knows it is after ``CHANGE REPLICATION FILTER``."""
+
+    def __init__(self, inner: Completer, pending: Callable[[], str]) -> None:
+        self.inner = inner
+        self.pending = pending
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+        before = self.pending()
+        if before:
+            document = Document(before + document.text_before_cursor)
+        yield from self.inner.get_completions(document, complete_event)
 
 
 def internal_error(exc: BaseException) -> str:
@@ -138,7 +162,7 @@ class Shell:
     # ---- the loop
     def run(self, input: Any = None, output: Any = None) -> int:
         prompt = self.prompt_session(input, output)
-        self.out.write(BANNER)
+        self.out.write(banner(self.session.state.version))
         if self.warm_up:
             start_warm_up()
         failures = 0
@@ -215,8 +239,11 @@ class Shell:
             multiline=multiline,
             prompt_continuation=continuation,
             lexer=prompt_lexer(),
-            completer=ReplFilterCompleter(
-                lambda: self.session.state, commands.command_words(), topic_names(), lambda: self.buffer.delimiter
+            completer=AfterPendingStatement(
+                ReplFilterCompleter(
+                    lambda: self.session.state, commands.command_words(), topic_names(), lambda: self.buffer.delimiter
+                ),
+                lambda: self.buffer.pending_text,
             ),
             complete_while_typing=False,
             auto_suggest=AutoSuggestFromHistory(),
@@ -243,7 +270,8 @@ class Shell:
     def handle(self, text: str, prompt: str | None = None) -> None:
         """Run everything a (possibly multi-line) input holds; a statement it leaves unterminated
         stays pending for the next input."""
-        self.out.log_input(self.echo(text, prompt if prompt is not None else self._last_prompt()))
+        if self.out.tee_path is not None:  # the echo costs a pass over the text: only for a tee file
+            self.out.log_input(self.echo(text, prompt if prompt is not None else self._last_prompt()))
         for line in text.split("\n"):
             for item in self.buffer.feed_line(line):
                 self.dispatch(item)

@@ -132,7 +132,8 @@ def _source(shell: "Shell", argument: str) -> None:
     # file name and do not stop it (the monitor runs with --force).
     mode = OutputMode(batch=False, vertical=shell.settings.vertical, show_warnings=shell.settings.show_warnings)
     runner = ScriptRunner(
-        shell.session, shell.out.stdout, shell.out.stderr, RunOptions(mode=mode, force=True), delimiter=shell.buffer.delimiter
+        shell.session, shell.out.stdout, shell.out.stderr, RunOptions(mode=mode, force=True, system_command=shell.settings.system_command),
+        delimiter=shell.buffer.delimiter,
     )
     runner.run_text(text, file_name=path)
     shell.buffer.delimiter = runner.delimiter  # one delimiter for the session, as in mysql
@@ -159,7 +160,7 @@ def _status(shell: "Shell", argument: str) -> None:
     global_rules = sum(len(slot.rules) for _, slot in state.global_filters.items())
     lines = [
         "--------------",
-        f"replfilter {__version__}, a simulated MySQL 8.4 replica (replication filters)",
+        f"replfilter {__version__}, a simulated MySQL {state.version.value} replica (replication filters)",
         "",
         f"Data directory:\t\t{settings.datadir or '(none: channels are not kept after exit)'}",
         f"lower_case_table_names:\t{state.collation.lower_case_table_names}",
@@ -330,6 +331,50 @@ def _system(shell: "Shell", argument: str) -> None:
         subprocess.run(argument, shell=True, check=False)
     except OSError as exc:
         shell.out.error(f"ERROR {exc.errno}: {exc.strerror}\n")
+
+
+@command("use", "u", "Use another database. Takes database name as argument.", argument="<db>")
+def _use(shell: "Shell", argument: str) -> None:
+    """com_use: ``USE db`` on the server, then "Database changed". Until the session keeps a
+    default database, the command says it is not available (mysql has no such refusal: the
+    database is the server's to keep)."""
+    if not argument.strip():
+        shell.out.error("ERROR: \nUSE must be followed by a database name\n")
+        return
+    if not hasattr(shell.session, "default_database"):
+        shell.out.error("ERROR: The client command 'use' is not available in replfilter: the session has no default database yet.\n")
+        return
+    from ..core.errors import MySQLError
+    from ..client.formatting import format_error
+    from .errormark import printable
+
+    try:
+        result = shell.session.execute_text("USE " + argument.strip())
+    except MySQLError as error:
+        shell.out.error(printable(format_error(error)) + "\n")
+        return
+    count = len(result.warnings)
+    shell.out.write("Database changed" + (f", {count} warning{'s' if count > 1 else ''}" if count else "") + "\n")
+
+
+@command("charset", "C", "Switch to another charset. Might be needed for processing binlog with multi-byte charsets.", argument="<charset>")
+def _charset(shell: "Shell", argument: str) -> None:
+    """com_charset: replfilter reads and writes UTF-8 only, so the UTF-8 names are accepted (as
+    "Charset changed") and any other is refused, saying why."""
+    name = argument.strip().strip("'\"`")
+    if not name:
+        shell.out.error("ERROR: \nUsage: \\C charset_name | charset charset_name\n")
+        return
+    if name.lower() in ("utf8mb4", "utf8mb3", "utf8"):
+        shell.out.write("Charset changed\n")
+        return
+    shell.out.error(f"ERROR: \nCharset '{printable_name(name)}' is not available: replfilter reads and writes UTF-8 (utf8mb4) only.\n")
+
+
+def printable_name(name: str) -> str:
+    from .errormark import printable
+
+    return printable(name)
 
 
 @command("resetconnection", "x", "Clean session context.")
