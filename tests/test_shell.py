@@ -645,6 +645,12 @@ def test_status(shell, tmp_path):
     assert "| 'ch1'   | Yes        | h1          | No        | No         |            6 |" in run.out
 
 
+def test_executable_comments_in_the_shell(shell):
+    run = shell("/*!80000 SELECT @@version */;" + ENTER + "/*!99999 SHOW WARNINGS */;" + ENTER)
+    assert "| 8.4.3     |" in run.out
+    assert "ERROR 1065 (42000): Query was empty" in run.err
+
+
 def test_banner_and_status_show_the_simulated_version(shell):
     from replfilter.core.version import ServerVersion
     from replfilter.replica.state import ReplicaState
