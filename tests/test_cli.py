@@ -347,7 +347,7 @@ def test_empty_queries_in_a_script_are_ignored_as_mysql_batch_does() -> None:
 # ---- usage and help ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", [[], ["evaluate"], ["stream"]])
+@pytest.mark.parametrize("command", [[], ["evaluate"], ["stream"], ["lint"]])
 def test_help_names_every_option_file_group_read(command: list[str], capsys) -> None:
     """--defaults-file reads [mysqld], [server] and [mysqld-8.4] (README, "Startup options and
     option files"); every front-end's --help says so, not [mysqld] alone."""
@@ -364,7 +364,7 @@ def test_usage_shows_the_subcommands(capsys) -> None:
     usage = capsys.readouterr().err
     assert usage.startswith("usage: replfilter [-h]")
     for name in cli.SUBCOMMANDS:
-        assert f"\n       replfilter {name} [startup options] [options] " in usage
+        assert f"\n       replfilter {name} [startup options] [options]" in usage
 
 
 # ---- --mysql-version ---------------------------------------------------------------------------------

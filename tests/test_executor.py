@@ -515,6 +515,28 @@ def test_change_source_group_replication_applier_refuses_options() -> None:
     assert error == er_3139("CHANGE REPLICATION SOURCE with the given parameters", "group_replication_recovery")
 
 
+def test_80_names_change_master_in_3139() -> None:
+    """8.0's text for the same refusal says CHANGE MASTER, whichever spelling was used."""
+    error = Replica(MYSQL_8_0).fails("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL 'group_replication_applier'")
+    assert error == er_3139("CHANGE MASTER with the given parameters", "group_replication_applier")
+
+
+@pytest.mark.parametrize("state, version", [(None, "8.4.3"), (MYSQL_8_0, "8.0.40")])
+def test_select_system_variables(state: ReplicaState | None, version: str) -> None:
+    """SELECT @@version answers the simulated version; @@warning_count reads the previous
+    statement's diagnostics without clearing them (the statement uses no table); a variable
+    replfilter does not model is 1235, never 1064."""
+    replica = Replica(state)
+    result = replica.run("select @@version, @@Server_Id, @@session.lower_case_table_names")
+    assert result == ResultSet(("@@version", "@@Server_Id", "@@session.lower_case_table_names"), ((version, 1, 0),))
+    replica.run("STOP REPLICA")
+    replica.run("STOP REPLICA")
+    assert replica.run("SELECT @@warning_count").rows == ((1,),)
+    assert replica.run("SELECT @@warning_count, @@error_count").rows == ((1, 0),)
+    assert replica.fails("SELECT @@innodb_buffer_pool_size").code == 1235
+    assert replica.run("SELECT @@error_count").rows == ((1,),)
+
+
 def test_change_source_empty_host_is_refused() -> None:
     replica = Replica()
     error = replica.fails("CHANGE REPLICATION SOURCE TO SOURCE_HOST = ''")
@@ -680,16 +702,39 @@ def test_reset_replica_all_for_default_channel() -> None:
     assert replica.ps() == []
 
 
-def test_reset_with_running_threads_gives_3081_and_changes_nothing() -> None:
-    """Deliberate deviation documented in executor.reset_replica: MySQL resets channels one by one
-    and stops at the first running one (spec 11.18); replfilter reports the same 3081 but leaves
-    every channel as it was, so that a failed statement never half-applies."""
-    replica = multi_source("ch_1", "ch_2")
+def _partial_failure(replica: Replica, sql: str) -> MySQLError:
+    """Run a statement that fails after changing part of the state (as the server does)."""
+    with pytest.raises(MySQLError) as info:
+        replica.run(sql)
+    return info.value
+
+
+def test_reset_all_with_a_running_channel_resets_those_before_it_and_stops_with_3081() -> None:
+    """As the server does (reset_slave(THD*) walks the channels and stops at the first failure,
+    spec 11.18): channels before the running one are reset and, with ALL, dropped; the running
+    one and those after it are untouched; the statement reports 3081."""
+    replica = multi_source("ch_1", "ch_2", "ch_3")
+    replica.run("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (d) FOR CHANNEL 'ch_3'")
     replica.run("START REPLICA IO_THREAD FOR CHANNEL 'ch_2'")
-    assert replica.fails("RESET REPLICA") == er_3081("ch_2")
-    assert replica.fails("RESET REPLICA ALL") == er_3081("ch_2")
+    before = replica.state
     assert replica.fails("RESET REPLICA FOR CHANNEL 'ch_2'") == er_3081("ch_2")
-    replica.run("RESET REPLICA ALL FOR CHANNEL 'ch_1'")
+    assert replica.state == before
+    assert _partial_failure(replica, "RESET REPLICA ALL") == er_3081("ch_2")
+    assert [c.name for c in replica.state.channels] == ["", "ch_2", "ch_3"]  # the default channel always exists
+    assert replica.state.channel("ch_3") == before.channel("ch_3")
+    assert replica.warnings() == [Condition("Error", 3081, er_3081("ch_2").message)]
+    replica.run("STOP REPLICA FOR CHANNEL 'ch_2'")
+    replica.run("RESET REPLICA ALL")
+    assert [c.name for c in replica.state.channels] == [""]
+
+
+def test_plain_reset_with_a_running_channel_resets_those_before_it() -> None:
+    replica = multi_source("ch_1", "ch_2")
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 400 FOR CHANNEL 'ch_1'")
+    replica.run("START REPLICA IO_THREAD FOR CHANNEL 'ch_2'")
+    assert _partial_failure(replica, "RESET REPLICA") == er_3081("ch_2")
+    (row,) = replica.status("ch_1")
+    assert (row["Source_Log_File"], row["Read_Source_Log_Pos"]) == ("", 4)
 
 
 def test_reset_all_checks_the_default_channel_first() -> None:
@@ -1223,7 +1268,8 @@ def test_port_and_connect_retry_are_32_bit_and_zero_changes_nothing() -> None:
 def test_retry_count_saturates_auto_position_is_a_flag_positions_start_at_4() -> None:
     replica = Replica()
     replica.run("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', SOURCE_RETRY_COUNT = 99999999999999999999999, "
-                "SOURCE_AUTO_POSITION = 5, SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 1 FOR CHANNEL 'c'")
+                "SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 1 FOR CHANNEL 'c'")
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 5 FOR CHANNEL 'c'")  # positions: 1776 with it
     assert _source_numbers(replica, "c")[2:] == (18446744073709551615, 0, 1, "b.000002", 4)
 
 
@@ -1253,3 +1299,65 @@ def test_a_source_delay_out_of_range_follows_the_warnings_of_the_whole_statement
     assert [(lvl, code) for lvl, code, _ in _diagnostics_after(
         replica, "CHANGE MASTER TO MASTER_DELAY = 4294967296, MASTER_HOST = 'h' FOR CHANNEL 'c'"
     )] == [("Warning", 1287)] * 3 + [("Error", 1729)]
+
+
+def test_show_replicas_and_80s_show_slave_hosts() -> None:
+    """No replica connects to the simulated server: SHOW REPLICAS has its columns and no rows;
+    8.0's SHOW SLAVE HOSTS has 8.0's column names and warning 1287; 8.4 refuses it."""
+    assert Replica().run("SHOW REPLICAS") == ResultSet(("Server_Id", "Host", "Port", "Source_Id", "Replica_UUID"), ())
+    result = Replica(MYSQL_8_0).run("SHOW SLAVE HOSTS")
+    assert result.columns == ("Server_id", "Host", "Port", "Master_id", "Slave_UUID") and result.rows == ()
+    assert result.warnings == (deprecated("SHOW SLAVE HOSTS", "SHOW REPLICAS"),)
+    assert Replica().fails("SHOW SLAVE HOSTS").message.endswith("near 'SLAVE HOSTS' at line 1")
+    assert Replica(MYSQL_8_0).fails("SHOW REPLICA HOSTS").code == 1064
+
+
+# ---- START REPLICA UNTIL / USER ... PASSWORD; options parsed but not simulated; 1776 -------------
+
+
+def test_start_replica_until_is_kept_while_the_applier_runs() -> None:
+    replica = multi_source("c")
+    replica.run("START REPLICA UNTIL SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 1234 FOR CHANNEL 'c'")
+    (row,) = replica.status("c")
+    assert (row["Until_Condition"], row["Until_Log_File"], row["Until_Log_Pos"]) == ("Source", "b.000002", 1234)
+    replica.run("STOP REPLICA IO_THREAD FOR CHANNEL 'c'")
+    assert replica.status("c")[0]["Until_Condition"] == "Source"
+    replica.run("STOP REPLICA SQL_THREAD FOR CHANNEL 'c'")
+    (row,) = replica.status("c")
+    assert (row["Until_Condition"], row["Until_Log_File"], row["Until_Log_Pos"]) == ("None", "", 0)
+    replica.run("START REPLICA SQL_THREAD UNTIL SQL_AFTER_GTIDS = 'u:1-3' FOR CHANNEL 'c'")
+    assert replica.status("c")[0]["Until_Condition"] == "SQL_AFTER_GTIDS"
+    # An applier already running keeps its condition: this START starts nothing (note 3083).
+    result = replica.run("START REPLICA SQL_THREAD UNTIL RELAY_LOG_FILE = 'r', RELAY_LOG_POS = 9 FOR CHANNEL 'c'")
+    assert [w.code for w in result.warnings] == [3083]
+    assert replica.status("c")[0]["Until_Condition"] == "SQL_AFTER_GTIDS"
+
+
+def test_start_replica_with_a_password_keeps_it_out_of_the_state() -> None:
+    replica = multi_source("c")
+    replica.run("START REPLICA USER = 'repl' PASSWORD = 'sekret' FOR CHANNEL 'c'")
+    assert "sekret" not in repr(replica.state)
+    assert all("sekret" not in str(value) for value in replica.status("c")[0].values())
+
+
+@pytest.mark.parametrize("option", [
+    "PRIVILEGE_CHECKS_USER = 'u'@'h'", "REQUIRE_ROW_FORMAT = 1", "REQUIRE_TABLE_PRIMARY_KEY_CHECK = ON",
+    "ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = LOCAL", "IGNORE_SERVER_IDS = (2, 3)", "SOURCE_HEARTBEAT_PERIOD = 0.5",
+])
+def test_options_not_simulated_are_1235_naming_the_option(option: str) -> None:
+    name = option.split(" ")[0]
+    assert Replica().fails(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', {option}") == MySQLError(
+        1235, "42000", f"This version of MySQL doesn't yet support 'CHANGE REPLICATION SOURCE option {name} in replfilter'")
+
+
+ER_1776 = MySQLError(1776, "HY000", "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS "
+                                    "cannot be set when SOURCE_AUTO_POSITION is active.")
+
+
+def test_positions_with_auto_position_give_1776() -> None:
+    replica = Replica()
+    assert replica.fails("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 1, SOURCE_LOG_POS = 4") == ER_1776
+    assert replica.fails("CHANGE REPLICATION SOURCE TO RELAY_LOG_FILE = 'r', SOURCE_AUTO_POSITION = 1") == ER_1776
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', SOURCE_AUTO_POSITION = 1")
+    assert replica.fails("CHANGE REPLICATION SOURCE TO SOURCE_LOG_FILE = 'b.1'") == ER_1776
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 0, SOURCE_LOG_FILE = 'b.1'")

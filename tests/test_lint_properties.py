@@ -127,3 +127,20 @@ def test_cut_wild_lists_decide_as_the_whole_lists(config, wild_do, wild_ignore, 
         whole = decide(filters, collation, event)
         cut = decide(reduced(filters, event, collation), collation, event)
         assert (whole.decision, whole.filter_type, whole.rule, whole.rewritten_db) == (cut.decision, cut.filter_type, cut.rule, cut.rewritten_db)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PATTERNS + ["a.t", "A.%", "%", "a%", "a.t\\\\", "ß.%", "é_.t"]), min_size=1, max_size=8),
+       st.sampled_from(["a.t", "A.T", "a.", "db_1.x", "dbx1.x", "b.u_v", "ß.t", "é1.t", "a.t\\\\", "sales.x"]),
+       st.sampled_from([0, 1]))
+def test_wild_index_matches_as_the_evaluators_wild_list(patterns, name, lctn) -> None:
+    """The lint's pattern index (prefix and literal fast paths, LIKE otherwise) finds the same
+    first match as the evaluator's WildList, and every pattern LIKE matches."""
+    from replfilter.core.filters import NameCollation
+    from replfilter.core.wildcard import WildList
+    from replfilter.lint.patterns import WildIndex
+
+    collation = NameCollation(lctn)
+    index = WildIndex(tuple(patterns), collation)
+    assert index.first_match(name) == WildList(patterns, collation).first_match(name)
+    assert index.all_matches(name) == [p for p in patterns if like(name, p, collation)]

@@ -466,7 +466,7 @@ FILTER_TYPE_NAMES = sorted(t.keyword for t in FILTER_TYPES)
         ("CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (sales.", ["sales.audit", "sales."]),
         ("CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('inv", ["'inv%.t%'"]),
         ("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a) ", ["FOR"]),
-        ("START REPLICA ", ["FOR", "IO_THREAD", "RELAY_THREAD", "SQL_THREAD"]),
+        ("START REPLICA ", ["DEFAULT_AUTH", "FOR", "IO_THREAD", "PASSWORD", "PLUGIN_DIR", "RELAY_THREAD", "SQL_THREAD", "UNTIL", "USER"]),
         ("RESET REPLICA ", ["ALL", "FOR"]),
         ("SHOW REPLICA STATUS ", ["FOR"]),
         ("sta", ["start", "status"]),
@@ -643,6 +643,17 @@ def test_status(shell, tmp_path):
     assert run.out.count("lower_case_table_names:\t0") == 2
     assert f"Data directory:\t\t{tmp_path}" in run.out
     assert "| 'ch1'   | Yes        | h1          | No        | No         |            6 |" in run.out
+
+
+def test_banner_and_status_show_the_simulated_version(shell):
+    from replfilter.core.version import ServerVersion
+    from replfilter.replica.state import ReplicaState
+
+    run = shell("status" + ENTER, session=Session(ReplicaState.fresh(version=ServerVersion.MYSQL_8_0)))
+    assert "a simulated MySQL 8.0.40 replica for trying replication filters." in run.out
+    assert "replfilter " in run.out and "a simulated MySQL 8.0.40 replica (replication filters)" in run.out
+    run = shell("status" + ENTER, session=Session())
+    assert "a simulated MySQL 8.4.3 replica (replication filters)" in run.out
 
 
 def test_warnings_and_nowarning(shell):

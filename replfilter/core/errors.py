@@ -52,6 +52,18 @@ class ER(Enum):
         "The server is not configured as replica; fix in config file or with CHANGE REPLICATION "
         "SOURCE TO",
     )
+    BAD_REPLICA_UNTIL_COND = ErrorSpec(
+        1277, "HY000", "Incorrect parameter or combination of parameters for START REPLICA UNTIL"
+    )
+    SQLTHREAD_WITH_SECURE_REPLICA = ErrorSpec(
+        1687, "HY000", "Setting authentication options is not possible when only the Replica SQL Thread is being started."
+    )
+    BAD_REPLICA_AUTO_POSITION = ErrorSpec(
+        1776,
+        "HY000",
+        "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when "
+        "SOURCE_AUTO_POSITION is active.",
+    )
     REPLICA_CHANNEL_DOES_NOT_EXIST = ErrorSpec(3074, "HY000", "Replica channel '%s' does not exist.")
     REPLICA_CHANNEL_NAME_INVALID_OR_TOO_LONG = ErrorSpec(
         3076, "HY000", "Couldn't create channel: Channel name is either invalid or too long."

@@ -12,11 +12,11 @@ from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast
-from .grammar import ascii_upper, is_reserved, lark_parser
+from .grammar import ascii_lower, ascii_upper, is_reserved, lark_parser
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..core.filters import FilterType, fold_case
 from ..core.version import DEFAULT_VERSION, ServerVersion
-from .lexical import unescape_string, unquote_identifier
+from .lexical import quote_string, unescape_string, unquote_identifier
 from .source_options import canonical_name, is_known_option, resolve_source_option
 from .splitter import StatementText, split_statements, ClientCommand
 
@@ -81,6 +81,21 @@ class ToAst(Transformer):
 
     def null(self, _token: Token) -> None:
         return None
+
+    def decimal(self, token: Token) -> ast.OtherValue:
+        return ast.OtherValue("decimal", token.value)
+
+    def word(self, token: Token) -> ast.OtherValue:
+        return ast.OtherValue("word", token.value)
+
+    def user_part(self, part: Token | str) -> str:
+        return part.value if isinstance(part, Token) else quote_string(part)
+
+    def user_at_host(self, user: str, host: str) -> ast.OtherValue:
+        return ast.OtherValue("user", f"{user}@{host}")
+
+    def server_ids(self, *ids: Token | None) -> ast.OtherValue:
+        return ast.OtherValue("ids", "(" + ", ".join(t.value for t in ids if t is not None) + ")")
 
     # ---- CHANGE REPLICATION FILTER
     def db_filter_type(self, token: Token) -> FilterType:
@@ -173,6 +188,14 @@ class ToAst(Transformer):
     def show_status(self, _kw: Token, legacy: bool, _status: Token, channel: str | None) -> ast.ShowReplicaStatus:
         return ast.ShowReplicaStatus(channel, legacy)
 
+    def show_replicas(self, _show: Token, _replicas: Token) -> ast.ShowReplicas:
+        return ast.ShowReplicas()
+
+    def show_slave_hosts(self, _show: Token, legacy: bool, hosts: Token) -> ast.ShowReplicas:
+        if not legacy:  # SHOW REPLICA HOSTS is no statement in either version
+            raise ParseFailure(hosts.start_pos or 0)
+        return ast.ShowReplicas(legacy=True)
+
     def thread_type(self, token: Token) -> str:
         word = ascii_upper(token.value)
         return "IO_THREAD" if word == "RELAY_THREAD" else word
@@ -180,8 +203,66 @@ class ToAst(Transformer):
     def thread_types(self, *threads: str) -> tuple[str, ...]:
         return tuple(threads)
 
-    def start_replica(self, _kw: Token, legacy: bool, threads: tuple[str, ...] | None, channel: str | None) -> ast.StartReplica:
-        return ast.StartReplica(threads or (), channel, legacy)
+    def start_replica(self, _kw: Token, legacy: bool, threads: tuple[str, ...] | None,
+                      until: ast.UntilCondition | None, *rest: object) -> ast.StartReplica:
+        """``start_replica_stmt``: USER/PASSWORD/DEFAULT_AUTH/PLUGIN_DIR, in that order, are for
+        the receiver's connection, so starting only the SQL thread with one of them is 1687 (a
+        check the grammar makes)."""
+        *connection, channel = rest  # (keyword, value) pairs, both None when absent
+        user, password, default_auth, plugin_dir = connection[1::2]
+        threads = threads or ()
+        if any(connection[0::2]) and set(threads) == {"SQL_THREAD"}:
+            raise MySQLError.of(ER.SQLTHREAD_WITH_SECURE_REPLICA)
+        return ast.StartReplica(threads, channel, legacy, until, user, password, default_auth, plugin_dir)  # type: ignore[arg-type]
+
+    def until_item(self, name: Token, value: str | Token | None) -> tuple[Token, str | int | None]:
+        if isinstance(value, Token):
+            value = int(value.value)
+        return (name, value)
+
+    def until_clause(self, _until: Token, *items: object) -> ast.UntilCondition:
+        """``opt_replica_until``: a file and a position of the same log, or one GTID set, or
+        SQL_AFTER_MTS_GAPS alone. A name or value the grammar does not take there is 1064; a
+        combination it takes but the action refuses is 1277."""
+        conditions: dict[str, str | int] = {}
+        first = True
+        for item in items:
+            if isinstance(item, Token):  # the comma
+                first = False
+                continue
+            name, value = item  # type: ignore[misc]
+            word = ascii_upper(name.value)
+            if word.startswith("MASTER_"):
+                self._legacy(name)
+                word = "SOURCE_" + word[len("MASTER_"):]
+            if word in ("SOURCE_LOG_FILE", "RELAY_LOG_FILE"):
+                if not isinstance(value, str):
+                    raise ParseFailure(name.end_pos or 0)
+                conditions[word] = _check_no_linefeed(value)
+            elif word in ("SOURCE_LOG_POS", "RELAY_LOG_POS"):
+                if not isinstance(value, int):
+                    raise ParseFailure(name.end_pos or 0)
+                conditions[word] = value
+            elif word in ("SQL_BEFORE_GTIDS", "SQL_AFTER_GTIDS") and first and isinstance(value, str):
+                conditions[word] = value
+            elif word == "SQL_AFTER_MTS_GAPS" and first and value is None:
+                conditions[word] = 1
+            else:
+                raise ParseFailure(name.start_pos or 0)
+            if word.startswith("SQL_") and len(items) > 1:
+                raise ParseFailure(items[1].start_pos or 0)  # type: ignore[union-attr]
+        if "SQL_AFTER_MTS_GAPS" in conditions:
+            return ast.UntilCondition("SQL_AFTER_MTS_GAPS")
+        for kind in ("SQL_BEFORE_GTIDS", "SQL_AFTER_GTIDS"):
+            if kind in conditions:
+                return ast.UntilCondition(kind, gtids=str(conditions[kind]))
+        source = {"SOURCE_LOG_FILE", "SOURCE_LOG_POS"} & conditions.keys()
+        relay = {"RELAY_LOG_FILE", "RELAY_LOG_POS"} & conditions.keys()
+        if source and relay or len(source | relay) != 2:
+            raise MySQLError.of(ER.BAD_REPLICA_UNTIL_COND)
+        prefix = "SOURCE" if source else "RELAY"
+        return ast.UntilCondition("Source" if source else "Relay", str(conditions[f"{prefix}_LOG_FILE"]),
+                                  int(conditions[f"{prefix}_LOG_POS"]))
 
     def stop_replica(self, _kw: Token, legacy: bool, threads: tuple[str, ...] | None, channel: str | None) -> ast.StopReplica:
         return ast.StopReplica(threads or (), channel, legacy)
@@ -236,6 +317,10 @@ class ToAst(Transformer):
             order_by=order or (),
             limit=limit,
         )
+
+    def select_variables(self, _select: Token, *variables: Token) -> ast.SelectVariables:
+        """``@@global.x`` / ``@@session.x`` / ``@@x``: the name after the scope, lower case."""
+        return ast.SelectVariables(tuple((v.value, ascii_lower(v.value[2:]).rsplit(".", 1)[-1]) for v in variables))
 
     def show_warnings(self, *_tokens: Token) -> ast.ShowWarnings:
         return ast.ShowWarnings()

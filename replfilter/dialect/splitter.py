@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Iterator, Union
 
 # Backslash commands of the mysql client: letter -> long name.
@@ -180,6 +181,17 @@ class StatementBuffer:
             if plain:
                 out.append(plain)
         while i < n:
+            # Runs of characters that cannot start anything (a quote, comment, command or the
+            # delimiter) are taken whole: the same result as one by one, at regex speed, which
+            # is what lets a schema file of tens of thousands of tables be split in seconds.
+            run = _run_pattern(self._quote, self.delimiter).match(line, i) if (out or self._parts or self._quote) else None
+            if run is not None:
+                if need_space and not line[i].isspace():
+                    out.append(" ")
+                need_space = False
+                out.append(run.group())
+                i = run.end()
+                continue
             ch = line[i]
             if self._quote == "/*":
                 end = line.find("*/", i)
@@ -297,6 +309,33 @@ class StatementBuffer:
             # ``\g`` on its own: mysql says "No query specified"; the caller reports it.
             return [StatementText("", self.line_number, vertical, complete)]
         return [StatementText(text, self._start_line or self.line_number, vertical, complete)]
+
+
+_QUOTED_RUNS = {"'": re.compile(r"[^'\\]+"), '"': re.compile(r'[^"\\]+'), "`": re.compile(r"[^`]+")}
+
+
+@lru_cache(maxsize=32)
+def _run_pattern(quote: str | None, delimiter: str) -> re.Pattern[str] | _NoRun:
+    """What :meth:`StatementBuffer.feed_line` may take in one step: inside a quote, everything
+    up to the closing quote or a backslash; outside, everything but quotes, comment starts,
+    backslash commands and the delimiter's first character."""
+    if quote in _QUOTED_RUNS:
+        return _QUOTED_RUNS[quote]
+    if quote is not None:
+        return _NO_RUN
+    special = "'\"`/#\\-" + delimiter[:1]
+    return re.compile("[^" + re.escape(special) + "]+")
+
+
+class _NoRun:
+    """Inside a ``/* */`` comment the scanner looks for its end itself."""
+
+    @staticmethod
+    def match(_line: str, _pos: int) -> None:
+        return None
+
+
+_NO_RUN = _NoRun()
 
 
 def _word_command(line: str, delimiter: str = DEFAULT_DELIMITER) -> tuple[str, str] | None:

@@ -16,7 +16,7 @@ from typing import Sequence
 from ..core.filters import fold_case
 from ..replica.catalog import Catalog
 from ..replica.state import ReplicaState
-from .applier_errors import applier_error
+from .applier_errors import applier_error, error_text
 from .evaluator import SKIP, TRIGGER_NOT_FOUND, CompiledFilters, Decision, channel_filters, compile_filters, decide_compiled
 from .events import CommandKind, Event, QueryEvent, RowEvent, TableRef, TransactionEvent
 
@@ -116,7 +116,10 @@ def explain_sql(
                     if not derived.tables_known and trigger is None:
                         decision = _unless_tables_matter(decision, event, compiled[name], derived.note)
                     error = applier_error(event, decision.decision, decision.db, replica)
-                    rows.append(ExplainRow(name, fmt_name, event, decision, derived.tables_known, derived.note, error))
+                    rows.append(ExplainRow(
+                        name, fmt_name, event, decision, derived.tables_known, derived.note,
+                        error_text(error) if error is not None else None,
+                    ))
                 if derived.unknown_rows:
                     decision = _whichever(compiled[name], name, derived.unknown_rows)
                     rows.append(ExplainRow(

@@ -12,6 +12,7 @@ from typing import Iterator
 
 from ..core.filters import EMPTY_FILTERS, FilterSet, NameCollation
 from ..core.version import DEFAULT_VERSION, ServerVersion
+from ..dialect.ast import UntilCondition
 from .catalog import Catalog
 
 DEFAULT_CHANNEL = ""
@@ -81,6 +82,9 @@ class Channel:
     io_running: bool = False
     sql_running: bool = False
     filters: FilterSet = EMPTY_FILTERS
+    last_sql_error: tuple[int, str] | None = None  # (errno, text) the applier stopped with
+    until: UntilCondition | None = None
+    """START REPLICA ... UNTIL of the running applier; cleared when the SQL thread stops."""
 
     @property
     def configured(self) -> bool:

@@ -21,6 +21,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from .. import __version__
+from ..core.version import DEFAULT_VERSION, ServerVersion
 from ..client.formatting import OutputMode, format_error, format_result, format_warnings, status_line
 from ..dialect.splitter import DEFAULT_DELIMITER, UNKNOWN_COMMAND, ClientCommand, StatementBuffer, StatementText
 from ..core.errors import MySQLError
@@ -54,11 +55,15 @@ def continuation_prompts(text: str, delimiter: str = DEFAULT_DELIMITER, pending:
         prompts.append(continuation_prompt(buffer))
     return prompts
 
-BANNER = (
-    f"Welcome to replfilter {__version__}, a simulated MySQL 8.4 replica for trying replication filters.\n"
-    "Commands end with ; or \\g. Type 'help;' or '\\h' for help. "
-    "Type '\\c' to clear the current input statement.\n\n"
-)
+def banner(version: ServerVersion) -> str:
+    return (
+        f"Welcome to replfilter {__version__}, a simulated MySQL {version.value} replica for trying replication filters.\n"
+        "Commands end with ; or \\g. Type 'help;' or '\\h' for help. "
+        "Type '\\c' to clear the current input statement.\n\n"
+    )
+
+
+BANNER = banner(DEFAULT_VERSION)
 MAX_PROMPT_FAILURES = 3
 
 
@@ -157,7 +162,7 @@ class Shell:
     # ---- the loop
     def run(self, input: Any = None, output: Any = None) -> int:
         prompt = self.prompt_session(input, output)
-        self.out.write(BANNER)
+        self.out.write(banner(self.session.state.version))
         if self.warm_up:
             start_warm_up()
         failures = 0

@@ -160,7 +160,7 @@ def _status(shell: "Shell", argument: str) -> None:
     global_rules = sum(len(slot.rules) for _, slot in state.global_filters.items())
     lines = [
         "--------------",
-        f"replfilter {__version__}, a simulated MySQL 8.4 replica (replication filters)",
+        f"replfilter {__version__}, a simulated MySQL {state.version.value} replica (replication filters)",
         "",
         f"Data directory:\t\t{settings.datadir or '(none: channels are not kept after exit)'}",
         f"lower_case_table_names:\t{state.collation.lower_case_table_names}",
