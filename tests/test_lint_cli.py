@@ -150,3 +150,12 @@ def test_lint_is_still_a_name() -> None:
     """LINT is not reserved: it can still name a database, as REPLAY and EXPLAIN's words can."""
     node = parse_statement("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (lint)")
     assert node.filters[0].rules == ("lint",)  # type: ignore[union-attr]
+
+
+def test_an_option_fix_that_empties_a_channel_type_says_the_global_rules_still_apply() -> None:
+    from replfilter.core.filters import FilterType
+    from replfilter.lint.findings import Fix
+
+    assert Fix(None, ((FilterType.IGNORE_TABLE, ()),)).options() == ("(no --replicate-ignore-table)",)
+    assert Fix("eu", ((FilterType.IGNORE_TABLE, ()),)).options() == (
+        "(no --replicate-ignore-table=eu:...; the global --replicate-ignore-table rules would still be copied in)",)

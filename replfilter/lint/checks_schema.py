@@ -128,32 +128,28 @@ def _missing(view: View, ftype: FilterType, rule: Rule, what: str, case_twin: st
                    ftype, rule, fix)
 
 
+def _first_hit(view: View, db: str, table: str, db_type: FilterType, table_type: FilterType,
+               wild_type: FilterType, first_wild: str | None) -> tuple | None:
+    """The first rule of one kind (do or ignore) that names this table: database, exact table,
+    then wild pattern (``first_wild``, found by the schema pass)."""
+    if view.key(db) in view.keys(db_type):
+        return (db_type, db)
+    if view.key(f"{db}.{table}") in view.keys(table_type):
+        return (table_type, f"{db}.{table}")
+    if first_wild is not None:
+        return (wild_type, first_wild)
+    return None
+
+
 def check_do_and_ignore(view: View, schema: SchemaTables) -> Iterator[Finding]:
     """RF602: tables that a do rule and an ignore rule both match; one finding per pair of
     rules, with how many tables and which way the evaluator decides them."""
     groups: dict[tuple, list[int]] = defaultdict(list)
-    do_db, ignore_db = view.keys(FT.DO_DB), view.keys(FT.IGNORE_DB)
-    do_table, ignore_table = view.keys(FT.DO_TABLE), view.keys(FT.IGNORE_TABLE)
     for position, (db, table) in enumerate(schema.tables):
-        name = f"{db}.{table}"
-        key = view.key(name)
-        if view.key(db) in do_db:
-            do: tuple | None = (FT.DO_DB, db)
-        elif key in do_table:
-            do = (FT.DO_TABLE, name)
-        elif schema.first_do[position] is not None:
-            do = (FT.WILD_DO_TABLE, schema.first_do[position])
-        else:
-            continue
-        if view.key(db) in ignore_db:
-            ignore: tuple | None = (FT.IGNORE_DB, db)
-        elif key in ignore_table:
-            ignore = (FT.IGNORE_TABLE, name)
-        elif schema.first_ignore[position] is not None:
-            ignore = (FT.WILD_IGNORE_TABLE, schema.first_ignore[position])
-        else:
-            continue
-        groups[(*do, *ignore)].append(position)
+        do = _first_hit(view, db, table, FT.DO_DB, FT.DO_TABLE, FT.WILD_DO_TABLE, schema.first_do[position])
+        ignore = _first_hit(view, db, table, FT.IGNORE_DB, FT.IGNORE_TABLE, FT.WILD_IGNORE_TABLE, schema.first_ignore[position])
+        if do is not None and ignore is not None:
+            groups[(*do, *ignore)].append(position)
     for (do_type, do, ignore_type, ignore), positions in groups.items():
         db, table = schema.tables[positions[0]]
         verdict = "replicated" if schema.decisions[positions[0]].applied else "skipped"
