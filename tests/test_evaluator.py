@@ -246,7 +246,7 @@ def test_evaluator_without_memo_gives_the_same_results() -> None:
 
 
 def test_describe_event() -> None:
-    from replfilter.evaluation.evaluator import describe_event
+    from replfilter.evaluation.explain import describe_event
 
     q = QueryEvent("", "d", CK.INSERT_SELECT, (TableRef(None, "t"), TableRef("e", "s", False)))
     assert describe_event(q) == "query INSERT_SELECT db=d tables=[t*, e.s]"
@@ -258,7 +258,7 @@ def test_describe_event() -> None:
 
 
 def test_explain_sql_rows_per_format_channel_and_event() -> None:
-    from replfilter.evaluation.evaluator import explain_sql
+    from replfilter.evaluation.explain import explain_sql
 
     state = state_with(default=fset(ignore_db=["db1"], do_table=["db2.t3"]), ch2=FilterSet())
     rows = explain_sql(state, "INSERT INTO db2.t3 VALUES (1)", "db1")
@@ -281,7 +281,7 @@ def test_explain_sql_rows_per_format_channel_and_event() -> None:
 
 
 def test_evaluate_lines_reports_bad_lines_and_moves_counters() -> None:
-    from replfilter.evaluation.evaluator import evaluate_lines, tally
+    from replfilter.evaluation.event_lines import evaluate_lines, tally
 
     state = state_with(default=fset(do_db=["d"]))
     lines = [
@@ -296,7 +296,7 @@ def test_evaluate_lines_reports_bad_lines_and_moves_counters() -> None:
     assert [(r.line, r.decision.decision.value if r.decision else None) for r in results] == [
         (1, "APPLY"), (3, None), (4, "SKIP"), (5, None), (6, "APPLY"),
     ]
-    assert results[1].error.startswith("line 3: ") and "nope" in results[3].error  # type: ignore[union-attr]
+    assert results[1].error.startswith("not valid JSON") and "nope" in results[3].error  # type: ignore[union-attr]
     assert after.channel("").filters[FT.DO_DB].counter == 2  # type: ignore[union-attr]
     assert tally(results) == {("", "APPLY"): 2, ("", "SKIP"): 1}
     first = json.loads(results[0].to_json())

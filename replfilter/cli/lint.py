@@ -18,13 +18,8 @@ from ..lint.codes import CODES, resolve
 from ..lint.linter import BINLOG_FORMATS, LintOptions, RuleOrigin, exit_status, lint_state
 from ..lint.output import to_json_lines, to_sarif, to_text
 from ..lint.workload import WorkloadError, read_workload
-from ..replica.startup_options import (
-    REPLICATE_OPTIONS,
-    StartupError,
-    canonical_option_name,
-    parse_rule,
-    read_option_lines,
-)
+from ..replica.option_files import read_option_lines
+from ..replica.startup_options import REPLICATE_OPTIONS, StartupError, canonical_option_name, parse_rule
 from .startup import add_replica_arguments, prepare_replica, split_startup_arguments
 
 IGNORE_COMMENT = re.compile(r"#\s*replfilter:\s*ignore\s*=\s*([A-Za-z0-9_,\- ]+)")

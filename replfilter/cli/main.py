@@ -19,6 +19,14 @@ from .schema_option import load_schema_options
 from .startup import Startup, add_startup_arguments, split_startup_arguments, start_reporting
 
 
+SUBCOMMAND_SYNOPSES = {
+    "evaluate": "replfilter evaluate [startup options] [options] EVENTS.jsonl",
+    "stream": "replfilter stream [startup options] [options] EVENTS_DIR OUTPUT_DIR CHECKPOINT_DIR",
+    "lint": "replfilter lint [startup options] [options] [--workload FILE] [--format text|json|sarif]",
+}
+"""The usage lines of the subcommands, shown under ``replfilter``'s own (each has its ``--help``)."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="replfilter",
@@ -27,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
             "Startup options as mysqld takes them: --replicate-do-db, --replicate-ignore-db, "
             "--replicate-do-table, --replicate-ignore-table, --replicate-wild-do-table, "
             "--replicate-wild-ignore-table, --replicate-rewrite-db (each =[channel:]value, "
-            "repeatable) and --lower-case-table-names=0|1|2. "
+            "repeatable), --lower-case-table-names=0|1|2 and --mysql-version=8.4|8.0 (the server "
+            "to simulate; also in the option file). "
             "Subcommands: 'replfilter evaluate EVENTS.jsonl' decides a file of events; "
             "'replfilter stream EVENTS_DIR OUTPUT_DIR CHECKPOINT_DIR' applies the filters with Spark "
             "(each with --help); 'replfilter lint' checks the filters for mistakes."
@@ -48,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     shell = parser.add_argument_group("shell")
     shell.add_argument("--no-history", action="store_true", help="do not read or write ~/.replfilter_history")
     shell.add_argument("--no-toolbar", action="store_true", help="hide the bottom toolbar")
+    shell.add_argument("--skip-system-command", "--no-system", dest="system_command", action="store_false",
+                       help="refuse \\! and system, as mysql --skip-system-command (--system-command=OFF)")
     parser.add_argument("--master", metavar="URL", default=None, help="Spark master URL (default local[*]); Spark starts only when needed")
     parser.add_argument(
         "--applier-dir",
@@ -57,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(default DATADIR/applier with --datadir, else a directory in the system temp dir)",
     )
     parser.add_argument("-V", "--version", action="version", version=f"replfilter {__version__}")
+    own = parser.format_usage().removeprefix("usage: ").rstrip("\n")
+    parser.usage = own + "".join(f"\n       {synopsis}" for synopsis in SUBCOMMAND_SYNOPSES.values())
     return parser
 
 
@@ -94,7 +107,8 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
             from ..shell.app import run_shell  # the shell is only imported when it is used
 
             return run_shell(startup.session, args, datadir=args.datadir)
-        options = RunOptions(mode=_output_mode(args, stdout), json=args.format == "json", force=args.force)
+        options = RunOptions(mode=_output_mode(args, stdout), json=args.format == "json", force=args.force,
+                             system_command=args.system_command)
         runner = ScriptRunner(startup.session, stdout, stderr, options)
         if args.execute is not None:
             return runner.run_text(args.execute)

@@ -16,19 +16,19 @@ from typing import Sequence, TextIO
 
 from ..client.runner import RunOptions, ScriptRunner
 from ..replica.datadir import DataDirectory, DataDirError
+from ..replica.option_files import read_option_file
 from ..replica.startup_options import (
     StartupError,
     apply_startup,
     canonical_option_name,
     collect_startup_settings,
-    read_option_file,
     split_command_line_option,
 )
 from ..replica.state import ReplicaState
 from ..server.session import Session, wall_clock_us
 from .schema_option import add_schema_argument, load_schema_options
 
-STARTUP_OPTION_PREFIXES = ("replicate-", "lower-case-table-names")
+STARTUP_OPTION_PREFIXES = ("replicate-", "lower-case-table-names", "mysql-version")
 OPTION_FILE_HELP = "read startup options from the [mysqld], [server] and [mysqld-8.4] groups of FILE"
 
 
@@ -102,8 +102,11 @@ def start_replica(startup_arguments: list[tuple[str, str | None]], defaults_file
     settings = collect_startup_settings(file_options, startup_arguments)
     warnings.extend(settings.warnings)
     datadir = DataDirectory(datadir_path).open() if datadir_path else None
+    if datadir is not None:
+        warnings.extend(datadir.startup_warnings)
     try:
-        state = datadir.load_state(settings.lower_case_table_names) if datadir else ReplicaState.fresh(settings.lower_case_table_names)
+        state = (datadir.load_state(settings.lower_case_table_names, settings.version) if datadir
+                 else ReplicaState.fresh(settings.lower_case_table_names, settings.version))
         state, filter_warnings = apply_startup(state, settings.rules, wall_clock_us())
     except BaseException:
         if datadir is not None:

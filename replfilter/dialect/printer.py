@@ -37,6 +37,8 @@ def _value(value: ast.SourceValue) -> str:
         return "NULL"
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, ast.OtherValue):
+        return value.text
     return quote_string(value)
 
 
@@ -76,7 +78,23 @@ def _threads(threads: tuple[str, ...]) -> str:
 
 @to_sql.register
 def _(stmt: ast.StartReplica) -> str:
-    return f"START {_replica(stmt.legacy)}{_threads(stmt.threads)}{_channel(stmt.channel)}"
+    until = ""
+    if stmt.until is not None:
+        u = stmt.until
+        if u.kind in ("Source", "Relay"):
+            prefix = "SOURCE" if u.kind == "Source" else "RELAY"
+            until = f" UNTIL {prefix}_LOG_FILE = {quote_string(u.log_file)}, {prefix}_LOG_POS = {u.log_pos}"
+        elif u.kind == "SQL_AFTER_MTS_GAPS":
+            until = " UNTIL SQL_AFTER_MTS_GAPS"
+        else:
+            until = f" UNTIL {u.kind} = {quote_string(u.gtids)}"
+    connection = "".join(
+        f" {word} = {quote_string(value)}"
+        for word, value in (("USER", stmt.user), ("PASSWORD", None if stmt.password is None else "***"),
+                            ("DEFAULT_AUTH", stmt.default_auth), ("PLUGIN_DIR", stmt.plugin_dir))
+        if value is not None
+    )
+    return f"START {_replica(stmt.legacy)}{_threads(stmt.threads)}{until}{connection}{_channel(stmt.channel)}"
 
 
 @to_sql.register
@@ -107,6 +125,16 @@ def _(stmt: ast.SelectPerformanceSchema) -> str:
     if stmt.limit is not None:
         sql += f" LIMIT {stmt.limit}"
     return sql
+
+
+@to_sql.register
+def _(stmt: ast.ShowReplicas) -> str:
+    return "SHOW SLAVE HOSTS" if stmt.legacy else "SHOW REPLICAS"
+
+
+@to_sql.register
+def _(stmt: ast.SelectVariables) -> str:
+    return "SELECT " + ", ".join(written for written, _ in stmt.items)
 
 
 @to_sql.register

@@ -52,8 +52,9 @@ from .rule_checks import (
     rules_key,  # callers that memoise by rules (spark_runtime.known_keys) import it from here
     tables_ok,
 )
-from ..core.filters import FilterSet, FilterType, NameCollation, display_rules, fold_case
-from ..replica.state import ReplicaState
+from ..core.filters import FilterSet, FilterType, NameCollation, TypeSlot, display_rules, fold_case
+from ..core.errors import MySQLError
+from ..replica.state import Channel, ReplicaState
 
 FT = FilterType
 
@@ -68,9 +69,11 @@ class Decision:
     lower-casing and rewrite, for a row event the table's database after the same; ``None`` for
     transaction events. ``rewritten_db`` is set only when a rewrite rule matched.
     ``increments`` are the COUNTER moves, per filter type (read-only mapping).
+    ``decision`` is ``None`` when the outcome depends on what is not known (which table owns an
+    unqualified SET column, without the schema): ``reason`` then says what is missing.
     """
 
-    decision: Verdict
+    decision: Verdict | None
     filter_type: FilterType | None
     rule: str | None
     reason: str
@@ -86,7 +89,7 @@ class Decision:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (what ``replfilter evaluate`` prints per event)."""
         return {
-            "decision": self.decision.value,
+            "decision": self.decision.value if self.decision is not None else None,
             "filter": self.filter_type.keyword if self.filter_type else None,
             "rule": self.rule,
             "reason": self.reason,
@@ -111,10 +114,11 @@ _COMMAND_CLASS: dict[str, tuple[bool, bool, bool]] = {
     for kind in CommandKind
 }
 _TRANSACTION_DECISION = Decision(APPLY, None, None, "transaction event: never filtered")
+TRIGGER_NOT_FOUND = "DROP TRIGGER: the trigger is not found on the replica"
 
 
 def _finish(
-    verdict: Verdict,
+    verdict: Verdict | None,
     ftype: FilterType | None,
     rule: str | None,
     reason: str,
@@ -160,7 +164,7 @@ def decide_query(c: CompiledFilters, ev: QueryEvent) -> Decision:
         verdict, ftype, rule, reason = db_ok_with_wild(c, d, trace)
         return _finish(verdict, ftype, rule, reason, d, rewrite, trace)
     if cmd is CommandKind.DROP_TRIGGER and not ev.tables:
-        return _finish(SKIP, None, None, "DROP TRIGGER: the trigger is not found on the replica", d, rewrite, trace)
+        return _finish(SKIP, None, None, TRIGGER_NOT_FOUND, d, rewrite, trace)
     if not ev.tables or database_statement:
         return _finish(APPLY, ftype, rule, _db_pass_reason(reason, "the statement has no table list"), d, rewrite, trace)
     if not c.table_rules_on:
@@ -241,22 +245,57 @@ def channel_filters(state: ReplicaState, channel: str) -> FilterSet:
 
 
 
-def with_counts(state: ReplicaState, counts: Mapping[str, Mapping[FilterType, int]]) -> ReplicaState:
-    """Move each channel's COUNTERs by the given increments (channel name -> type -> n)."""
+def with_counts(
+    state: ReplicaState,
+    counts: Mapping[str, Mapping[FilterType, int]],
+    decided_with: ReplicaState | None = None,
+) -> ReplicaState:
+    """Move each channel's COUNTERs by the given increments (channel name -> type -> n).
+
+    ``decided_with`` is the state the events were decided with, when ``state`` may have changed
+    since (a stream's batch runs while statements run): an increment then moves a counter only
+    if that channel's type still has the rules and statistics it was decided with, since CHANGE
+    REPLICATION FILTER resets a type's counter (mysql-filter-statements.md, section 4.2) and RESET
+    REPLICA ALL removes the channel (section 4.6). Without it, an unknown channel is an error.
+    """
     for name, increments in counts.items():
-        if any(increments.values()):
-            channel = state.channel(name)
-            if channel is None:
-                raise UnknownChannelError(name)
-            if not channel.configured:
-                continue  # decided with the global rules (see channel_filters); no applier counts
-            state = state.with_channel(replace(channel, filters=channel.filters.with_counts(dict(increments))))
+        if not any(increments.values()):
+            continue
+        channel = state.channel(name)
+        if decided_with is not None:
+            before = decided_with.channel(name)
+            if before is None or channel is None:
+                continue
+            increments = {
+                ftype: n for ftype, n in increments.items() if n and _same_slot(before.filters[ftype], channel.filters[ftype])
+            }
+            if not increments:
+                continue
+        if channel is None:
+            raise UnknownChannelError(name)
+        if not channel.configured:
+            continue  # decided with the global rules (see channel_filters); no applier counts
+        state = state.with_channel(replace(channel, filters=channel.filters.with_counts(dict(increments))))
     return state
+
+
+def _counted_on(channel: Channel | None, decision: Decision) -> Decision:
+    """``decision`` as its channel reports it: an unconfigured channel has no applier and no
+    P_S rows (mysql-filter-statements.md, 5.1 step 3), so nothing it decides moves a counter,
+    and the decision says so (``increments`` are what the event adds to the channel's COUNTERs)."""
+    if channel is not None and not channel.configured and decision.increments:
+        return replace(decision, increments=_NO_COUNTS)
+    return decision
+
+
+def _same_slot(a: TypeSlot, b: TypeSlot) -> bool:
+    """The same rules set by the same statement at the same time: the counter is the same one."""
+    return (a.rules, a.configured_by, a.active_since) == (b.rules, b.configured_by, b.active_since)
 
 
 def apply_event(state: ReplicaState, event: Event) -> tuple[Decision, ReplicaState]:
     """Decide ``event`` on its channel and return the state with that channel's counters moved."""
-    decision = decide(channel_filters(state, event.channel), state.collation, event)
+    decision = _counted_on(state.channel(event.channel), decide(channel_filters(state, event.channel), state.collation, event))
     if decision.increments:
         state = with_counts(state, {event.channel: decision.increments})
     return decision, state
@@ -337,7 +376,7 @@ class Evaluator:
         compiled = self._compiled.get(event.channel)
         if compiled is None:
             raise UnknownChannelError(event.channel)
-        return decide_compiled(compiled, event)
+        return _counted_on(self._state.channel(event.channel), decide_compiled(compiled, event))
 
     def decide_all(self, events: Iterable[Event]) -> list[Decision]:
         """Decide many events; the hot loop of the benchmark, kept free of per-call overhead."""
@@ -429,136 +468,3 @@ def decide_batch(
     """Decide many events against one filter set (no state, no channel lookup)."""
     compiled = compile_filters(filters, collation)
     return [decide_compiled(compiled, event) for event in events]
-
-
-# --- helpers for the dialect extensions and the CLI ------------------------------------------
-
-
-def describe_event(event: Event) -> str:
-    """A short human-readable rendering, e.g. ``query INSERT db=d tables=[t*, e.s]``,
-    ``rows d.t``, ``GTID u:1`` (``*`` marks an updating table)."""
-    if isinstance(event, RowEvent):
-        return f"rows {event.db}.{event.table}"
-    if isinstance(event, QueryEvent):
-        tables = ", ".join(
-            f"{t.db + '.' if t.db is not None else ''}{t.table}{'*' if t.updating else ''}" for t in event.tables
-        )
-        flags = (" TEMPORARY" if event.temporary else "") + (" IF EXISTS" if event.if_exists else "")
-        return f"query {event.command._value_}{flags} db={event.default_db} tables=[{tables}]"
-    if isinstance(event, TransactionEvent):
-        return f"{event.kind._value_} {event.gtid}" if event.gtid else event.kind._value_
-    raise TypeError(f"not an event: {event!r}")
-
-
-@dataclass(frozen=True)
-class ExplainRow:
-    """One row of "would this statement replicate": per channel, format and derived event."""
-
-    channel: str
-    binlog_format: str
-    event: Event | None
-    decision: Decision | None
-    tables_known: bool
-    note: str | None
-
-    @property
-    def event_text(self) -> str:
-        return describe_event(self.event) if self.event is not None else "(nothing logged)"
-
-
-def explain_sql(
-    state: ReplicaState,
-    sql: str,
-    default_db: str = "",
-    binlog_formats: Sequence[str] = ("STATEMENT", "ROW"),
-    channels: Sequence[str] | None = None,
-) -> list[ExplainRow]:
-    """Decide what each channel would do with ``sql`` (a statement or a script; ``USE`` is
-    followed) under each format, without moving counters.
-
-    ``channels`` defaults to every configured channel, or every channel when none is configured
-    (a fresh replica has only the unconfigured default channel, whose filters startup options
-    set). Statements that log nothing get one row with ``event=None``. Raises
-    :class:`~replfilter.evaluation.sql_events.SqlEventsError` for unreadable SQL and
-    :class:`UnknownChannelError` for a channel that does not exist.
-    """
-    from .sql_events import script_events  # local: keeps the evaluator free of sqlglot
-
-    if channels is None:
-        names = [c.name for c in state.configured_channels()] or list(state.channel_names)
-    else:
-        names = list(channels)
-    compiled = {name: compile_filters(channel_filters(state, name), state.collation) for name in names}
-    rows: list[ExplainRow] = []
-    for fmt in binlog_formats:
-        for name in names:
-            for derived in script_events(sql, default_db, fmt, channel=name):
-                fmt_name = derived.binlog_format.value
-                if not derived.events:
-                    rows.append(ExplainRow(name, fmt_name, None, None, derived.tables_known, derived.note))
-                for event in derived.events:
-                    decision = decide_compiled(compiled[name], event)
-                    rows.append(ExplainRow(name, fmt_name, event, decision, derived.tables_known, derived.note))
-    return rows
-
-
-@dataclass(frozen=True)
-class LineResult:
-    """The outcome of one input line of an events file: a decision, or an error message."""
-
-    line: int
-    event: Event | None = None
-    decision: Decision | None = None
-    error: str | None = None
-
-    def to_json(self) -> str:
-        """One JSON line: ``{"line": n, "event": {...}, "decision": ..., ...}`` or
-        ``{"line": n, "error": "..."}``."""
-        import json
-
-        if self.decision is None or self.event is None:
-            return json.dumps({"line": self.line, "error": self.error}, ensure_ascii=False)
-        return json.dumps(
-            {"line": self.line, "event": self.event.to_dict(), **self.decision.to_dict()}, ensure_ascii=False
-        )
-
-
-def evaluate_lines(
-    state: ReplicaState, lines: Iterable[str], channel: str | None = None
-) -> tuple[list[LineResult], ReplicaState]:
-    """Feed JSON event lines (1-based numbering; blank lines skipped) through ``state``.
-
-    Bad lines (unreadable JSON, bad fields, unknown channel) become error results carrying the
-    line number and do not stop the run; the returned state has the counters of every decided
-    event moved. ``channel`` makes every event arrive on that channel.
-    """
-    from .event_json import from_json
-
-    from .schema_follow import CatalogFollower
-
-    evaluator = Evaluator(state)
-    follower = CatalogFollower(state.replica_catalog)   # applied DDL changes the replica's schema
-    results: list[LineResult] = []
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        try:
-            event = from_json(text)
-            if channel is not None:
-                event = replace(event, channel=channel)
-            decision = evaluator.decide(event)
-            follower.applied(event, decision.applied, decision.rewritten_db)
-            results.append(LineResult(number, event, decision))
-        except ValueError as err:  # EventFormatError, UnknownChannelError
-            results.append(LineResult(number, error=f"line {number}: {err}"))
-    return results, follower.state(evaluator.state())
-
-
-def tally(results: Iterable[LineResult]) -> dict[tuple[str, str], int]:
-    """Counts per (channel, decision) of decided lines, in first-seen order."""
-    counts: dict[tuple[str, str], int] = {}
-    for result in results:
-        if result.decision is not None and result.event is not None:
-            key = (result.event.channel, result.decision.decision.value)
-            counts[key] = counts.get(key, 0) + 1
-    return counts

@@ -164,13 +164,28 @@ def db_ok_with_wild(c: CompiledFilters, db: str, trace: Trace) -> tuple[Verdict,
 
 
 def tables_ok(
-    c: CompiledFilters, tables: Iterable[tuple[str, str, bool]], trace: Trace
-) -> tuple[Verdict, FilterType | None, str | None, str]:
-    """Table C: the first updating table that hits a rule decides; then the defaults."""
+    c: CompiledFilters, tables: Iterable[tuple[str, str, bool | None]], trace: Trace
+) -> tuple[Verdict | None, FilterType | None, str | None, str]:
+    """Table C: the first updating table that hits a rule decides; then the defaults.
+
+    A table whose updating flag is ``None`` (not known: it may own an unqualified SET column)
+    is answered for both cases: if it would hit a rule, whether it decides depends on what is
+    not known, and the verdict is ``None`` (undecided); if it would hit none, it decides nothing
+    either way and only counts as "some table is updating" (one of a column's candidates is)."""
     saw_updating = False
     ci = c.ci
     for db, name, updating in tables:
-        if not updating:
+        if updating is not True:
+            if updating is None:
+                subject = f"{db}.{name}"
+                hit = _table_hit(c, subject, fold_case(subject) if ci else subject)
+                if hit is not None:
+                    return None, None, None, (
+                        f"undecided: whether {subject!r} is updating is not known, and it decides "
+                        f"the statement if it is ({hit[3]}): give the source's schema with `--schema`, "
+                        "or qualify the SET columns"
+                    )
+                saw_updating = True  # one of the candidates owns the column
             continue
         saw_updating = True
         subject = f"{db}.{name}"
@@ -198,3 +213,22 @@ def tables_ok(
     if c.has_do_tables:
         return SKIP, None, None, "no table rule matched and do-table or wild-do-table rules exist"
     return APPLY, None, None, "no table rule matched and there are no do-table or wild-do-table rules"
+
+
+def _table_hit(
+    c: CompiledFilters, subject: str, key: str
+) -> tuple[Verdict, FilterType, str, str] | None:
+    """The rule one table would hit in Table C's order, without counting it."""
+    rule = c.do_table.get(key) if c.do_table else None
+    if rule is not None:
+        return APPLY, FT.DO_TABLE, rule, f"table {subject!r} is in replicate-do-table"
+    rule = c.ignore_table.get(key) if c.ignore_table else None
+    if rule is not None:
+        return SKIP, FT.IGNORE_TABLE, rule, f"table {subject!r} is in replicate-ignore-table"
+    rule = c.wild_do.first_match(subject)
+    if rule is not None:
+        return APPLY, FT.WILD_DO_TABLE, rule, f"table {subject!r} matches replicate-wild-do-table"
+    rule = c.wild_ignore.first_match(subject)
+    if rule is not None:
+        return SKIP, FT.WILD_IGNORE_TABLE, rule, f"table {subject!r} matches replicate-wild-ignore-table"
+    return None
