@@ -223,8 +223,9 @@ def event_text(sql: str) -> str:
     return sql[:body] + "(`_` int)"
 
 
+@lru_cache(maxsize=16)
 def _body_columns(body: str) -> tuple[str, ...] | None:
-    """The columns of ``( column and key definitions ) [table options]``: the first name of
+    """(Cached: the replica's replay reads the same body right after the source's.) The columns of ``( column and key definitions ) [table options]``: the first name of
     each top-level element that is not a key, index or constraint. None when the text holds
     more than that (``... SELECT``, ``LIKE``, comments): the caller reads it with sqlglot."""
     columns: list[str] = []
