@@ -15,7 +15,7 @@ from typing import Iterator
 
 from ..core.filters import FilterType, Rule
 from ..evaluation.evaluator import compile_filters, decide_compiled
-from ..evaluation.events import DML_COMMANDS, CommandKind, QueryEvent, RowEvent
+from ..evaluation.events import RowEvent
 from ..replica.catalog import Catalog
 from .context import View
 from .findings import Finding
@@ -180,44 +180,39 @@ def check_rule_effect(view: View, schema: SchemaTables) -> Iterator[Finding]:
 
 
 def check_statements_that_stop(view: View, workload, replica: Catalog | None) -> Iterator[Finding]:
-    """RF604: an applied statement or row event that uses a table the replica does not have
-    stops the replica's SQL thread (error 1146, Table doesn't exist)."""
+    """RF604: the first workload statement, per binlog format, that the channel applies and
+    that the replica cannot run -- a table the filters kept off it (error 1146), or DDL its
+    catalog refuses. The replica's catalog follows the applied DDL of the workload, and the
+    error is the evaluation layer's (``applier_errors``, ``schema_follow``): one answer for
+    EXPLAIN, ``replfilter evaluate`` and the lint."""
+    from dataclasses import replace
+
+    from ..evaluation.applier_errors import applier_error, error_text
+    from ..evaluation.schema_follow import CatalogFollower
+
     if replica is None:
         return
     compiled = compile_filters(view.filters, view.collation)
-    created: set[str] = set()
-    for statement in workload.statements:
-        for fmt, events in (("STATEMENT", statement.statement_events), ("ROW", statement.row_events)):
-            for event in events:
-                from dataclasses import replace
-
+    for fmt in ("STATEMENT", "ROW"):
+        follower = CatalogFollower(replica)
+        for statement in workload.statements:
+            stop = None
+            for event in (statement.statement_events if fmt == "STATEMENT" else statement.row_events):
                 event = replace(event, channel=view.channel)
                 decision = decide_compiled(compiled, event)
-                if not decision.applied:
-                    continue
-                missing = _missing_tables(view, event, decision.db or "", replica, created)
-                if isinstance(event, QueryEvent) and event.command is CommandKind.CREATE_TABLE:
-                    created.update(view.key(f"{t.db or decision.db}.{t.table}") for t in event.tables if t.updating)
-                if missing:
-                    yield Finding(
-                        view.channel, "RF604",
-                        f"{workload.path}, line {statement.line}: under {fmt} format `{statement.sql[:80]}` is applied "
-                        f"but the replica has no table {missing[0]} (the filters kept it out): the SQL thread would stop "
-                        f"with error 1146",
-                        decision.filter_type, decision.rule, location=(workload.path, statement.line),
-                    )
+                stop = follower.applied(event, decision.applied, decision.rewritten_db) or applier_error(
+                    event, decision.decision, decision.db, follower)
+                if stop is not None:
                     break
-
-
-def _missing_tables(view: View, event, db: str, replica: Catalog, created: set[str]) -> list[str]:
-    if isinstance(event, RowEvent):
-        names = [(db, event.table)]
-    elif isinstance(event, QueryEvent) and event.command in DML_COMMANDS:
-        names = [(t.db if t.db is not None else db, t.table) for t in event.tables]
-    else:
-        return []
-    return [f"{d}.{t}" for d, t in names
-            if replica.table(d, t) is None and view.key(f"{d}.{t}") not in created]
+            if stop is not None:
+                sql = statement.sql if len(statement.sql) <= 80 else statement.sql[:77] + "..."
+                yield Finding(
+                    view.channel, "RF604",
+                    f"{workload.path}, line {statement.line}: under {fmt} format `{sql}` passes the filters and "
+                    f"the replica's SQL thread would stop with {error_text(stop)}",
+                    decision.filter_type, decision.rule, location=(workload.path, statement.line),
+                )
+                break  # the applier stops at the first one
 
 
 __all__ = ["SchemaTables", "check_do_and_ignore", "check_rule_effect", "check_rules_match_nothing",
