@@ -145,6 +145,10 @@ def check_do_and_ignore(view: View, schema: SchemaTables) -> Iterator[Finding]:
     """RF602: tables that a do rule and an ignore rule both match; one finding per pair of
     rules, with how many tables and which way the evaluator decides them."""
     groups: dict[tuple, list[int]] = defaultdict(list)
+    has_do = any(view.rules(t) for t in (FT.DO_DB, FT.DO_TABLE, FT.WILD_DO_TABLE))
+    has_ignore = any(view.rules(t) for t in (FT.IGNORE_DB, FT.IGNORE_TABLE, FT.WILD_IGNORE_TABLE))
+    if not (has_do and has_ignore):
+        return
     for position, (db, table) in enumerate(schema.tables):
         do = _first_hit(view, db, table, FT.DO_DB, FT.DO_TABLE, FT.WILD_DO_TABLE, schema.first_do[position])
         ignore = _first_hit(view, db, table, FT.IGNORE_DB, FT.IGNORE_TABLE, FT.WILD_IGNORE_TABLE, schema.first_ignore[position])
