@@ -13,14 +13,13 @@ whether that is a warning (loading a schema file) or the applier stopping (repla
 Atomic DDL (8.0+): ``DROP TABLE a, missing`` and ``RENAME TABLE`` with a bad pair change nothing.
 
 How text is read: the statement head (object kind, names, ``IF [NOT] EXISTS``) by the project's
-tokenizer (``sql_tokens.tokenize``); view queries, ``CREATE TABLE ... SELECT`` and any table body
-the plain reading below does not take, by sqlglot's MySQL dialect, which yields column
-definitions and the tables a query reads. A plain ``CREATE TABLE t (...) options`` (every table
-of a mysqldump) has its columns read from the tokens: the first name of each element that is not
-a key or constraint. That is the same answer sqlglot gives (a property test checks it) at a
-fraction of the cost, which is what lets a 50,000-table dump load in seconds. Versioned comments must already
-have been resolved (``schema_loader.execute_versioned_comments``): what is left of ``/*! */``
-markers here is executed, as ``sql_events`` does.
+tokenizer (``sql_tokens.tokenize``); view queries, ``CREATE TABLE ... SELECT``/``LIKE`` and any
+table body with more than column and key definitions, by sqlglot's MySQL dialect, which yields
+column definitions and the tables a query reads. A plain ``CREATE TABLE t (...) options`` (every
+table of a mysqldump) has its columns read by one quote-aware regular-expression pass over the
+body: the first name of each element that is not a key or constraint. That is the answer sqlglot
+gives (a property test checks it) at a fraction of the cost, which is what lets a 50,000-table
+dump load in seconds. Versioned comments are resolved first (:func:`execute_versioned_comments`).
 
 Choices (README, "Where replfilter chooses"): temporary tables are session objects and are not
 kept; a view's columns are its select list's names (``*`` expanded from the catalog); the trigger,
@@ -551,49 +550,15 @@ class _Session:
                 raise _SyntaxError
             self.b.put_table(TableDef(self._db_name(db), name, found.columns))
             return
-        if self.body is None or not self.done:
-            if self.body is not None:
-                raise _NeedAllTokens
-            columns = self._plain_body_columns()
-        else:
+        if self.body is not None:
+            if not self.done:
+                raise _NeedAllTokens          # more than a name before the body: read it all
             columns = _body_columns(self.sql[self.body:])
             if columns is None:
-                raise _NeedAllTokens
-        if columns is None:
+                raise _NeedAllTokens          # LIKE, ... SELECT, comments: the full reading
+        else:
             columns = self._table_columns(self.sql[self.tokens[0].start:], db)
         self.b.put_table(TableDef(self._db_name(db), name, columns))
-
-    def _plain_body_columns(self) -> tuple[str, ...] | None:
-        """The columns of ``( column and key definitions ) [table options]``: the first name of
-        each top-level element that is not a key, index or constraint. None when the statement
-        has more than that (``... SELECT``, ``AS``, ``IGNORE/REPLACE``): sqlglot reads those."""
-        if not self.accept_op("("):
-            return None
-        columns: list[str] = []
-        depth, expect_element = 1, True
-        for index in range(self.pos, len(self.tokens)):
-            tok = self.tokens[index]
-            if tok.kind == "op":
-                if tok.text == "(":
-                    depth += 1
-                elif tok.text == ")":
-                    depth -= 1
-                    if depth == 0:
-                        rest = self.tokens[index + 1:]
-                        if any(t.upper in ("SELECT", "AS", "IGNORE", "REPLACE", "WITH", "TABLE", "VALUES") for t in rest):
-                            return None
-                        return tuple(columns)
-                elif tok.text == "," and depth == 1:
-                    expect_element = True
-                    continue
-            if expect_element and depth == 1:
-                expect_element = False
-                if tok.upper in _TABLE_ELEMENT_KEYWORDS:
-                    continue
-                if tok.kind not in ("word", "ident"):
-                    raise _SyntaxError
-                _add_column(columns, tok.text)
-        raise _SyntaxError
 
     def _db_name(self, db: str) -> str:
         return self.b.database_name(db) or db
