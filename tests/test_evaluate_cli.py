@@ -86,3 +86,20 @@ def test_unconfigured_channel_is_decided_with_the_global_rules_and_counts_nothin
     decision, state = apply_event(session.state, RowEvent("", "other", "t"))
     assert decision.decision == "SKIP"
     assert state == session.state  # no P_S rows, no counters on an unconfigured channel
+
+
+def test_counters_are_the_events_own_increments_and_stay_empty_on_an_unconfigured_channel(tmp_path: Path) -> None:
+    """``counters`` is what one event adds to its channel's COUNTERs (not a running total). The
+    default channel of a fresh replica is not configured: it decides with the global rules but,
+    having no applier, counts nothing; once configured, the same events count."""
+    events = tmp_path / "events.jsonl"
+    row = '{"v": 1, "type": "row", "channel": "", "db": "d", "table": "t"}\n'
+    events.write_text(row * 2, encoding="utf-8")
+    status, records, _ = evaluate(["--replicate-do-db=d", str(events)])
+    assert status == 0
+    assert [(r["decision"], r["filter"], r["counters"]) for r in records] == [("APPLY", "REPLICATE_DO_DB", {})] * 2
+    init = tmp_path / "init.sql"
+    init.write_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h';\n", encoding="utf-8")
+    status, records, _ = evaluate(["--replicate-do-db=d", "--init", str(init), str(events)])
+    assert status == 0
+    assert [r["counters"] for r in records] == [{"REPLICATE_DO_DB": 1}] * 2  # per event, not 1 then 2

@@ -505,7 +505,7 @@ def test_evaluator_agrees_with_decide_on_every_checklist_case() -> None:
     for case in CASES:
         collation = NameCollation(case.lctn)
         filters = fset(case.lctn, **case.rules)
-        state = ReplicaState(channels=(Channel("", filters=filters),), collation=collation)
+        state = ReplicaState(channels=(Channel("", source=SourceSettings(host="src"), filters=filters),), collation=collation)
         evaluator = Evaluator(state)
         doubled = case.events + case.events
         decisions = evaluator.decide_all(doubled)

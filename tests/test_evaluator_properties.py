@@ -242,6 +242,28 @@ def test_counters_grow_by_at_most_one_per_type_per_event(data, collation, event)
     assert all(filters.rules(ftype) for ftype in decision.increments)
 
 
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), collation=collations, stream=st.lists(events(""), max_size=10))
+def test_an_unconfigured_channel_decides_with_the_global_rules_and_counts_nothing(data, collation, stream) -> None:
+    """README, "Would it replicate?": the unconfigured default channel of a fresh replica decides
+    with the global rules (what it will hold once configured), and as it has no applier, its
+    decisions report no counter increments and the state's counters stay put, on every path."""
+    global_filters = data.draw(filter_sets(collation))
+    state = ReplicaState(collation=collation).with_global_filters(global_filters)
+    expected = [replace(decide(global_filters, collation, e), increments={}) for e in stream]
+    batch, after = apply_events(state, stream)
+    assert batch == expected
+    assert all(not d.increments for d in batch)
+    assert after == state
+    one_by_one = state
+    for e in stream:
+        decision, one_by_one = apply_event(one_by_one, e)
+        assert not decision.increments
+    assert one_by_one == state
+    plain = Evaluator(state, memoise=False)
+    assert [plain.decide(e) for e in stream] == expected and plain.counters() == {}
+
+
 # --- memoising and batch paths agree with decide ---------------------------------------------
 
 
@@ -251,7 +273,7 @@ def test_evaluator_batch_and_single_paths_agree(data, collation) -> None:
     f1 = data.draw(filter_sets(collation))
     f2 = data.draw(filter_sets(collation))
     state = ReplicaState(
-        channels=(Channel("", filters=f1), Channel("c2", SourceSettings(host="h"), filters=f2)),
+        channels=(Channel("", SourceSettings(host="h1"), filters=f1), Channel("c2", SourceSettings(host="h"), filters=f2)),
         collation=collation,
     )
     stream = data.draw(st.lists(st.one_of(events(""), events("c2")), max_size=25))

@@ -13,6 +13,7 @@ from datetime import datetime
 import pytest
 
 from replfilter.core.errors import Condition, MySQLError
+from replfilter.core.version import ServerVersion
 from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
 from replfilter.replica.perfschema import format_timestamp
 from replfilter.core.results import Ok, ResultSet
@@ -126,6 +127,10 @@ def multi_source(*names: str, state: ReplicaState | None = None) -> Replica:
     return replica
 
 
+MYSQL_8_0 = ReplicaState.fresh(version=ServerVersion.MYSQL_8_0)
+"""A replica started with --mysql-version=8.0: the SLAVE/MASTER spellings run, with 1287."""
+
+
 def with_global_rule(ftype: FilterType, *rules: str, lctn: int = 0) -> ReplicaState:
     """A fresh replica with global rules as --replicate-* startup options would set them."""
     collation = NameCollation(lctn)
@@ -144,9 +149,30 @@ SO_FC = "STARTUP_OPTIONS_FOR_CHANNEL"
 # ---- privileges --------------------------------------------------------------------------------
 
 
-@pytest.mark.skip(reason="privileges are not simulated: every session has SUPER / REPLICATION_SLAVE_ADMIN (1227 never occurs)")
-def test_missing_privilege_gives_1227() -> None:  # pragma: no cover
-    raise AssertionError
+def test_every_session_has_the_replication_admin_privileges() -> None:
+    """Privileges are not simulated (README, "Where replfilter chooses"): a session acts as a user
+    with REPLICATION_SLAVE_ADMIN and REPLICATION_CLIENT, so each statement MySQL guards with them
+    runs from a fresh session with no grant, and MySQL's 1227 (ER_SPECIFIC_ACCESS_DENIED_ERROR)
+    is not in the error catalogue at all: no statement can answer with it."""
+    from replfilter.core.errors import ER
+
+    replica = Replica()
+    guarded = [
+        "CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL 'c'",
+        "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (d) FOR CHANNEL 'c'",
+        "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (x)",
+        "START REPLICA FOR CHANNEL 'c'",
+        "SHOW REPLICA STATUS FOR CHANNEL 'c'",
+        "SELECT * FROM performance_schema.replication_applier_filters",
+        "SELECT * FROM performance_schema.replication_applier_global_filters",
+        "STOP REPLICA FOR CHANNEL 'c'",
+        "RESET REPLICA FOR CHANNEL 'c'",
+        "RESET REPLICA ALL FOR CHANNEL 'c'",
+    ]
+    for sql in guarded:
+        assert isinstance(replica.run(sql), (Ok, ResultSet)), sql
+    assert replica.state.channel("c") is None  # RESET REPLICA ALL ran to the end
+    assert 1227 not in {spec.code for spec in ER}
 
 
 # ---- CHANGE REPLICATION FILTER without FOR CHANNEL ------------------------------------------------
@@ -428,7 +454,7 @@ def test_group_replication_channel_never_copies() -> None:
 def test_change_source_without_clause_with_two_channels_gives_3079() -> None:
     replica = multi_source("ch_1")
     assert replica.fails("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h'") == ER_3079
-    assert replica.fails("CHANGE MASTER TO MASTER_HOST = 'h'") == ER_3079
+    assert multi_source("ch_1", state=MYSQL_8_0).fails("CHANGE MASTER TO MASTER_HOST = 'h'") == ER_3079
 
 
 def test_change_source_without_clause_on_a_single_channel_replica() -> None:
@@ -487,6 +513,28 @@ def test_change_source_group_replication_applier_refuses_options() -> None:
     assert error == er_3139("CHANGE REPLICATION SOURCE with the given parameters", "group_replication_applier")
     error = replica.fails("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL 'group_replication_recovery'")
     assert error == er_3139("CHANGE REPLICATION SOURCE with the given parameters", "group_replication_recovery")
+
+
+def test_80_names_change_master_in_3139() -> None:
+    """8.0's text for the same refusal says CHANGE MASTER, whichever spelling was used."""
+    error = Replica(MYSQL_8_0).fails("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL 'group_replication_applier'")
+    assert error == er_3139("CHANGE MASTER with the given parameters", "group_replication_applier")
+
+
+@pytest.mark.parametrize("state, version", [(None, "8.4.3"), (MYSQL_8_0, "8.0.40")])
+def test_select_system_variables(state: ReplicaState | None, version: str) -> None:
+    """SELECT @@version answers the simulated version; @@warning_count reads the previous
+    statement's diagnostics without clearing them (the statement uses no table); a variable
+    replfilter does not model is 1235, never 1064."""
+    replica = Replica(state)
+    result = replica.run("select @@version, @@Server_Id, @@session.lower_case_table_names")
+    assert result == ResultSet(("@@version", "@@Server_Id", "@@session.lower_case_table_names"), ((version, 1, 0),))
+    replica.run("STOP REPLICA")
+    replica.run("STOP REPLICA")
+    assert replica.run("SELECT @@warning_count").rows == ((1,),)
+    assert replica.run("SELECT @@warning_count, @@error_count").rows == ((1, 0),)
+    assert replica.fails("SELECT @@innodb_buffer_pool_size").code == 1235
+    assert replica.run("SELECT @@error_count").rows == ((1,),)
 
 
 def test_change_source_empty_host_is_refused() -> None:
@@ -654,16 +702,39 @@ def test_reset_replica_all_for_default_channel() -> None:
     assert replica.ps() == []
 
 
-def test_reset_with_running_threads_gives_3081_and_changes_nothing() -> None:
-    """Deliberate deviation documented in executor.reset_replica: MySQL resets channels one by one
-    and stops at the first running one (spec 11.18); replfilter reports the same 3081 but leaves
-    every channel as it was, so that a failed statement never half-applies."""
-    replica = multi_source("ch_1", "ch_2")
+def _partial_failure(replica: Replica, sql: str) -> MySQLError:
+    """Run a statement that fails after changing part of the state (as the server does)."""
+    with pytest.raises(MySQLError) as info:
+        replica.run(sql)
+    return info.value
+
+
+def test_reset_all_with_a_running_channel_resets_those_before_it_and_stops_with_3081() -> None:
+    """As the server does (reset_slave(THD*) walks the channels and stops at the first failure,
+    spec 11.18): channels before the running one are reset and, with ALL, dropped; the running
+    one and those after it are untouched; the statement reports 3081."""
+    replica = multi_source("ch_1", "ch_2", "ch_3")
+    replica.run("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (d) FOR CHANNEL 'ch_3'")
     replica.run("START REPLICA IO_THREAD FOR CHANNEL 'ch_2'")
-    assert replica.fails("RESET REPLICA") == er_3081("ch_2")
-    assert replica.fails("RESET REPLICA ALL") == er_3081("ch_2")
+    before = replica.state
     assert replica.fails("RESET REPLICA FOR CHANNEL 'ch_2'") == er_3081("ch_2")
-    replica.run("RESET REPLICA ALL FOR CHANNEL 'ch_1'")
+    assert replica.state == before
+    assert _partial_failure(replica, "RESET REPLICA ALL") == er_3081("ch_2")
+    assert [c.name for c in replica.state.channels] == ["", "ch_2", "ch_3"]  # the default channel always exists
+    assert replica.state.channel("ch_3") == before.channel("ch_3")
+    assert replica.warnings() == [Condition("Error", 3081, er_3081("ch_2").message)]
+    replica.run("STOP REPLICA FOR CHANNEL 'ch_2'")
+    replica.run("RESET REPLICA ALL")
+    assert [c.name for c in replica.state.channels] == [""]
+
+
+def test_plain_reset_with_a_running_channel_resets_those_before_it() -> None:
+    replica = multi_source("ch_1", "ch_2")
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 400 FOR CHANNEL 'ch_1'")
+    replica.run("START REPLICA IO_THREAD FOR CHANNEL 'ch_2'")
+    assert _partial_failure(replica, "RESET REPLICA") == er_3081("ch_2")
+    (row,) = replica.status("ch_1")
+    assert (row["Source_Log_File"], row["Read_Source_Log_Pos"]) == ("", 4)
 
 
 def test_reset_all_checks_the_default_channel_first() -> None:
@@ -720,10 +791,9 @@ def test_show_replica_status_has_the_60_columns_in_order() -> None:
 
 
 def test_show_slave_status_has_the_80_names_and_warns() -> None:
-    """MySQL 8.4 removed the SLAVE/MASTER statement spellings (a syntax error there, spec 10);
-    issue 2 asks for them as 8.0 has them, so replfilter accepts them with 8.0's behaviour:
-    warning 1287 and, for SHOW SLAVE STATUS, the 8.0 column names."""
-    replica = multi_source("c")
+    """With --mysql-version=8.0 the SLAVE/MASTER spellings run as 8.0 runs them: warning 1287
+    and, for SHOW SLAVE STATUS, the 8.0 column names."""
+    replica = multi_source("c", state=MYSQL_8_0)
     result = replica.run("SHOW SLAVE STATUS")
     assert isinstance(result, ResultSet)
     assert list(result.columns) == SPEC_LEGACY_COLUMNS == list(LEGACY_COLUMNS)
@@ -1051,7 +1121,7 @@ def test_select_errors() -> None:
 
 
 def test_legacy_spellings_warn_1287() -> None:
-    replica = Replica()
+    replica = Replica(MYSQL_8_0)
     result = replica.run("CHANGE MASTER TO MASTER_HOST = 'h', SOURCE_PORT = 3307, MASTER_LOG_POS = 4")
     assert result.warnings == (
         deprecated("CHANGE MASTER", "CHANGE REPLICATION SOURCE"),
@@ -1068,7 +1138,7 @@ def test_legacy_spellings_warn_1287() -> None:
 def test_reset_slave_all_warns_about_reset_slave() -> None:
     """The 8.0 grammar pushes the warning for the SLAVE keyword of RESET, whatever follows:
     'RESET SLAVE' ... RESET REPLICA, also for RESET SLAVE ALL."""
-    replica = Replica()
+    replica = Replica(MYSQL_8_0)
     assert replica.run("RESET SLAVE ALL").warnings == (deprecated("RESET SLAVE", "RESET REPLICA"),)
 
 
@@ -1084,7 +1154,7 @@ def test_current_spellings_do_not_warn() -> None:
 def test_deprecation_warning_stays_when_the_statement_then_fails() -> None:
     """The 1287 warning is pushed while parsing, so SHOW WARNINGS after a legacy statement that
     fails lists it before the error."""
-    replica = multi_source("ch_1")
+    replica = multi_source("ch_1", state=MYSQL_8_0)
     replica.fails("RESET SLAVE FOR CHANNEL 'c'")
     assert replica.warnings() == [
         deprecated("RESET SLAVE", "RESET REPLICA"),
@@ -1198,7 +1268,8 @@ def test_port_and_connect_retry_are_32_bit_and_zero_changes_nothing() -> None:
 def test_retry_count_saturates_auto_position_is_a_flag_positions_start_at_4() -> None:
     replica = Replica()
     replica.run("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', SOURCE_RETRY_COUNT = 99999999999999999999999, "
-                "SOURCE_AUTO_POSITION = 5, SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 1 FOR CHANNEL 'c'")
+                "SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 1 FOR CHANNEL 'c'")
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 5 FOR CHANNEL 'c'")  # positions: 1776 with it
     assert _source_numbers(replica, "c")[2:] == (18446744073709551615, 0, 1, "b.000002", 4)
 
 
@@ -1212,7 +1283,7 @@ def test_legacy_spellings_read_before_a_syntax_error_keep_their_1287() -> None:
     """The 8.0 grammar warns for CHANGE MASTER and each MASTER_* word as soon as it reads it, so a
     syntax error later in the statement follows those warnings; the word the error is at, and
     START/STOP/RESET/SHOW ... SLAVE (which warn when they run), give none."""
-    replica = Replica()
+    replica = Replica(MYSQL_8_0)
     assert _diagnostics_after(replica, "CHANGE MASTER TO MASTER_HOST = 'h', MASTER_PORT = 1 oops, MASTER_USER = 'u'") == [
         ("Warning", 1287, "CHANGE MASTER"), ("Warning", 1287, "MASTER_HOST"), ("Warning", 1287, "MASTER_PORT"),
         ("Error", 1064, "oops, MASTER_USER = "),
@@ -1224,7 +1295,69 @@ def test_legacy_spellings_read_before_a_syntax_error_keep_their_1287() -> None:
 
 
 def test_a_source_delay_out_of_range_follows_the_warnings_of_the_whole_statement() -> None:
-    replica = Replica()
+    replica = Replica(MYSQL_8_0)
     assert [(lvl, code) for lvl, code, _ in _diagnostics_after(
         replica, "CHANGE MASTER TO MASTER_DELAY = 4294967296, MASTER_HOST = 'h' FOR CHANNEL 'c'"
     )] == [("Warning", 1287)] * 3 + [("Error", 1729)]
+
+
+def test_show_replicas_and_80s_show_slave_hosts() -> None:
+    """No replica connects to the simulated server: SHOW REPLICAS has its columns and no rows;
+    8.0's SHOW SLAVE HOSTS has 8.0's column names and warning 1287; 8.4 refuses it."""
+    assert Replica().run("SHOW REPLICAS") == ResultSet(("Server_Id", "Host", "Port", "Source_Id", "Replica_UUID"), ())
+    result = Replica(MYSQL_8_0).run("SHOW SLAVE HOSTS")
+    assert result.columns == ("Server_id", "Host", "Port", "Master_id", "Slave_UUID") and result.rows == ()
+    assert result.warnings == (deprecated("SHOW SLAVE HOSTS", "SHOW REPLICAS"),)
+    assert Replica().fails("SHOW SLAVE HOSTS").message.endswith("near 'SLAVE HOSTS' at line 1")
+    assert Replica(MYSQL_8_0).fails("SHOW REPLICA HOSTS").code == 1064
+
+
+# ---- START REPLICA UNTIL / USER ... PASSWORD; options parsed but not simulated; 1776 -------------
+
+
+def test_start_replica_until_is_kept_while_the_applier_runs() -> None:
+    replica = multi_source("c")
+    replica.run("START REPLICA UNTIL SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 1234 FOR CHANNEL 'c'")
+    (row,) = replica.status("c")
+    assert (row["Until_Condition"], row["Until_Log_File"], row["Until_Log_Pos"]) == ("Source", "b.000002", 1234)
+    replica.run("STOP REPLICA IO_THREAD FOR CHANNEL 'c'")
+    assert replica.status("c")[0]["Until_Condition"] == "Source"
+    replica.run("STOP REPLICA SQL_THREAD FOR CHANNEL 'c'")
+    (row,) = replica.status("c")
+    assert (row["Until_Condition"], row["Until_Log_File"], row["Until_Log_Pos"]) == ("None", "", 0)
+    replica.run("START REPLICA SQL_THREAD UNTIL SQL_AFTER_GTIDS = 'u:1-3' FOR CHANNEL 'c'")
+    assert replica.status("c")[0]["Until_Condition"] == "SQL_AFTER_GTIDS"
+    # An applier already running keeps its condition: this START starts nothing (note 3083).
+    result = replica.run("START REPLICA SQL_THREAD UNTIL RELAY_LOG_FILE = 'r', RELAY_LOG_POS = 9 FOR CHANNEL 'c'")
+    assert [w.code for w in result.warnings] == [3083]
+    assert replica.status("c")[0]["Until_Condition"] == "SQL_AFTER_GTIDS"
+
+
+def test_start_replica_with_a_password_keeps_it_out_of_the_state() -> None:
+    replica = multi_source("c")
+    replica.run("START REPLICA USER = 'repl' PASSWORD = 'sekret' FOR CHANNEL 'c'")
+    assert "sekret" not in repr(replica.state)
+    assert all("sekret" not in str(value) for value in replica.status("c")[0].values())
+
+
+@pytest.mark.parametrize("option", [
+    "PRIVILEGE_CHECKS_USER = 'u'@'h'", "REQUIRE_ROW_FORMAT = 1", "REQUIRE_TABLE_PRIMARY_KEY_CHECK = ON",
+    "ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = LOCAL", "IGNORE_SERVER_IDS = (2, 3)", "SOURCE_HEARTBEAT_PERIOD = 0.5",
+])
+def test_options_not_simulated_are_1235_naming_the_option(option: str) -> None:
+    name = option.split(" ")[0]
+    assert Replica().fails(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', {option}") == MySQLError(
+        1235, "42000", f"This version of MySQL doesn't yet support 'CHANGE REPLICATION SOURCE option {name} in replfilter'")
+
+
+ER_1776 = MySQLError(1776, "HY000", "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS "
+                                    "cannot be set when SOURCE_AUTO_POSITION is active.")
+
+
+def test_positions_with_auto_position_give_1776() -> None:
+    replica = Replica()
+    assert replica.fails("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 1, SOURCE_LOG_POS = 4") == ER_1776
+    assert replica.fails("CHANGE REPLICATION SOURCE TO RELAY_LOG_FILE = 'r', SOURCE_AUTO_POSITION = 1") == ER_1776
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', SOURCE_AUTO_POSITION = 1")
+    assert replica.fails("CHANGE REPLICATION SOURCE TO SOURCE_LOG_FILE = 'b.1'") == ER_1776
+    replica.run("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 0, SOURCE_LOG_FILE = 'b.1'")

@@ -14,7 +14,9 @@ from replfilter.dialect.splitter import ClientCommand, StatementBuffer, Statemen
 from replfilter.dialect import ast
 from replfilter.core.errors import MySQLError
 from replfilter.core.filters import FilterType
+from replfilter.core.version import ServerVersion
 
+V80 = ServerVersion.MYSQL_8_0
 DO_DB = FilterType.DO_DB
 IGNORE_DB = FilterType.IGNORE_DB
 DO_TABLE = FilterType.DO_TABLE
@@ -527,12 +529,13 @@ def test_unterminated_block_comment_is_a_syntax_error() -> None:
 
 
 def test_replica_and_slave_spellings() -> None:
-    assert parse_statement("START SLAVE") == ast.StartReplica((), None, legacy=True)
+    """8.0 reads both spellings (SLAVE marks the statement legacy)."""
+    assert parse_statement("START SLAVE", V80) == ast.StartReplica((), None, legacy=True)
     assert parse_statement("START REPLICA") == ast.StartReplica((), None, legacy=False)
-    assert parse_statement("stop slave io_thread for channel 'C'") == ast.StopReplica(("IO_THREAD",), "c", True)
-    assert parse_statement("RESET SLAVE ALL FOR CHANNEL ''") == ast.ResetReplica(True, "", True)
+    assert parse_statement("stop slave io_thread for channel 'C'", V80) == ast.StopReplica(("IO_THREAD",), "c", True)
+    assert parse_statement("RESET SLAVE ALL FOR CHANNEL ''", V80) == ast.ResetReplica(True, "", True)
     assert parse_statement("RESET REPLICA") == ast.ResetReplica(False, None, False)
-    assert parse_statement("SHOW SLAVE STATUS") == ast.ShowReplicaStatus(None, True)
+    assert parse_statement("SHOW SLAVE STATUS", V80) == ast.ShowReplicaStatus(None, True)
     assert parse_statement("SHOW REPLICA STATUS FOR CHANNEL 'x'") == ast.ShowReplicaStatus("x", False)
 
 
@@ -544,7 +547,7 @@ def test_thread_types() -> None:
 
 
 def test_change_master_and_change_replication_source() -> None:
-    legacy = parse_statement("CHANGE MASTER TO MASTER_HOST = 'h', MASTER_PORT = 3307 FOR CHANNEL 'C1'")
+    legacy = parse_statement("CHANGE MASTER TO MASTER_HOST = 'h', MASTER_PORT = 3307 FOR CHANNEL 'C1'", V80)
     assert legacy == ast.ChangeReplicationSource(
         (ast.SourceOption("SOURCE_HOST", "h", "MASTER_HOST"), ast.SourceOption("SOURCE_PORT", 3307, "MASTER_PORT")),
         "c1",
@@ -571,7 +574,7 @@ def test_change_source_refuses_unknown_options_and_wrong_value_kinds() -> None:
 
 
 def test_unsupported_statements_are_syntax_errors() -> None:
-    assert error_of("START REPLICA UNTIL SQL_AFTER_MTS_GAPS") == syntax_error("UNTIL SQL_AFTER_MTS_GAPS")
+    assert error_of("START REPLICA FOR CHANNEL 'c' UNTIL SQL_AFTER_MTS_GAPS") == syntax_error("UNTIL SQL_AFTER_MTS_GAPS")
     assert error_of("RESET REPLICA ALL ALL") == syntax_error("ALL")
     assert error_of("CHANGE REPLICATION FILTERS REPLICATE_DO_DB=(a)") == syntax_error("FILTERS REPLICATE_DO_DB=(a)")
 
@@ -748,7 +751,11 @@ def test_splitter_leaves_comments_out_as_mysql_does() -> None:
 
 def test_splitter_comment_only_input_sends_nothing() -> None:
     assert split_statements("-- nothing\n# here\n/* at\nall */\n") == []
-    assert split_statements("-- x;\n;") == []
+    # a delimiter on an empty buffer is an empty query: the shell says "No query specified",
+    # scripts ignore it (com_go, interactive vs batch)
+    assert split_statements("-- x;\n;") == [StatementText("", 2)]
+    assert [i for i in split_statements("SHOW WARNINGS;;") if isinstance(i, StatementText)] == [
+        StatementText("SHOW WARNINGS", 1), StatementText("", 1)]
 
 
 def test_splitter_escaped_and_doubled_quotes() -> None:
@@ -847,8 +854,9 @@ def test_splitter_line_after_a_block_comment() -> None:
     assert split_statements("/* header\n   comment */\nSHOW oops;") == [StatementText("SHOW oops", 3)]
 
 
-def test_splitter_empty_statements_are_dropped() -> None:
-    assert split_statements(";;;\n;") == []
+def test_splitter_empty_statements_are_handed_over_empty() -> None:
+    """Each delimiter on an empty buffer is an empty query (the caller reports or ignores it)."""
+    assert split_statements(";;;\n;") == [StatementText("", 1)] * 3 + [StatementText("", 2)]
     assert split_statements("") == []
 
 
@@ -1017,3 +1025,111 @@ def test_a_name_that_upper_cases_to_a_reserved_word_is_a_name() -> None:
     """``ſelect`` upper-cases to SELECT in Unicode but not in MySQL's lexer: a plain name."""
     statement = parse_statement("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (\u017felect)")
     assert statement == ast.ChangeReplicationFilter((ast.FilterDef(DO_DB, ("\u017felect",)),), None)
+
+
+# ---- 8.4 removed the SLAVE / MASTER spellings -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, near",
+    [
+        ("START SLAVE", "SLAVE"),
+        ("STOP SLAVE SQL_THREAD", "SLAVE SQL_THREAD"),
+        ("SHOW SLAVE STATUS FOR CHANNEL 'c'", "SLAVE STATUS FOR CHANNEL 'c'"),
+        ("RESET SLAVE ALL", "SLAVE ALL"),
+        ("CHANGE MASTER TO MASTER_HOST = 'h'", "MASTER TO MASTER_HOST = 'h'"),
+        ("CHANGE MASTER TO SOURCE_HOST = 'h'", "MASTER TO SOURCE_HOST = 'h'"),
+        ("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', MASTER_PORT = 1", "MASTER_PORT = 1"),
+        ("CHANGE REPLICATION SOURCE TO GET_MASTER_PUBLIC_KEY = 1", "GET_MASTER_PUBLIC_KEY = 1"),
+    ],
+)
+def test_84_refuses_the_removed_spellings(text: str, near: str) -> None:
+    """MySQL 8.4.0 removed them from the grammar: 1064 at the word, with no 1287 in front."""
+    error = error_of(text)
+    assert error == syntax_error(near)
+    assert error.warnings == ()
+    parse_statement(text, V80)  # 8.0 reads every one of them
+
+
+# ---- START REPLICA UNTIL / connection options, every CHANGE REPLICATION SOURCE option --------------
+
+
+@pytest.mark.parametrize(
+    "text, until",
+    [
+        ("START REPLICA UNTIL SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 1234",
+         ast.UntilCondition("Source", "b.000002", 1234)),
+        ("START REPLICA SQL_THREAD UNTIL RELAY_LOG_POS = 4, RELAY_LOG_FILE = 'r.000001'",
+         ast.UntilCondition("Relay", "r.000001", 4)),
+        ("START REPLICA UNTIL SQL_BEFORE_GTIDS = '3E11FA47-71CA-11E1-9E33-C80AA9429562:11-56'",
+         ast.UntilCondition("SQL_BEFORE_GTIDS", gtids="3E11FA47-71CA-11E1-9E33-C80AA9429562:11-56")),
+        ("START REPLICA IO_THREAD, SQL_THREAD UNTIL SQL_AFTER_GTIDS = 'u:1-5'", ast.UntilCondition("SQL_AFTER_GTIDS", gtids="u:1-5")),
+        ("START REPLICA UNTIL SQL_AFTER_MTS_GAPS", ast.UntilCondition("SQL_AFTER_MTS_GAPS")),
+    ],
+)
+def test_start_replica_until(text: str, until: ast.UntilCondition) -> None:
+    assert parse_statement(text).until == until  # type: ignore[union-attr]
+
+
+def test_start_replica_until_errors() -> None:
+    """opt_replica_until: a file and a position of one log, or one GTID set, or the gaps alone;
+    1277 for a combination the grammar reads but its action refuses, 1064 for what it cannot read."""
+    bad_until = MySQLError(1277, "HY000", "Incorrect parameter or combination of parameters for START REPLICA UNTIL")
+    assert error_of("START REPLICA UNTIL SOURCE_LOG_POS = 4") == bad_until
+    assert error_of("START REPLICA UNTIL SOURCE_LOG_FILE = 'f', RELAY_LOG_POS = 4") == bad_until
+    assert error_of("START REPLICA UNTIL SQL_AFTER_GTIDS = 'u:1', SOURCE_LOG_POS = 4") == syntax_error(", SOURCE_LOG_POS = 4")
+    assert error_of("START REPLICA UNTIL SOURCE_LOG_POS = 4, SQL_AFTER_MTS_GAPS") == syntax_error("SQL_AFTER_MTS_GAPS")
+    assert error_of("START REPLICA UNTIL SOURCE_LOG_POS = 'x'").code == 1064
+    assert error_of("START REPLICA UNTIL MASTER_LOG_FILE = 'f', MASTER_LOG_POS = 4") == syntax_error(
+        "MASTER_LOG_FILE = 'f', MASTER_LOG_POS = 4")
+    assert parse_statement("START SLAVE UNTIL MASTER_LOG_FILE = 'f', MASTER_LOG_POS = 4", V80).until == (  # type: ignore[union-attr]
+        ast.UntilCondition("Source", "f", 4))
+
+
+def test_start_replica_connection_options_and_the_password_is_never_shown() -> None:
+    from replfilter.dialect.printer import to_sql
+
+    statement = parse_statement("START REPLICA USER = 'u' PASSWORD = 'sekret' DEFAULT_AUTH = 'caching_sha2_password' "
+                                "PLUGIN_DIR = '/p' FOR CHANNEL 'c'")
+    assert isinstance(statement, ast.StartReplica)
+    assert (statement.user, statement.password, statement.default_auth, statement.plugin_dir) == (
+        "u", "sekret", "caching_sha2_password", "/p")
+    assert "sekret" not in repr(statement) and "sekret" not in to_sql(statement)
+    assert error_of("START REPLICA SQL_THREAD PASSWORD = 'p'") == MySQLError(
+        1687, "HY000", "Setting authentication options is not possible when only the Replica SQL Thread is being started.")
+    assert error_of("START REPLICA PASSWORD = 'p' USER = 'u'") == syntax_error("USER = 'u'")
+
+
+EVERY_84_SOURCE_OPTION = [
+    "SOURCE_HOST = 'h'", "SOURCE_USER = 'u'", "SOURCE_PASSWORD = 'p'", "SOURCE_PORT = 3306",
+    "PRIVILEGE_CHECKS_USER = 'u'@'h'", "PRIVILEGE_CHECKS_USER = u@localhost", "PRIVILEGE_CHECKS_USER = NULL",
+    "PRIVILEGE_CHECKS_USER = 'u'", "REQUIRE_ROW_FORMAT = 1", "REQUIRE_TABLE_PRIMARY_KEY_CHECK = STREAM",
+    "REQUIRE_TABLE_PRIMARY_KEY_CHECK = ON", "REQUIRE_TABLE_PRIMARY_KEY_CHECK = OFF", "REQUIRE_TABLE_PRIMARY_KEY_CHECK = GENERATE",
+    "ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = OFF", "ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = LOCAL",
+    "ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = 'aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa'",
+    "SOURCE_CONNECT_RETRY = 10", "SOURCE_RETRY_COUNT = 3", "SOURCE_DELAY = 0", "SOURCE_HEARTBEAT_PERIOD = 1.5",
+    "SOURCE_HEARTBEAT_PERIOD = 30", "SOURCE_LOG_FILE = 'b.1'", "SOURCE_LOG_POS = 4", "SOURCE_AUTO_POSITION = 0",
+    "RELAY_LOG_FILE = 'r.1'", "RELAY_LOG_POS = 4", "SOURCE_COMPRESSION_ALGORITHMS = 'zstd'",
+    "SOURCE_ZSTD_COMPRESSION_LEVEL = 3", "SOURCE_SSL = 1", "SOURCE_SSL_CA = 'ca'", "SOURCE_SSL_CAPATH = 'p'",
+    "SOURCE_SSL_CERT = 'c'", "SOURCE_SSL_CRL = 'c'", "SOURCE_SSL_CRLPATH = 'c'", "SOURCE_SSL_KEY = 'k'",
+    "SOURCE_SSL_CIPHER = 'c'", "SOURCE_SSL_VERIFY_SERVER_CERT = 1", "SOURCE_TLS_VERSION = 'TLSv1.3'",
+    "SOURCE_TLS_CIPHERSUITES = NULL", "SOURCE_TLS_CIPHERSUITES = 'x'", "SOURCE_PUBLIC_KEY_PATH = 'k'",
+    "GET_SOURCE_PUBLIC_KEY = 1", "NETWORK_NAMESPACE = 'n'", "IGNORE_SERVER_IDS = ()", "IGNORE_SERVER_IDS = (1, 2)",
+    "SOURCE_BIND = 'eth0'", "SOURCE_CONNECTION_AUTO_FAILOVER = 0", "GTID_ONLY = 0",
+]
+
+
+@pytest.mark.parametrize("option", EVERY_84_SOURCE_OPTION)
+def test_every_84_source_option_parses(option: str) -> None:
+    """Every option of 8.4's source_def is read (never 1064); those replfilter does not keep are
+    refused by the executor with 1235 naming them (test_executor)."""
+    statement = parse_statement(f"CHANGE REPLICATION SOURCE TO {option}")
+    assert isinstance(statement, ast.ChangeReplicationSource)
+
+
+@pytest.mark.parametrize("option", [
+    "REQUIRE_TABLE_PRIMARY_KEY_CHECK = MAYBE", "ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = ON", "SOURCE_SSL = 'yes'",
+    "SOURCE_HOST = h", "SOURCE_PORT = 1.5", "IGNORE_SERVER_IDS = 1", "SOURCE_SSL_CA = NULL", "NO_SUCH_OPTION = 1",
+])
+def test_source_option_values_of_the_wrong_kind_are_syntax_errors(option: str) -> None:
+    assert error_of(f"CHANGE REPLICATION SOURCE TO {option}").code == 1064

@@ -19,6 +19,7 @@ LAYERS = (
     "dialect",        # grammar, AST, parser, printer, lexical rules, the statement splitter
     "replica",        # the replica model: state, executor, SHOW/SELECT, start-up, option files, datadir
     "evaluation",     # events, SQL to events, the reference evaluator, the dialect's extensions
+    "lint",           # findings about filter configurations: checks, fixes, text/JSON/SARIF
     "server",         # a session: parse, execute, keep warnings
     "spark_runtime",  # the evaluator's decisions applied by Spark
     "client",         # the mysql client's behaviour: output formats, scripts

@@ -1,5 +1,5 @@
-"""Differential test against 160 outcomes measured on a real replica (tests/data, see
-/work/shared/data/README.md): given the replica's filters, the binlog format, the default
+"""Differential test against 160 outcomes measured on a real replica (the file and its format:
+tests/data/README.md): given the replica's filters, the binlog format, the default
 database and a statement run on the source, did its effect reach the replica?
 
 For each case: build the filter set, derive the events with ``sql_events`` for the format,

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
+from replfilter.core.version import ServerVersion
 from replfilter.dialect.parser import parse_statement
+
+LEGACY_TOO = ServerVersion.MYSQL_8_0  # 8.0's grammar: 8.4's plus the SLAVE/MASTER spellings
 from replfilter.dialect.printer import to_sql
 from replfilter.dialect import ast
 from replfilter.core.filters import FilterType
-from replfilter.dialect.source_options import MAX_SOURCE_DELAY, SUPPORTED_OPTIONS, UNSIMULATED_OPTIONS
+from replfilter.dialect.source_options import MAX_SOURCE_DELAY, SUPPORTED_OPTIONS, UNSIMULATED_OPTIONS, UNSIMULATED_KINDS
 
 SETTINGS = settings(max_examples=150, deadline=None)
 
@@ -49,6 +52,17 @@ filter_defs = st.sampled_from(list(FilterType)).flatmap(
 change_filter = st.builds(ast.ChangeReplicationFilter, st.lists(filter_defs, min_size=1, max_size=5).map(tuple), channels)
 
 
+VALUE_OF_KIND = {
+    "null": st.none(),
+    "string": text_bits,
+    "number": st.integers(min_value=0, max_value=10**6),
+    "decimal": st.decimals(min_value=0, max_value=10**4, places=3).map(lambda d: ast.OtherValue("decimal", f"{d:.3f}")),
+    "user": st.sampled_from(["'u'@'h'", "repl@localhost", "`u`@'%'"]).map(lambda t: ast.OtherValue("user", t)),
+    "ids": st.lists(st.integers(0, 2**32 - 1), max_size=3).map(lambda ids: ast.OtherValue("ids", "(" + ", ".join(map(str, ids)) + ")")),
+    "word": st.sampled_from(["u", "repl"]).map(lambda w: ast.OtherValue("word", w)),
+}
+
+
 @st.composite
 def source_options(draw: st.DrawFn) -> ast.SourceOption:
     if draw(st.booleans()):
@@ -62,7 +76,8 @@ def source_options(draw: st.DrawFn) -> ast.SourceOption:
         written = "MASTER_" + name[len("SOURCE_"):] if legacy else name
     else:
         name = draw(st.sampled_from(sorted(UNSIMULATED_OPTIONS)))
-        value = draw(st.one_of(st.none(), text_bits, st.integers(min_value=0, max_value=10**6)))
+        kind = draw(st.sampled_from(sorted(UNSIMULATED_KINDS[name])))
+        value = draw(VALUE_OF_KIND[kind.split(":")[0]] if ":" not in kind else st.just(ast.OtherValue("word", kind.split(":")[1])))
         written = name
     return ast.SourceOption(name, value, written)
 
@@ -107,14 +122,20 @@ def selects(draw: st.DrawFn) -> ast.SelectPerformanceSchema:
     )
 
 
-statements = st.one_of(change_filter, change_source, replica_statements, selects())
+catalog_statements = st.one_of(
+    st.builds(ast.LoadSchema, text_bits, channels),
+    st.builds(ast.ShowCatalog, st.just("DATABASES"), st.none(), st.one_of(st.none(), text_bits)),
+    st.builds(ast.ShowCatalog, st.just("TABLES"), st.one_of(st.none(), names), st.one_of(st.none(), text_bits), st.booleans()),
+    st.builds(ast.ShowCatalog, st.just("TRIGGERS"), st.one_of(st.none(), names), st.one_of(st.none(), text_bits)),
+)
+statements = st.one_of(change_filter, change_source, replica_statements, selects(), catalog_statements)
 
 
 @SETTINGS
 @given(statements)
 def test_printed_statement_parses_back_to_an_equal_ast(statement: ast.Statement) -> None:
     text = to_sql(statement)
-    assert parse_statement(text) == statement, text
+    assert parse_statement(text, LEGACY_TOO) == statement, text
 
 
 @settings(max_examples=60, deadline=None)
@@ -133,4 +154,4 @@ def test_known_awkward_values_round_trip() -> None:
         ast.ShowReplicaStatus("\\"),
         ast.ChangeReplicationSource((ast.SourceOption("SOURCE_HOST", "multi\nline'\"", "MASTER_HOST"),), None, True),
     ]:
-        assert parse_statement(to_sql(statement)) == statement, to_sql(statement)
+        assert parse_statement(to_sql(statement), LEGACY_TOO) == statement, to_sql(statement)

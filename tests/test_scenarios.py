@@ -12,6 +12,7 @@ from __future__ import annotations
 
 
 from replfilter.core.errors import MySQLError
+from replfilter.core.version import ServerVersion
 from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
 from replfilter.server.session import Session
 from replfilter.replica.state import Channel, ReplicaState, SourceSettings
@@ -40,6 +41,7 @@ def startup(
     channel_options: dict[str, list[tuple[FilterType, object]]] | None = None,
     configured: tuple[str, ...] = (),
     unconfigured: tuple[str, ...] = ("",),
+    version: ServerVersion = ServerVersion.MYSQL_8_4,
 ) -> tuple[ReplicaState, list[str]]:
     """The replica after start-up (spec 5.1): returns the state and the error-log warnings."""
     global_filters = FilterSet()
@@ -52,7 +54,7 @@ def startup(
             filters = filters.add_rule(ftype, rule, ConfiguredBy.STARTUP_OPTIONS_FOR_CHANNEL, STARTUP_US, COLLATION)  # type: ignore[arg-type]
         per_channel[name] = filters
     warnings = []
-    state = ReplicaState.fresh().with_global_filters(global_filters)
+    state = ReplicaState.fresh(version=version).with_global_filters(global_filters)
     for name in sorted(set(configured) | set(unconfigured)):
         filters = per_channel.pop(name, FilterSet())
         source = SourceSettings(host=f"source_{name or 'default'}") if name in configured else SourceSettings()
@@ -243,6 +245,7 @@ def test_wl7361_for_channel_walkthrough_on_ch_1() -> None:
                      (IGNORE_DB, "my_db4"), (IGNORE_DB, "my_db5"), (IGNORE_DB, "my_db6")],
         },
         configured=("ch_1",),
+        version=ServerVersion.MYSQL_8_0,  # WL#7361's listings are 8.0's (SHOW SLAVE STATUS)
     )
     assert warnings == []
     replica = Replica(state)
@@ -309,6 +312,7 @@ def wl7361_b2() -> tuple[Replica, list[str]]:
         },
         configured=("", "ch_1", "ch_2"),
         unconfigured=(),
+        version=ServerVersion.MYSQL_8_0,  # WL#7361's statements are 8.0's (SLAVE, MASTER)
     )
     return Replica(state), warnings
 

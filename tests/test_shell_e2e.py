@@ -111,7 +111,11 @@ def terminal(tmp_path: Path):
     opened: list[Terminal] = []
 
     def open_terminal(*args: str, env: dict[str, str] | None = None) -> Terminal:
-        term = Terminal(tmp_path, args, env)
+        home = tmp_path
+        if opened:  # a second terminal in one test: its own home, so its own tmux server
+            home = tmp_path / f"home{len(opened)}"
+            home.mkdir()
+        term = Terminal(home, args, env)
         opened.append(term)
         return term
 
@@ -231,3 +235,216 @@ def test_first_prompt_well_under_a_second(terminal):
     term.wait_for_prompt()
     elapsed = time.monotonic() - term.started
     assert elapsed < 1.5, f"first prompt after {elapsed:.2f} s"  # bench/startup_shell.py measures it precisely
+
+
+# ---- the shell as the mysql client: each behaviour as a person meets it ---------------------------
+
+
+def _prompts(screen: str) -> int:
+    return len(re.findall(r"^replfilter>", screen, re.M))
+
+
+def _after_last_prompt(screen: str) -> str:
+    return screen[screen.rindex("replfilter>") :]
+
+
+def test_what_was_typed_is_kept_as_typed(terminal, tmp_path):
+    """An indented first line does not indent the next one: the string literal keeps its text,
+    on the screen, in the error and in history."""
+    term = terminal(env={"REPLFILTER_HISTFILE": str(tmp_path / "hist")})
+    term.wait_for_prompt()
+    term.type("  START REPLICA FOR CHANNEL 'a")
+    term.press("Enter")
+    term.wait_for(r"^    '>$")
+    term.type("b.c';")
+    term.press("Enter")
+    screen = term.wait_for(r"^ERROR 1525")
+    assert "\n    '> b.c';\n" in screen
+    assert "Incorrect argument contains not-allowed LF value: 'a\nb.c'" in screen  # no spaces added
+    term.wait_for_prompt()
+    term.type("quit")
+    term.press("Enter")
+    term.wait_for(r"^\[exit 0\]$")
+    assert "+  START REPLICA FOR CHANNEL 'a\n+b.c';\n" in (tmp_path / "hist").read_text()
+
+
+def test_backslash_q_anywhere_quits_before_the_statement_is_sent(terminal):
+    term = terminal("--no-history")
+    term.wait_for_prompt()
+    term.type("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL 'c1' \\q")
+    term.press("Enter")
+    screen = term.wait_for(r"^\[exit 0\]$")
+    assert re.search(r"^Bye$", screen, re.M) and "Query OK" not in screen
+
+
+def test_unknown_backslash_command_is_reported_at_once(terminal):
+    term = terminal("--no-history")
+    term.wait_for_prompt()
+    term.type("SHOW REPLICA \\k")
+    term.press("Enter")
+    # mysql's add_line: the message at once, and the two characters stay in the statement
+    screen = term.wait_for(r"^    ->$")
+    assert "replfilter> SHOW REPLICA \\k\nERROR: \nUnknown command '\\k'.\n    ->" in screen
+    term.type("\\c")
+    term.press("Enter")
+    term.wait_for_prompt()
+
+
+def test_system_command_runs_and_can_be_refused(terminal, tmp_path):
+    term = terminal("--no-history")
+    term.wait_for_prompt()
+    term.type("\\! echo hello-from-sh")
+    term.press("Enter")
+    term.wait_for(r"^hello-from-sh$")
+    term.wait_for_prompt()
+    term.type("system echo again-from-sh;")
+    term.press("Enter")
+    screen = term.wait_for(r"^again-from-sh;?$")
+    assert "ERROR" not in screen  # never statement text
+    term.wait_for_prompt()
+    refused = terminal("--no-history", "--skip-system-command")
+    refused.wait_for_prompt()
+    refused.type("\\! echo not-run")
+    refused.press("Enter")
+    screen = refused.wait_for(r"option is off\. Skipping\.$")
+    assert "ERROR: \n'system' command received, but the --system-command option is off. Skipping." in screen
+    assert not re.search(r"^not-run$", screen, re.M)
+
+
+def test_prompt_print_connect_and_rehash(terminal):
+    term = terminal("--no-history")
+    term.wait_for_prompt()
+    term.type("prompt [\\d] \\c> ")
+    term.press("Enter")
+    term.wait_for(r"^PROMPT set to '\[\\d\] \\c> '$")
+    term.wait_for(r"^\[\(none\)\] 1>$")
+    term.type("SHOW REPLICA \\p")
+    term.press("Enter")
+    screen = term.wait_for(r"^    ->$")
+    assert re.search(r"^--------------\nSHOW REPLICA \n--------------\n\n    ->$", screen, re.M)
+    term.type("STATUS;")
+    term.press("Enter")
+    term.wait_for(r"^Empty set")
+    term.wait_for(r"^\[\(none\)\] 2>$")
+    term.type("\\R")
+    term.press("Enter")
+    term.wait_for(r"^Returning to default PROMPT of replfilter>\s*$")
+    term.wait_for_prompt()
+    term.type("connect")
+    term.press("Enter")
+    screen = term.wait_for(r"^Current database: \*\*\* NONE \*\*\*$")
+    assert "Connection id:    2" in screen
+    term.wait_for_prompt()
+    term.type("rehash")
+    term.press("Enter")
+    term.wait_for(r"^replfilter> rehash *\nreplfilter> *$")  # silent, as mysql
+
+
+def test_edit_opens_the_statement_in_the_editor(terminal, tmp_path):
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "SHOW COUNT(*)\\nWARNINGS" > "$1"\n')
+    editor.chmod(0o755)
+    term = terminal("--no-history", env={"EDITOR": str(editor)})
+    term.wait_for_prompt()
+    term.type("SHOW \\e")
+    term.press("Enter")
+    term.wait_for(r"^replfilter> SHOW COUNT\(\*\)\n    -> WARNINGS$")
+    term.type(";")
+    term.press("Enter")
+    term.wait_for(r"^1 row in set")
+
+
+def test_lone_delimiter_says_no_query_specified(terminal):
+    term = terminal("--no-history")
+    term.wait_for_prompt()
+    term.type(";")
+    term.press("Enter")
+    term.wait_for(r"^ERROR: \nNo query specified$")
+    term.wait_for_prompt()
+
+
+def test_a_pasted_script_runs_statement_by_statement(terminal):
+    term = terminal("--no-history")
+    term.wait_for_prompt()
+    term.paste("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h'\nFOR CHANNEL 'c1';\nSHOW COUNT(*) WARNINGS;\nSTART REPLICA FOR")
+    screen = term.wait_for(r"^replfilter> START REPLICA FOR$")
+    expected = ("replfilter> CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h'\n    -> FOR CHANNEL 'c1';\n"
+                "Query OK, 0 rows affected")
+    assert expected in screen
+    first, second = screen.index("Query OK"), screen.index("replfilter> SHOW COUNT(*) WARNINGS;")
+    assert first < second < screen.index("1 row in set") < screen.index("replfilter> START REPLICA FOR")
+    assert "    ->\n" not in screen  # no statement that had ended was prompted again
+    term.type(" CHANNEL 'c1';")
+    term.press("Enter")
+    term.wait_for(lambda s: s.count("Query OK") == 2 and _at_fresh_prompt(s))
+
+
+def test_ctrl_r_then_enter_runs_and_up_recalls_a_multi_line_entry(terminal):
+    term = terminal("--no-history")
+    term.wait_for_prompt()
+    term.type("SHOW")
+    term.press("Enter")
+    term.type("COUNT(*) WARNINGS;")
+    term.press("Enter")
+    term.wait_for(lambda s: s.count("1 row in set") == 1 and _at_fresh_prompt(s))
+    term.type("SHOW WARNINGS;")
+    term.press("Enter")
+    term.wait_for(lambda s: "Empty set" in s and _at_fresh_prompt(s))
+    term.press("Up")
+    term.press("Up")  # one press per entry, the two-line one included
+    term.wait_for(r"^replfilter> SHOW\n    -> COUNT\(\*\) WARNINGS;$")
+    term.press("Enter")
+    term.wait_for(lambda s: s.count("1 row in set") == 2 and _at_fresh_prompt(s))
+    term.press("C-r")
+    term.type("SHOW WARN")
+    term.wait_for(r"SHOW WARNINGS;$")
+    term.press("Enter")  # runs what was found, at once
+    term.wait_for(lambda s: s.count("Empty set") == 2 and _at_fresh_prompt(s))
+
+
+def test_ctrl_c_shows_the_mark_and_clears(terminal):
+    term = terminal("--no-history")
+    term.wait_for_prompt()
+    term.type("SHOW REPLICA")
+    term.press("Enter")
+    term.type("STAT")
+    term.press("C-c")
+    screen = term.wait_for(lambda s: _prompts(s) == 2 and _at_fresh_prompt(s))
+    assert re.search(r"^replfilter> SHOW REPLICA *\n    -> STAT\^C *\nreplfilter> *$", screen, re.M), screen
+    term.type("SHOW WARNINGS;")
+    term.press("Enter")
+    term.wait_for(r"^Empty set")
+
+
+def test_toolbar_summarises_when_the_channels_do_not_fit(terminal):
+    term = terminal("--no-history")
+    term.wait_for_prompt()
+    script = "".join(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL 'channel_{n:02d}';\n" for n in range(16))
+    term.paste(script + "START REPLICA SQL_THREAD FOR CHANNEL 'channel_15';\nSTART REPLICA SQL_THREAD FOR CHANNEL 'channel_15';\n")
+    screen = term.wait_for(r"^ 17 channels, 1 SQL running \('channel_15'\), 1 warning  \|  \\h help  \\q quit\s*$")
+    assert "more" not in screen
+
+
+def test_tab_offers_only_the_channels_the_statement_can_use(terminal):
+    term = terminal("--no-history")
+    term.wait_for_prompt()
+    term.type("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL 'ch1';")
+    term.press("Enter")
+    term.wait_for(r"^Query OK")
+    term.wait_for_prompt()
+    term.type("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a) FOR CHANNEL '")
+    term.press("Tab")  # '' is not offered (1794): the one usable channel is completed at once
+    term.wait_for(r"^replfilter> CHANGE REPLICATION FILTER REPLICATE_DO_DB = \(a\) FOR CHANNEL 'ch1'$")
+
+
+def test_invalid_utf8_shows_as_mysql_shows_it(terminal, tmp_path):
+    term = terminal("--no-history")
+    term.wait_for_prompt()
+    raw = tmp_path / "raw"
+    raw.write_bytes(b"SHOW \xff\xfe WARNINGS;")
+    term._tmux("load-buffer", "-b", "raw", str(raw))
+    term._tmux("paste-buffer", "-d", "-b", "raw", "-t", "rf")
+    term.press("Enter")
+    screen = term.wait_for(r"^ERROR 1064")
+    assert "\\udc" not in screen
+    assert "SHOW \\xFF\\xFE WARNINGS" in screen

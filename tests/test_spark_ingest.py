@@ -340,3 +340,23 @@ def test_read_events_gives_events_decided_as_replfilter_evaluate_decides(spark, 
     with pytest.raises(InvalidEventError) as err:
         apply_filters(raw.events, session.state)
     assert "resolve_sql_tables" in str(err.value)
+
+
+def test_sql_whose_set_column_owner_is_unknown_is_a_dead_letter(spark):
+    """Never a silent APPLY or SKIP: without the schema, which table an unqualified SET column
+    of a multi-table UPDATE belongs to is not known, and Spark says so in a dead letter."""
+    from replfilter.spark_runtime.ingest import parse_event_lines
+    from replfilter.spark_runtime.sql_tables import resolve_sql_tables
+
+    lines = [
+        json.dumps({"v": 1, "type": "query", "default_db": "d", "command": "UPDATE_MULTI",
+                    "sql": "UPDATE y JOIN z ON y.id = z.id SET b = 1"}),
+        json.dumps({"v": 1, "type": "query", "default_db": "d", "command": "UPDATE_MULTI",
+                    "sql": "UPDATE y JOIN z ON y.id = z.id SET z.b = 1"}),
+    ]
+    resolved = resolve_sql_tables(parse_event_lines(_lines_df(spark, lines)).events)
+    (row,) = resolved.events.collect()
+    assert [(t.table, t.updating) for t in row.tables] == [("y", False), ("z", True)]
+    (dead,) = resolved.dead.collect()
+    assert dead.reason == ("undecided: which table owns `b` is not known: give the schema with `--schema`, "
+                           "or qualify the column")

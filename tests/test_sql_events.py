@@ -116,6 +116,8 @@ def _tables(sql: str, default_db: str = "d") -> list[str]:
         ("ALTER TABLE t ADD COLUMN c INT", CK.ALTER_TABLE, ["?.t*"]),
         ("ALTER TABLE d.t RENAME TO e.u", CK.ALTER_TABLE, ["d.t*"]),
         ("ALTER ONLINE IGNORE TABLE t ADD COLUMN c INT", CK.ALTER_TABLE, ["?.t*"]),
+        ("ALTER TABLE d.p EXCHANGE PARTITION p0 WITH TABLE e.x", CK.ALTER_TABLE, ["d.p*", "e.x*"]),
+        ("ALTER TABLE p EXCHANGE PARTITION p0 WITH TABLE x WITHOUT VALIDATION", CK.ALTER_TABLE, ["?.p*", "?.x*"]),
         ("TRUNCATE TABLE t", CK.TRUNCATE, ["?.t*"]),
         ("TRUNCATE d.t", CK.TRUNCATE, ["d.t*"]),
         ("CREATE INDEX i ON t (a)", CK.CREATE_INDEX, ["?.t*"]),
@@ -206,14 +208,43 @@ def test_statements_that_are_not_logged(sql: str) -> None:
         "DROP TRIGGER trg",
         "DROP TRIGGER IF EXISTS d.trg",
         "CALL p()",
-        "FROBNICATE THE TABLES",
-        "DELETE x FROM t1 JOIN t2",  # target matches nothing
+        "FLUSH TABLES t1, t2",
+        "BINLOG 'AAAA'",
     ],
 )
 def test_unknown_tables_are_reported_not_guessed(sql: str) -> None:
     derived = statement_events(sql, "d")
     assert derived.tables_known is False
     assert derived.note
+
+
+@pytest.mark.parametrize(
+    "sql, error",
+    [
+        ("this is not sql", "ERROR 1064 (42000): You have an error in your SQL syntax; check the manual that "
+         "corresponds to your MySQL server version for the right syntax to use near 'this is not sql' at line 1"),
+        ("FROBNICATE THE TABLES", "ERROR 1064 (42000)"),
+        ("DELETE x FROM t1 JOIN t2", "ERROR 1109 (42S02): Unknown table 'x' in MULTI DELETE"),
+    ],
+)
+def test_statements_the_source_refuses_log_nothing(sql: str, error: str) -> None:
+    """What the source refuses never reaches the binary log: no event, and the error named."""
+    for fmt in ("STATEMENT", "ROW"):
+        derived = statement_events(sql, "d", fmt)
+        assert derived.events == () and derived.unknown_rows == ()
+        assert derived.analysis.source_error.startswith(error)
+        assert error in (derived.note or "")
+
+
+@pytest.mark.parametrize(
+    "sql, logged",
+    [("FLUSH LOGS", True), ("FLUSH TABLES", True), ("FLUSH LOCAL TABLES t", False),
+     ("FLUSH NO_WRITE_TO_BINLOG TABLES t", False), ("FLUSH TABLES WITH READ LOCK", False),
+     ("FLUSH TABLES t FOR EXPORT", False)],
+)
+def test_flush(sql: str, logged: bool) -> None:
+    analysis = analyse_statement(sql, "d")
+    assert analysis.logged is logged and analysis.tables_known and analysis.tables == ()
 
 
 @pytest.mark.parametrize(

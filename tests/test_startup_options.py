@@ -1,4 +1,4 @@
-"""Start-up options and option files (spec sections 5.1, 6 and the section 13 checklist)."""
+"""Start-up options and option files (mysql-filter-statements.md, sections 5.1 and 6, and its section 13 checklist)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from replfilter.core.filters import (
     FilterType,
     NameCollation,
 )
+from replfilter.replica.option_files import read_option_file
 from replfilter.replica.startup_options import (
     CHANNEL_DOES_NOT_EXIST_WARNING,
     GROUP_REPLICATION_CHANNEL_WARNING,
@@ -25,7 +26,6 @@ from replfilter.replica.startup_options import (
     canonical_option_name,
     collect_startup_settings,
     parse_rule,
-    read_option_file,
     split_command_line_option,
 )
 from replfilter.replica.state import Channel, ReplicaState, SourceSettings
@@ -212,7 +212,7 @@ def test_channel_prefix_round_trips(channel: str, rest: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------------
-# apply_startup (spec 5.1, 5.2 and the seed-000 example)
+# apply_startup (mysql-filter-statements.md, 5.1 and 5.2, and the seed-000 example)
 # ------------------------------------------------------------------------------------------------
 
 

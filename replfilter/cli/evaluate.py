@@ -53,7 +53,7 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
         startup.session.update(lambda _old: evaluator.state())
         if args.summary:
             for (channel, decision), count in evaluator.counts.items():
-                stderr.write(f"channel '{channel}': {decision} {count}\n")
+                stderr.write(f"channel '{channel}': {decision or 'undecided'} {count}\n")
         return 1 if evaluator.errors else 0
     finally:
         startup.close()

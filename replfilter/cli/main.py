@@ -15,7 +15,16 @@ from typing import Sequence, TextIO
 from .. import __version__
 from ..client.formatting import OutputMode
 from ..client.runner import RunOptions, ScriptRunner
+from .schema_option import load_schema_options
 from .startup import Startup, add_startup_arguments, split_startup_arguments, start_reporting
+
+
+SUBCOMMAND_SYNOPSES = {
+    "evaluate": "replfilter evaluate [startup options] [options] EVENTS.jsonl",
+    "stream": "replfilter stream [startup options] [options] EVENTS_DIR OUTPUT_DIR CHECKPOINT_DIR",
+    "lint": "replfilter lint [startup options] [options] [--workload FILE] [--format text|json|sarif]",
+}
+"""The usage lines of the subcommands, shown under ``replfilter``'s own (each has its ``--help``)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,10 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
             "Startup options as mysqld takes them: --replicate-do-db, --replicate-ignore-db, "
             "--replicate-do-table, --replicate-ignore-table, --replicate-wild-do-table, "
             "--replicate-wild-ignore-table, --replicate-rewrite-db (each =[channel:]value, "
-            "repeatable) and --lower-case-table-names=0|1|2. "
+            "repeatable), --lower-case-table-names=0|1|2 and --mysql-version=8.4|8.0 (the server "
+            "to simulate; also in the option file). "
             "Subcommands: 'replfilter evaluate EVENTS.jsonl' decides a file of events; "
             "'replfilter stream EVENTS_DIR OUTPUT_DIR CHECKPOINT_DIR' applies the filters with Spark "
-            "(each with --help)."
+            "(each with --help); 'replfilter lint' checks the filters for mistakes."
         ),
     )
     parser.add_argument("script", nargs="?", help="SQL script to run (default: standard input, or the shell on a terminal)")
@@ -47,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     shell = parser.add_argument_group("shell")
     shell.add_argument("--no-history", action="store_true", help="do not read or write ~/.replfilter_history")
     shell.add_argument("--no-toolbar", action="store_true", help="hide the bottom toolbar")
+    shell.add_argument("--skip-system-command", "--no-system", dest="system_command", action="store_false",
+                       help="refuse \\! and system, as mysql --skip-system-command (--system-command=OFF)")
     parser.add_argument("--master", metavar="URL", default=None, help="Spark master URL (default local[*]); Spark starts only when needed")
     parser.add_argument(
         "--applier-dir",
@@ -56,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(default DATADIR/applier with --datadir, else a directory in the system temp dir)",
     )
     parser.add_argument("-V", "--version", action="version", version=f"replfilter {__version__}")
+    own = parser.format_usage().removeprefix("usage: ").rstrip("\n")
+    parser.usage = own + "".join(f"\n       {synopsis}" for synopsis in SUBCOMMAND_SYNOPSES.values())
     return parser
 
 
@@ -83,6 +97,9 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     startup = start_reporting(startup_arguments, args, stderr)
     if startup is None:
         return 1
+    if not load_schema_options(startup.session, args.schema, stderr):
+        startup.close()
+        return 1
     applier = _install_applier(startup, args)
     try:
         interactive = args.execute is None and args.script is None and stdin.isatty() and stdout.isatty()
@@ -90,7 +107,8 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
             from ..shell.app import run_shell  # the shell is only imported when it is used
 
             return run_shell(startup.session, args, datadir=args.datadir)
-        options = RunOptions(mode=_output_mode(args, stdout), json=args.format == "json", force=args.force)
+        options = RunOptions(mode=_output_mode(args, stdout), json=args.format == "json", force=args.force,
+                             system_command=args.system_command)
         runner = ScriptRunner(startup.session, stdout, stderr, options)
         if args.execute is not None:
             return runner.run_text(args.execute)
@@ -130,7 +148,13 @@ def _stream_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: Text
     return stream_main(argv, stdout=stdout, stderr=stderr)
 
 
-SUBCOMMANDS = {"evaluate": _evaluate_command, "stream": _stream_command}
+def _lint_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    from .lint import main as lint_main
+
+    return lint_main(argv, stdout=stdout, stderr=stderr, stdin=stdin)
+
+
+SUBCOMMANDS = {"evaluate": _evaluate_command, "stream": _stream_command, "lint": _lint_command}
 
 
 if __name__ == "__main__":  # pragma: no cover

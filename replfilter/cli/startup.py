@@ -16,18 +16,19 @@ from typing import Sequence, TextIO
 
 from ..client.runner import RunOptions, ScriptRunner
 from ..replica.datadir import DataDirectory, DataDirError
+from ..replica.option_files import read_option_file
 from ..replica.startup_options import (
     StartupError,
     apply_startup,
     canonical_option_name,
     collect_startup_settings,
-    read_option_file,
     split_command_line_option,
 )
 from ..replica.state import ReplicaState
 from ..server.session import Session, wall_clock_us
+from .schema_option import add_schema_argument, load_schema_options
 
-STARTUP_OPTION_PREFIXES = ("replicate-", "lower-case-table-names")
+STARTUP_OPTION_PREFIXES = ("replicate-", "lower-case-table-names", "mysql-version")
 OPTION_FILE_HELP = "read startup options from the [mysqld], [server] and [mysqld-8.4] groups of FILE"
 
 
@@ -83,6 +84,7 @@ def add_startup_arguments(parser: argparse.ArgumentParser) -> None:
     split off before argparse, by :func:`split_startup_arguments`)."""
     parser.add_argument("--defaults-file", metavar="FILE", help=OPTION_FILE_HELP)
     parser.add_argument("--datadir", metavar="DIR", help="keep channels (connection metadata) in DIR across runs")
+    add_schema_argument(parser)
 
 
 def add_replica_arguments(parser: argparse.ArgumentParser) -> None:
@@ -100,8 +102,11 @@ def start_replica(startup_arguments: list[tuple[str, str | None]], defaults_file
     settings = collect_startup_settings(file_options, startup_arguments)
     warnings.extend(settings.warnings)
     datadir = DataDirectory(datadir_path).open() if datadir_path else None
+    if datadir is not None:
+        warnings.extend(datadir.startup_warnings)
     try:
-        state = datadir.load_state(settings.lower_case_table_names) if datadir else ReplicaState.fresh(settings.lower_case_table_names)
+        state = (datadir.load_state(settings.lower_case_table_names, settings.version) if datadir
+                 else ReplicaState.fresh(settings.lower_case_table_names, settings.version))
         state, filter_warnings = apply_startup(state, settings.rules, wall_clock_us())
     except BaseException:
         if datadir is not None:
@@ -147,4 +152,7 @@ def prepare_replica(argv: Sequence[str], parser: argparse.ArgumentParser, stderr
         if ScriptRunner(startup.session, io.StringIO(), stderr, RunOptions()).run_file(args.init):
             startup.close()
             return args, None
+    if startup is not None and not load_schema_options(startup.session, args.schema, stderr):
+        startup.close()
+        return args, None
     return args, startup

@@ -52,6 +52,18 @@ class ER(Enum):
         "The server is not configured as replica; fix in config file or with CHANGE REPLICATION "
         "SOURCE TO",
     )
+    BAD_REPLICA_UNTIL_COND = ErrorSpec(
+        1277, "HY000", "Incorrect parameter or combination of parameters for START REPLICA UNTIL"
+    )
+    SQLTHREAD_WITH_SECURE_REPLICA = ErrorSpec(
+        1687, "HY000", "Setting authentication options is not possible when only the Replica SQL Thread is being started."
+    )
+    BAD_REPLICA_AUTO_POSITION = ErrorSpec(
+        1776,
+        "HY000",
+        "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when "
+        "SOURCE_AUTO_POSITION is active.",
+    )
     REPLICA_CHANNEL_DOES_NOT_EXIST = ErrorSpec(3074, "HY000", "Replica channel '%s' does not exist.")
     REPLICA_CHANNEL_NAME_INVALID_OR_TOO_LONG = ErrorSpec(
         3076, "HY000", "Couldn't create channel: Channel name is either invalid or too long."
@@ -110,6 +122,9 @@ class ER(Enum):
     NO_DB_ERROR = ErrorSpec(1046, "3D000", "No database selected")
     NO_SUCH_TABLE = ErrorSpec(1146, "42S02", "Table '%s.%s' doesn't exist")
     BAD_FIELD_ERROR = ErrorSpec(1054, "42S22", "Unknown column '%s' in '%s'")
+    NON_UNIQ_ERROR = ErrorSpec(1052, "23000", "Column '%s' in %s is ambiguous")
+    EMPTY_QUERY = ErrorSpec(1065, "42000", "Query was empty")
+    UNKNOWN_TABLE = ErrorSpec(1109, "42S02", "Unknown table '%s' in %s")
     NOT_SUPPORTED_YET = ErrorSpec(
         1235, "42000", "This version of MySQL doesn't yet support '%s'"
     )
@@ -160,6 +175,11 @@ class MySQLError(Exception):
 
 def render(spec: ER, *args: object) -> str:
     return spec.value.template % args if args else spec.value.template
+
+
+def error_line(spec: ER, *args: object) -> str:
+    """The error as the mysql client prints it: ``ERROR 1146 (42S02): Table 't.x' doesn't exist``."""
+    return f"ERROR {spec.value.code} ({spec.value.sqlstate}): {render(spec, *args)}"
 
 
 @dataclass(frozen=True)

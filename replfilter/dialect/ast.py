@@ -7,7 +7,7 @@ lower-cased channel names), so two spellings MySQL treats alike give equal nodes
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 from ..core.filters import FilterType, Rule
@@ -49,7 +49,18 @@ class ChangeReplicationFilter:
         return result
 
 
-SourceValue = Union[str, int, None]
+@dataclass(frozen=True)
+class OtherValue:
+    """A source option value that is neither a string, a number nor NULL: a decimal
+    (``SOURCE_HEARTBEAT_PERIOD = 1.5``), ``'u'@'h'`` (PRIVILEGE_CHECKS_USER), a server id list
+    (IGNORE_SERVER_IDS), or a bare word (``OFF``, ``STREAM``). ``kind`` names which; ``text`` is
+    as written."""
+
+    kind: str  # "decimal" | "user" | "ids" | "word"
+    text: str
+
+
+SourceValue = Union[str, int, None, OtherValue]
 
 
 @dataclass(frozen=True)
@@ -86,10 +97,30 @@ THREAD_TYPES = ("IO_THREAD", "SQL_THREAD")
 
 
 @dataclass(frozen=True)
+class UntilCondition:
+    """START REPLICA ... UNTIL: where the applier stops. ``kind`` is what SHOW REPLICA STATUS
+    calls it (``Source``, ``Relay``, ``SQL_BEFORE_GTIDS``, ``SQL_AFTER_GTIDS``,
+    ``SQL_AFTER_MTS_GAPS``); ``log_file``/``log_pos`` for the first two, ``gtids`` for the GTID
+    kinds."""
+
+    kind: str
+    log_file: str = ""
+    log_pos: int = 0
+    gtids: str = ""
+
+
+@dataclass(frozen=True)
 class StartReplica:
     threads: tuple[str, ...] = ()  # empty: both; RELAY_THREAD is normalised to IO_THREAD
     channel: str | None = None
     legacy: bool = False
+    until: UntilCondition | None = None
+    user: str | None = None
+    # The password of START REPLICA ... PASSWORD='p' is kept for nothing: the server uses it for
+    # the connection only. It is never shown (repr, printing).
+    password: str | None = field(default=None, repr=False)
+    default_auth: str | None = None
+    plugin_dir: str | None = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +162,21 @@ class SelectPerformanceSchema:
 
 
 @dataclass(frozen=True)
+class ShowReplicas:
+    """``SHOW REPLICAS``; ``legacy`` for 8.0's ``SHOW SLAVE HOSTS`` (its column names)."""
+
+    legacy: bool = False
+
+
+@dataclass(frozen=True)
+class SelectVariables:
+    """``SELECT @@version, @@session.warning_count``: each item as written (the column name, as
+    the server names an unaliased item) and the variable's lower-case name."""
+
+    items: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class ShowWarnings:
     count_only: bool = False
 
@@ -155,6 +201,34 @@ class ReplayEvents:
     channel: str | None = None
 
 
+@dataclass(frozen=True)
+class LintReplication:
+    """replfilter extension, not MySQL: the lint findings for the current filters, as rows;
+    ``channel`` limits them to one channel."""
+
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
+class LoadSchema:
+    """replfilter extension, not MySQL: a source's schema file (``channel`` None: every
+    channel's source), replayed through the filters onto the replica's catalog."""
+
+    path: str
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
+class ShowCatalog:
+    """SHOW DATABASES / SHOW [FULL] TABLES / SHOW TRIGGERS, answered from the replica's catalog.
+    ``what`` is ``DATABASES``, ``TABLES`` or ``TRIGGERS``."""
+
+    what: str
+    database: str | None = None
+    like: str | None = None
+    full: bool = False
+
+
 Statement = Union[
     ChangeReplicationFilter,
     ChangeReplicationSource,
@@ -163,7 +237,12 @@ Statement = Union[
     StartReplica,
     StopReplica,
     SelectPerformanceSchema,
+    SelectVariables,
+    ShowReplicas,
     ShowWarnings,
     ExplainReplication,
     ReplayEvents,
+    LintReplication,
+    LoadSchema,
+    ShowCatalog,
 ]

@@ -65,6 +65,12 @@ RESERVED_WORDS = frozenset(
 )
 
 _ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def ascii_lower(word: str) -> str:
+    """``word`` with its ASCII letters lower-cased only."""
+    return word.translate(_ASCII_LOWER)
 
 
 def ascii_upper(word: str) -> str:

@@ -12,10 +12,11 @@ from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast
-from .grammar import ascii_upper, is_reserved, lark_parser
+from .grammar import ascii_lower, ascii_upper, is_reserved, lark_parser
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..core.filters import FilterType, fold_case
-from .lexical import unescape_string, unquote_identifier
+from ..core.version import DEFAULT_VERSION, ServerVersion
+from .lexical import quote_string, unescape_string, unquote_identifier
 from .source_options import canonical_name, is_known_option, resolve_source_option
 from .splitter import StatementText, split_statements, ClientCommand
 
@@ -49,7 +50,17 @@ def _check_db_part(name: str) -> str:
 
 @v_args(inline=True)
 class ToAst(Transformer):
-    """Parse tree -> :mod:`replfilter.dialect.ast` nodes."""
+    """Parse tree -> :mod:`replfilter.dialect.ast` nodes, for one server version: 8.4's grammar
+    has no SLAVE/MASTER spellings, so there they are a syntax error at the word itself."""
+
+    def __init__(self, version: ServerVersion = DEFAULT_VERSION) -> None:
+        super().__init__()
+        self.version = version
+
+    def _legacy(self, token: Token) -> None:
+        """A SLAVE / MASTER / MASTER_* word: 1064 at it in 8.4, accepted (1287) in 8.0."""
+        if not self.version.legacy_spellings:
+            raise ParseFailure(token.start_pos or 0)
 
     # ---- leaves
     def ident(self, token: Token | str) -> str:
@@ -70,6 +81,21 @@ class ToAst(Transformer):
 
     def null(self, _token: Token) -> None:
         return None
+
+    def decimal(self, token: Token) -> ast.OtherValue:
+        return ast.OtherValue("decimal", token.value)
+
+    def word(self, token: Token) -> ast.OtherValue:
+        return ast.OtherValue("word", token.value)
+
+    def user_part(self, part: Token | str) -> str:
+        return part.value if isinstance(part, Token) else quote_string(part)
+
+    def user_at_host(self, user: str, host: str) -> ast.OtherValue:
+        return ast.OtherValue("user", f"{user}@{host}")
+
+    def server_ids(self, *ids: Token | None) -> ast.OtherValue:
+        return ast.OtherValue("ids", "(" + ", ".join(t.value for t in ids if t is not None) + ")")
 
     # ---- CHANGE REPLICATION FILTER
     def db_filter_type(self, token: Token) -> FilterType:
@@ -133,11 +159,17 @@ class ToAst(Transformer):
         option = resolve_source_option(name.value, value)
         if option is None:
             raise ParseFailure(name.start_pos)
+        if option.written != option.name:
+            self._legacy(name)
         return option
 
     def change_source(self, *children: object) -> ast.ChangeReplicationSource:
         *options, channel = [c for c in children if not isinstance(c, Token)]
         return ast.ChangeReplicationSource(tuple(options), channel)  # type: ignore[arg-type]
+
+    def master_word(self, token: Token) -> Token:
+        self._legacy(token)
+        return token
 
     def change_master(self, *children: object) -> ast.ChangeReplicationSource:
         *options, channel = [c for c in children if not isinstance(c, Token)]
@@ -146,6 +178,8 @@ class ToAst(Transformer):
     # ---- RESET / SHOW / START / STOP
     def replica_word(self, token: Token) -> bool:
         """True for the legacy SLAVE spelling."""
+        if token.type == "SLAVE":
+            self._legacy(token)
         return token.type == "SLAVE"
 
     def reset_replica(self, _kw: Token, legacy: bool, all_kw: Token | None, channel: str | None) -> ast.ResetReplica:
@@ -154,6 +188,14 @@ class ToAst(Transformer):
     def show_status(self, _kw: Token, legacy: bool, _status: Token, channel: str | None) -> ast.ShowReplicaStatus:
         return ast.ShowReplicaStatus(channel, legacy)
 
+    def show_replicas(self, _show: Token, _replicas: Token) -> ast.ShowReplicas:
+        return ast.ShowReplicas()
+
+    def show_slave_hosts(self, _show: Token, legacy: bool, hosts: Token) -> ast.ShowReplicas:
+        if not legacy:  # SHOW REPLICA HOSTS is no statement in either version
+            raise ParseFailure(hosts.start_pos or 0)
+        return ast.ShowReplicas(legacy=True)
+
     def thread_type(self, token: Token) -> str:
         word = ascii_upper(token.value)
         return "IO_THREAD" if word == "RELAY_THREAD" else word
@@ -161,8 +203,66 @@ class ToAst(Transformer):
     def thread_types(self, *threads: str) -> tuple[str, ...]:
         return tuple(threads)
 
-    def start_replica(self, _kw: Token, legacy: bool, threads: tuple[str, ...] | None, channel: str | None) -> ast.StartReplica:
-        return ast.StartReplica(threads or (), channel, legacy)
+    def start_replica(self, _kw: Token, legacy: bool, threads: tuple[str, ...] | None,
+                      until: ast.UntilCondition | None, *rest: object) -> ast.StartReplica:
+        """``start_replica_stmt``: USER/PASSWORD/DEFAULT_AUTH/PLUGIN_DIR, in that order, are for
+        the receiver's connection, so starting only the SQL thread with one of them is 1687 (a
+        check the grammar makes)."""
+        *connection, channel = rest  # (keyword, value) pairs, both None when absent
+        user, password, default_auth, plugin_dir = connection[1::2]
+        threads = threads or ()
+        if any(connection[0::2]) and set(threads) == {"SQL_THREAD"}:
+            raise MySQLError.of(ER.SQLTHREAD_WITH_SECURE_REPLICA)
+        return ast.StartReplica(threads, channel, legacy, until, user, password, default_auth, plugin_dir)  # type: ignore[arg-type]
+
+    def until_item(self, name: Token, value: str | Token | None) -> tuple[Token, str | int | None]:
+        if isinstance(value, Token):
+            value = int(value.value)
+        return (name, value)
+
+    def until_clause(self, _until: Token, *items: object) -> ast.UntilCondition:
+        """``opt_replica_until``: a file and a position of the same log, or one GTID set, or
+        SQL_AFTER_MTS_GAPS alone. A name or value the grammar does not take there is 1064; a
+        combination it takes but the action refuses is 1277."""
+        conditions: dict[str, str | int] = {}
+        first = True
+        for item in items:
+            if isinstance(item, Token):  # the comma
+                first = False
+                continue
+            name, value = item  # type: ignore[misc]
+            word = ascii_upper(name.value)
+            if word.startswith("MASTER_"):
+                self._legacy(name)
+                word = "SOURCE_" + word[len("MASTER_"):]
+            if word in ("SOURCE_LOG_FILE", "RELAY_LOG_FILE"):
+                if not isinstance(value, str):
+                    raise ParseFailure(name.end_pos or 0)
+                conditions[word] = _check_no_linefeed(value)
+            elif word in ("SOURCE_LOG_POS", "RELAY_LOG_POS"):
+                if not isinstance(value, int):
+                    raise ParseFailure(name.end_pos or 0)
+                conditions[word] = value
+            elif word in ("SQL_BEFORE_GTIDS", "SQL_AFTER_GTIDS") and first and isinstance(value, str):
+                conditions[word] = value
+            elif word == "SQL_AFTER_MTS_GAPS" and first and value is None:
+                conditions[word] = 1
+            else:
+                raise ParseFailure(name.start_pos or 0)
+            if word.startswith("SQL_") and len(items) > 1:
+                raise ParseFailure(items[1].start_pos or 0)  # type: ignore[union-attr]
+        if "SQL_AFTER_MTS_GAPS" in conditions:
+            return ast.UntilCondition("SQL_AFTER_MTS_GAPS")
+        for kind in ("SQL_BEFORE_GTIDS", "SQL_AFTER_GTIDS"):
+            if kind in conditions:
+                return ast.UntilCondition(kind, gtids=str(conditions[kind]))
+        source = {"SOURCE_LOG_FILE", "SOURCE_LOG_POS"} & conditions.keys()
+        relay = {"RELAY_LOG_FILE", "RELAY_LOG_POS"} & conditions.keys()
+        if source and relay or len(source | relay) != 2:
+            raise MySQLError.of(ER.BAD_REPLICA_UNTIL_COND)
+        prefix = "SOURCE" if source else "RELAY"
+        return ast.UntilCondition("Source" if source else "Relay", str(conditions[f"{prefix}_LOG_FILE"]),
+                                  int(conditions[f"{prefix}_LOG_POS"]))
 
     def stop_replica(self, _kw: Token, legacy: bool, threads: tuple[str, ...] | None, channel: str | None) -> ast.StopReplica:
         return ast.StopReplica(threads or (), channel, legacy)
@@ -218,6 +318,10 @@ class ToAst(Transformer):
             limit=limit,
         )
 
+    def select_variables(self, _select: Token, *variables: Token) -> ast.SelectVariables:
+        """``@@global.x`` / ``@@session.x`` / ``@@x``: the name after the scope, lower case."""
+        return ast.SelectVariables(tuple((v.value, ascii_lower(v.value[2:]).rsplit(".", 1)[-1]) for v in variables))
+
     def show_warnings(self, *_tokens: Token) -> ast.ShowWarnings:
         return ast.ShowWarnings()
 
@@ -245,13 +349,34 @@ class ToAst(Transformer):
     def replay_events(self, _r: Token, _e: Token, _from: Token, path: str, channel: str | None) -> ast.ReplayEvents:
         return ast.ReplayEvents(path, channel)
 
+    def lint_replication(self, _l: Token, _r: Token, channel: str | None) -> ast.LintReplication:
+        return ast.LintReplication(channel)
+
+    def load_schema(self, _l: Token, _s: Token, _from: Token, path: str, channel: str | None) -> ast.LoadSchema:
+        return ast.LoadSchema(path, channel)
+
+    def from_database(self, _from: Token, name: str) -> str:
+        return name
+
+    def like_clause(self, _like: Token, pattern: str) -> str:
+        return pattern
+
+    def show_databases(self, _show: Token, _kw: Token, like: str | None) -> ast.ShowCatalog:
+        return ast.ShowCatalog("DATABASES", like=like)
+
+    def show_tables(self, _show: Token, full: Token | None, _kw: Token, db: str | None, like: str | None) -> ast.ShowCatalog:
+        return ast.ShowCatalog("TABLES", db, like, full is not None)
+
+    def show_triggers(self, _show: Token, _kw: Token, db: str | None, like: str | None) -> ast.ShowCatalog:
+        return ast.ShowCatalog("TRIGGERS", db, like)
+
     def start(self, *statements: object) -> list[object]:
         return [s for s in statements if s is not None]
 
 
-@lru_cache(maxsize=1)
-def _lark():  # type: ignore[no-untyped-def]
-    return lark_parser(ToAst())
+@lru_cache(maxsize=None)
+def _lark(version: ServerVersion = DEFAULT_VERSION):  # type: ignore[no-untyped-def]
+    return lark_parser(ToAst(version))
 
 
 def _near(text: str, position: int) -> tuple[str, int]:
@@ -260,21 +385,24 @@ def _near(text: str, position: int) -> tuple[str, int]:
     return text[position : position + 80], text.count("\n", 0, position) + 1
 
 
-def syntax_error(text: str, position: int) -> MySQLError:
+def syntax_error(text: str, position: int, version: ServerVersion = DEFAULT_VERSION) -> MySQLError:
     near, line = _near(text, position)
     error = MySQLError.of(ER.PARSE_ERROR, near, line)
-    error.warnings = parse_time_warnings(text, position)
+    error.warnings = parse_time_warnings(text, position, version)
     return error
 
 
-def parse_time_warnings(text: str, position: int) -> tuple[Condition, ...]:
+def parse_time_warnings(text: str, position: int, version: ServerVersion = DEFAULT_VERSION) -> tuple[Condition, ...]:
     """Warning 1287 for each legacy spelling MySQL's parser has taken in before ``position``.
 
     The 8.0 grammar pushes the warning for ``CHANGE MASTER`` and for each ``MASTER_*`` option
     name in the rule that reads that one word (``change_replication_source_host: MASTER_HOST_SYM
     {push_deprecated_warn...}``), a default reduction made without reading further: so a syntax
     error later in the statement finds them already in the diagnostics area. START/STOP/RESET/
-    SHOW ... SLAVE only mark the statement, and warn when it runs: not here."""
+    SHOW ... SLAVE only mark the statement, and warn when it runs: not here. 8.4 has no legacy
+    spellings, so nothing."""
+    if not version.legacy_spellings:
+        return ()
     words: list[str] = []
     try:
         for token in _lark().lex(text):
@@ -306,15 +434,15 @@ def _error_position(text: str, exc: UnexpectedInput) -> int:
     return len(text)
 
 
-def parse_statement(text: str) -> ast.Statement:
+def parse_statement(text: str, version: ServerVersion = DEFAULT_VERSION) -> ast.Statement:
     """Parse one statement (no terminator needed). Raises :class:`MySQLError` (1064 and the
     parse-time checks). An empty text is MySQL's "Query was empty" (1065)."""
-    statements = parse_many(text)
+    statements = parse_many(text, version)
     if not statements:
         raise MySQLError(1065, "42000", "Query was empty")
     if len(statements) > 1:
         stripped = text.strip()
-        raise syntax_error(stripped, _second_statement_position(stripped))
+        raise syntax_error(stripped, _second_statement_position(stripped), version)
     return statements[0]
 
 
@@ -335,25 +463,25 @@ def _second_statement_position(text: str) -> int:
     return len(text)
 
 
-def parse_many(text: str) -> list[ast.Statement]:
+def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.Statement]:
     """Parse ``;``-separated statements with the grammar itself (no client commands)."""
     text = text.strip()
     try:
-        return _lark().parse(text)  # type: ignore[return-value]
+        return _lark(version).parse(text)  # type: ignore[return-value]
     except ParseFailure as exc:
-        raise syntax_error(text, exc.position) from None
+        raise syntax_error(text, exc.position, version) from None
     except UnexpectedInput as exc:
-        raise syntax_error(text, _error_position(text, exc)) from None
+        raise syntax_error(text, _error_position(text, exc), version) from None
     except MySQLError as error:
         # A check made while parsing (1729 for SOURCE_DELAY, 1525 for a line feed): MySQL goes
         # on parsing after 1729, so every legacy spelling of the statement has warned. (After
         # 1525 it stops; its rare later legacy options are counted too: a documented excess.)
         if not error.warnings:
-            error.warnings = parse_time_warnings(text, len(text))
+            error.warnings = parse_time_warnings(text, len(text), version)
         raise
 
 
-def parse(text: str) -> list[ast.Statement]:
+def parse(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.Statement]:
     """Parse a script's statements, cut as the mysql client cuts them; client commands are not
     allowed here (use :mod:`replfilter.client.runner` for scripts that contain them)."""
     statements: list[ast.Statement] = []
@@ -362,5 +490,5 @@ def parse(text: str) -> list[ast.Statement]:
             raise syntax_error(item.name, 0)
         assert isinstance(item, StatementText)
         if item.text:
-            statements.append(parse_statement(item.text))
+            statements.append(parse_statement(item.text, version))
     return statements

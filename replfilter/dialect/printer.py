@@ -37,6 +37,8 @@ def _value(value: ast.SourceValue) -> str:
         return "NULL"
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, ast.OtherValue):
+        return value.text
     return quote_string(value)
 
 
@@ -76,7 +78,23 @@ def _threads(threads: tuple[str, ...]) -> str:
 
 @to_sql.register
 def _(stmt: ast.StartReplica) -> str:
-    return f"START {_replica(stmt.legacy)}{_threads(stmt.threads)}{_channel(stmt.channel)}"
+    until = ""
+    if stmt.until is not None:
+        u = stmt.until
+        if u.kind in ("Source", "Relay"):
+            prefix = "SOURCE" if u.kind == "Source" else "RELAY"
+            until = f" UNTIL {prefix}_LOG_FILE = {quote_string(u.log_file)}, {prefix}_LOG_POS = {u.log_pos}"
+        elif u.kind == "SQL_AFTER_MTS_GAPS":
+            until = " UNTIL SQL_AFTER_MTS_GAPS"
+        else:
+            until = f" UNTIL {u.kind} = {quote_string(u.gtids)}"
+    connection = "".join(
+        f" {word} = {quote_string(value)}"
+        for word, value in (("USER", stmt.user), ("PASSWORD", None if stmt.password is None else "***"),
+                            ("DEFAULT_AUTH", stmt.default_auth), ("PLUGIN_DIR", stmt.plugin_dir))
+        if value is not None
+    )
+    return f"START {_replica(stmt.legacy)}{_threads(stmt.threads)}{until}{connection}{_channel(stmt.channel)}"
 
 
 @to_sql.register
@@ -110,6 +128,16 @@ def _(stmt: ast.SelectPerformanceSchema) -> str:
 
 
 @to_sql.register
+def _(stmt: ast.ShowReplicas) -> str:
+    return "SHOW SLAVE HOSTS" if stmt.legacy else "SHOW REPLICAS"
+
+
+@to_sql.register
+def _(stmt: ast.SelectVariables) -> str:
+    return "SELECT " + ", ".join(written for written, _ in stmt.items)
+
+
+@to_sql.register
 def _(stmt: ast.ShowWarnings) -> str:
     return "SHOW COUNT(*) WARNINGS" if stmt.count_only else "SHOW WARNINGS"
 
@@ -126,3 +154,23 @@ def _(stmt: ast.ExplainReplication) -> str:
 @to_sql.register
 def _(stmt: ast.ReplayEvents) -> str:
     return f"REPLAY EVENTS FROM {quote_string(stmt.path)}{_channel(stmt.channel)}"
+
+
+@to_sql.register
+def _(stmt: ast.LintReplication) -> str:
+    return f"LINT REPLICATION{_channel(stmt.channel)}"
+
+
+@to_sql.register
+def _(stmt: ast.LoadSchema) -> str:
+    return f"LOAD SCHEMA FROM {quote_string(stmt.path)}{_channel(stmt.channel)}"
+
+
+@to_sql.register
+def _(stmt: ast.ShowCatalog) -> str:
+    sql = "SHOW FULL TABLES" if stmt.full else f"SHOW {stmt.what}"
+    if stmt.database is not None:
+        sql += f" FROM {quote_identifier(stmt.database)}"
+    if stmt.like is not None:
+        sql += f" LIKE {quote_string(stmt.like)}"
+    return sql

@@ -29,17 +29,53 @@ SUPPORTED_OPTIONS: dict[str, str] = {
     "SOURCE_BIND": "string",
 }
 
-# Options of MySQL 8.4's CHANGE REPLICATION SOURCE TO that are valid SQL but not simulated.
-UNSIMULATED_OPTIONS = frozenset(
-    """
-    PRIVILEGE_CHECKS_USER REQUIRE_ROW_FORMAT REQUIRE_TABLE_PRIMARY_KEY_CHECK
-    ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS SOURCE_HEARTBEAT_PERIOD SOURCE_CONNECTION_AUTO_FAILOVER
-    SOURCE_COMPRESSION_ALGORITHMS SOURCE_ZSTD_COMPRESSION_LEVEL SOURCE_SSL SOURCE_SSL_CA
-    SOURCE_SSL_CAPATH SOURCE_SSL_CERT SOURCE_SSL_CRL SOURCE_SSL_CRLPATH SOURCE_SSL_KEY
-    SOURCE_SSL_CIPHER SOURCE_SSL_VERIFY_SERVER_CERT SOURCE_TLS_VERSION SOURCE_TLS_CIPHERSUITES
-    SOURCE_PUBLIC_KEY_PATH GET_SOURCE_PUBLIC_KEY NETWORK_NAMESPACE IGNORE_SERVER_IDS GTID_ONLY
-    """.split()
-)
+# Options of MySQL 8.4's CHANGE REPLICATION SOURCE TO that are valid SQL but not simulated, with
+# the value kinds 8.4's grammar (sql_yacc.yy, source_def) takes for each: parsed, then refused
+# with 1235 by the executor. A value of another kind is a syntax error, as there.
+_TEXT = frozenset({"string"})
+_NUMBER = frozenset({"number"})
+UNSIMULATED_KINDS: dict[str, frozenset[str]] = {
+    "PRIVILEGE_CHECKS_USER": frozenset({"string", "user", "word", "null"}),
+    "REQUIRE_ROW_FORMAT": _NUMBER,
+    "REQUIRE_TABLE_PRIMARY_KEY_CHECK": frozenset({"word:STREAM", "word:ON", "word:OFF", "word:GENERATE"}),
+    "ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS": frozenset({"string", "word:OFF", "word:LOCAL"}),
+    "SOURCE_HEARTBEAT_PERIOD": frozenset({"number", "decimal"}),
+    "SOURCE_CONNECTION_AUTO_FAILOVER": _NUMBER,
+    "SOURCE_COMPRESSION_ALGORITHMS": _TEXT,
+    "SOURCE_ZSTD_COMPRESSION_LEVEL": _NUMBER,
+    "SOURCE_SSL": _NUMBER,
+    "SOURCE_SSL_CA": _TEXT,
+    "SOURCE_SSL_CAPATH": _TEXT,
+    "SOURCE_SSL_CERT": _TEXT,
+    "SOURCE_SSL_CRL": _TEXT,
+    "SOURCE_SSL_CRLPATH": _TEXT,
+    "SOURCE_SSL_KEY": _TEXT,
+    "SOURCE_SSL_CIPHER": _TEXT,
+    "SOURCE_SSL_VERIFY_SERVER_CERT": _NUMBER,
+    "SOURCE_TLS_VERSION": _TEXT,
+    "SOURCE_TLS_CIPHERSUITES": frozenset({"string", "null"}),
+    "SOURCE_PUBLIC_KEY_PATH": _TEXT,
+    "GET_SOURCE_PUBLIC_KEY": _NUMBER,
+    "NETWORK_NAMESPACE": _TEXT,
+    "IGNORE_SERVER_IDS": frozenset({"ids"}),
+    "GTID_ONLY": _NUMBER,
+}
+UNSIMULATED_OPTIONS = frozenset(UNSIMULATED_KINDS)
+
+
+def value_kind(value: ast.SourceValue) -> str:
+    """``string``, ``number``, ``null``, or an :class:`ast.OtherValue`'s kind (a bare word:
+    ``word:OFF``, its upper-case spelling after the colon)."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, int):
+        return "number"
+    if value.kind == "word":
+        return "word:" + ascii_upper(value.text)
+    return value.kind
+
 
 # Options the receiver (IO) thread uses: changing them needs that thread stopped; the others
 # need the applier (SQL) thread stopped.
@@ -77,8 +113,14 @@ def resolve_source_option(written: str, value: ast.SourceValue) -> ast.SourceOpt
     SOURCE_DELAY above 2**31-1 fails with 1729 here, as it does while MySQL parses, before any
     other check. The node keeps the number as written; :func:`stored_value` is what is kept."""
     name = canonical_name(written)
-    if name in UNSIMULATED_OPTIONS:
+    if name in UNSIMULATED_KINDS:
+        kinds = UNSIMULATED_KINDS[name]
+        kind_of = value_kind(value)
+        if kind_of not in kinds and not (kind_of.startswith("word:") and "word" in kinds):
+            return None
         return ast.SourceOption(name, value, ascii_upper(written))
+    if isinstance(value, ast.OtherValue):
+        return None
     kind = SUPPORTED_OPTIONS.get(name)
     if kind is None:
         return None

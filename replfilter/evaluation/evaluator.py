@@ -53,7 +53,8 @@ from .rule_checks import (
     tables_ok,
 )
 from ..core.filters import FilterSet, FilterType, NameCollation, TypeSlot, display_rules, fold_case
-from ..replica.state import ReplicaState
+from ..core.errors import MySQLError
+from ..replica.state import Channel, ReplicaState
 
 FT = FilterType
 
@@ -68,9 +69,11 @@ class Decision:
     lower-casing and rewrite, for a row event the table's database after the same; ``None`` for
     transaction events. ``rewritten_db`` is set only when a rewrite rule matched.
     ``increments`` are the COUNTER moves, per filter type (read-only mapping).
+    ``decision`` is ``None`` when the outcome depends on what is not known (which table owns an
+    unqualified SET column, without the schema): ``reason`` then says what is missing.
     """
 
-    decision: Verdict
+    decision: Verdict | None
     filter_type: FilterType | None
     rule: str | None
     reason: str
@@ -86,7 +89,7 @@ class Decision:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (what ``replfilter evaluate`` prints per event)."""
         return {
-            "decision": self.decision.value,
+            "decision": self.decision.value if self.decision is not None else None,
             "filter": self.filter_type.keyword if self.filter_type else None,
             "rule": self.rule,
             "reason": self.reason,
@@ -111,10 +114,11 @@ _COMMAND_CLASS: dict[str, tuple[bool, bool, bool]] = {
     for kind in CommandKind
 }
 _TRANSACTION_DECISION = Decision(APPLY, None, None, "transaction event: never filtered")
+TRIGGER_NOT_FOUND = "DROP TRIGGER: the trigger is not found on the replica"
 
 
 def _finish(
-    verdict: Verdict,
+    verdict: Verdict | None,
     ftype: FilterType | None,
     rule: str | None,
     reason: str,
@@ -160,7 +164,7 @@ def decide_query(c: CompiledFilters, ev: QueryEvent) -> Decision:
         verdict, ftype, rule, reason = db_ok_with_wild(c, d, trace)
         return _finish(verdict, ftype, rule, reason, d, rewrite, trace)
     if cmd is CommandKind.DROP_TRIGGER and not ev.tables:
-        return _finish(SKIP, None, None, "DROP TRIGGER: the trigger is not found on the replica", d, rewrite, trace)
+        return _finish(SKIP, None, None, TRIGGER_NOT_FOUND, d, rewrite, trace)
     if not ev.tables or database_statement:
         return _finish(APPLY, ftype, rule, _db_pass_reason(reason, "the statement has no table list"), d, rewrite, trace)
     if not c.table_rules_on:
@@ -275,6 +279,15 @@ def with_counts(
     return state
 
 
+def _counted_on(channel: Channel | None, decision: Decision) -> Decision:
+    """``decision`` as its channel reports it: an unconfigured channel has no applier and no
+    P_S rows (mysql-filter-statements.md, 5.1 step 3), so nothing it decides moves a counter,
+    and the decision says so (``increments`` are what the event adds to the channel's COUNTERs)."""
+    if channel is not None and not channel.configured and decision.increments:
+        return replace(decision, increments=_NO_COUNTS)
+    return decision
+
+
 def _same_slot(a: TypeSlot, b: TypeSlot) -> bool:
     """The same rules set by the same statement at the same time: the counter is the same one."""
     return (a.rules, a.configured_by, a.active_since) == (b.rules, b.configured_by, b.active_since)
@@ -282,7 +295,7 @@ def _same_slot(a: TypeSlot, b: TypeSlot) -> bool:
 
 def apply_event(state: ReplicaState, event: Event) -> tuple[Decision, ReplicaState]:
     """Decide ``event`` on its channel and return the state with that channel's counters moved."""
-    decision = decide(channel_filters(state, event.channel), state.collation, event)
+    decision = _counted_on(state.channel(event.channel), decide(channel_filters(state, event.channel), state.collation, event))
     if decision.increments:
         state = with_counts(state, {event.channel: decision.increments})
     return decision, state
@@ -363,7 +376,7 @@ class Evaluator:
         compiled = self._compiled.get(event.channel)
         if compiled is None:
             raise UnknownChannelError(event.channel)
-        return decide_compiled(compiled, event)
+        return _counted_on(self._state.channel(event.channel), decide_compiled(compiled, event))
 
     def decide_all(self, events: Iterable[Event]) -> list[Decision]:
         """Decide many events; the hot loop of the benchmark, kept free of per-call overhead."""

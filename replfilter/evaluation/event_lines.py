@@ -19,10 +19,13 @@ import json
 from dataclasses import dataclass, replace
 from typing import IO, Iterable, Iterator
 
+from ..core.errors import MySQLError
 from ..replica.state import ReplicaState
+from .applier_errors import applier_error, error_text
 from .evaluator import Decision, Evaluator
-from .event_json import EventFormatError, from_json
+from .event_json import EventFormatError, SourceCatalogs, from_json
 from .events import Event
+from .schema_follow import CatalogFollower
 
 JSON_BLANKS = " \t\r"
 """JSON's white space, less the line feed that ends a line: a line of only these is blank."""
@@ -57,8 +60,9 @@ def _not_utf8(raw: bytes, err: UnicodeDecodeError) -> str:
     raise LineError(f"not UTF-8 text: byte 0x{raw[err.start]:02X} at byte {err.start + 1} of the line") from None
 
 
-def read_line(line: str | bytes) -> Event | None:
-    """One line of an events file -> its event, or None for a blank line.
+def read_line(line: str | bytes, source_catalog: SourceCatalogs | None = None) -> Event | None:
+    """One line of an events file -> its event, or None for a blank line. ``source_catalog``
+    (channel -> the source's schema) resolves what an event's SQL text leaves open.
 
     Raises :class:`LineError` (not UTF-8) or :class:`~.events.EventFormatError` (not an event),
     both ``ValueError``. A line whose text a Spark string cannot hold (a lone surrogate written
@@ -67,7 +71,7 @@ def read_line(line: str | bytes) -> Event | None:
     if is_blank(text):
         return None
     try:
-        event = from_json(text)
+        event = from_json(text, source_catalog)
     except EventFormatError:
         raise
     except RecursionError:
@@ -92,26 +96,37 @@ class LineResult:
     event: Event | None = None
     decision: Decision | None = None
     error: str | None = None
+    applier_error: MySQLError | None = None
+    """The error the replica's applier would stop with on this event (only when a schema was
+    given: an unknown table is not a missing one)."""
 
     def to_json(self) -> str:
-        """One JSON line: ``{"line": n, "event": {...}, "decision": ..., ...}`` or
-        ``{"line": n, "error": "..."}``."""
+        """One JSON line: ``{"line": n, "event": {...}, "decision": ..., ..., "applier_error":
+        ...}`` or ``{"line": n, "error": "..."}``."""
         if self.decision is None or self.event is None:
             return json.dumps({"line": self.line, "error": self.error}, ensure_ascii=False)
+        stop = error_text(self.applier_error) if self.applier_error is not None else None
         return json.dumps(
-            {"line": self.line, "event": self.event.to_dict(), **self.decision.to_dict()}, ensure_ascii=False
+            {"line": self.line, "event": self.event.to_dict(), **self.decision.to_dict(), "applier_error": stop},
+            ensure_ascii=False,
         )
 
 
 class LineEvaluator:
     """Decides lines one at a time (memory flat in the number of lines): the results as they
     come, and, at the end, the counts per channel and decision and the state with every decided
-    event's counters moved. ``channel`` makes every event arrive on that channel."""
+    event's counters moved. ``channel`` makes every event arrive on that channel.
+
+    With a schema, the replica's catalog follows the DDL the applier applies (:mod:`.schema_follow`),
+    and each result carries the error the applier would stop with; an event's SQL text is read
+    with its channel's source schema."""
 
     def __init__(self, state: ReplicaState, channel: str | None = None):
         self._evaluator = Evaluator(state)
         self._channel = channel
-        self.counts: dict[tuple[str, str], int] = {}
+        self._follower = CatalogFollower(state.replica_catalog)
+        self._source_catalog: SourceCatalogs = lambda name: state.source_catalog(channel if channel is not None else name)
+        self.counts: dict[tuple[str, str | None], int] = {}
         """Decided lines per (channel, decision), in first-seen order."""
         self.errors = 0
 
@@ -124,7 +139,7 @@ class LineEvaluator:
 
     def decide_line(self, number: int, line: str | bytes) -> LineResult | None:
         try:
-            event = read_line(line)
+            event = read_line(line, self._source_catalog)
             if event is None:
                 return None
             if self._channel is not None:
@@ -133,12 +148,17 @@ class LineEvaluator:
         except ValueError as err:  # LineError, EventFormatError, UnknownChannelError
             self.errors += 1
             return LineResult(number, error=str(err))
-        key = (event.channel, decision.decision.value)
+        follower = self._follower
+        stop = follower.applied(event, decision.applied, decision.rewritten_db)
+        if stop is None:
+            stop = applier_error(event, decision.decision, decision.db, follower if follower.known else None)
+        key = (event.channel, _verdict(decision))
         self.counts[key] = self.counts.get(key, 0) + 1
-        return LineResult(number, event, decision)
+        return LineResult(number, event, decision, applier_error=stop)
 
     def state(self) -> ReplicaState:
-        return self._evaluator.state()
+        """The starting state with the counters moved and the replica's catalog as followed."""
+        return self._follower.state(self._evaluator.state())
 
 
 def evaluate_lines(
@@ -150,14 +170,19 @@ def evaluate_lines(
     return results, evaluator.state()
 
 
-def tally(results: Iterable[LineResult]) -> dict[tuple[str, str], int]:
-    """Counts per (channel, decision) of decided lines, in first-seen order."""
-    counts: dict[tuple[str, str], int] = {}
+def tally(results: Iterable[LineResult]) -> dict[tuple[str, str | None], int]:
+    """Counts per (channel, decision) of decided lines, in first-seen order (decision None:
+    undecided)."""
+    counts: dict[tuple[str, str | None], int] = {}
     for result in results:
         if result.decision is not None and result.event is not None:
-            key = (result.event.channel, result.decision.decision.value)
+            key = (result.event.channel, _verdict(result.decision))
             counts[key] = counts.get(key, 0) + 1
     return counts
+
+
+def _verdict(decision: Decision) -> str | None:
+    return decision.decision.value if decision.decision is not None else None
 
 
 __all__ = [

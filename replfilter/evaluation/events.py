@@ -167,11 +167,16 @@ class TransactionKind(Enum):
 @dataclass(frozen=True)
 class TableRef:
     """One entry of a statement's table list: ``db`` is ``None`` when the name was unqualified
-    (it then resolves to the event's, possibly rewritten, database)."""
+    (it then resolves to the event's, possibly rewritten, database).
+
+    ``updating`` is ``None`` when it is not known: a multi-table UPDATE assigns an unqualified
+    column and no schema says which table owns it (the source's bitmap would say; the SQL text
+    does not). At least one of a column's candidate tables is then updating, and the evaluator
+    answers only what holds whichever it is."""
 
     db: str | None
     table: str
-    updating: bool = True
+    updating: bool | None = True
 
     def to_dict(self) -> dict[str, Any]:
         return {"db": self.db, "table": self.table, "updating": self.updating}

@@ -1,39 +1,57 @@
 """What each channel would do with a statement: the rows of EXPLAIN REPLICATION.
 
 The statement is turned into the events the source would log under each binlog format
-(:mod:`.sql_events`), and each event is decided by the reference evaluator without moving any
-counter, so the answer is the one the applier (and the Spark runtime) gives.
+(:mod:`.sql_events`, with the channel's source schema when one was given), each event is
+completed with what the replica's own objects say (the table of a DROP TRIGGER,
+mysql-filter-evaluation.md, section 3.2, step 4) and decided by the reference evaluator without
+moving any counter, so the answer is the one the applier (and the Spark runtime) gives. Where a
+verdict needs what is not known, the row says so instead of guessing (``decision`` None).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
+from ..core.filters import fold_case
+from ..replica.catalog import Catalog
 from ..replica.state import ReplicaState
-from .evaluator import Decision, channel_filters, compile_filters, decide_compiled
-from .events import Event, QueryEvent, RowEvent, TransactionEvent
+from .applier_errors import applier_error, error_text
+from .evaluator import SKIP, TRIGGER_NOT_FOUND, CompiledFilters, Decision, channel_filters, compile_filters, decide_compiled
+from .events import CommandKind, Event, QueryEvent, RowEvent, TableRef, TransactionEvent
+
+_CREATES = frozenset({CommandKind.CREATE_TABLE, CommandKind.CREATE_VIEW, CommandKind.CREATE_TRIGGER,
+                      CommandKind.CREATE_DB, CommandKind.CREATE_PROCEDURE, CommandKind.CREATE_FUNCTION,
+                      CommandKind.CREATE_EVENT, CommandKind.CREATE_USER, CommandKind.CREATE_ROLE})
 
 
 def describe_event(event: Event) -> str:
     """A short human-readable rendering, e.g. ``query INSERT db=d tables=[t*, e.s]``,
-    ``rows d.t``, ``GTID u:1`` (``*`` marks an updating table)."""
+    ``rows d.t``, ``GTID u:1`` (``*`` marks an updating table, ``?`` one that may be)."""
     if isinstance(event, RowEvent):
         return f"rows {event.db}.{event.table}"
     if isinstance(event, QueryEvent):
         tables = ", ".join(
-            f"{t.db + '.' if t.db is not None else ''}{t.table}{'*' if t.updating else ''}" for t in event.tables
+            f"{t.db + '.' if t.db is not None else ''}{t.table}{_MARK[t.updating]}" for t in event.tables
         )
-        flags = (" TEMPORARY" if event.temporary else "") + (" IF EXISTS" if event.if_exists else "")
+        exists = " IF NOT EXISTS" if event.command in _CREATES else " IF EXISTS"
+        flags = (" TEMPORARY" if event.temporary else "") + (exists if event.if_exists else "")
         return f"query {event.command._value_}{flags} db={event.default_db} tables=[{tables}]"
     if isinstance(event, TransactionEvent):
         return f"{event.kind._value_} {event.gtid}" if event.gtid else event.kind._value_
     raise TypeError(f"not an event: {event!r}")
 
 
+_MARK = {True: "*", False: "", None: "?"}
+
+
 @dataclass(frozen=True)
 class ExplainRow:
-    """One row of "would this statement replicate": per channel, format and derived event."""
+    """One row of "would this statement replicate": per channel, format and derived event.
+
+    ``event`` is None when nothing is logged, or (with ``unknown_rows``) when which tables get
+    rows is not known; ``decision`` is then None. ``applier_error`` is the error the replica's
+    applier would stop with (only when the replica's schema is known)."""
 
     channel: str
     binlog_format: str
@@ -41,10 +59,17 @@ class ExplainRow:
     decision: Decision | None
     tables_known: bool
     note: str | None
+    applier_error: str | None = None
+    unknown_rows: tuple[tuple[str, str], ...] = ()
+    reason: str | None = None
 
     @property
     def event_text(self) -> str:
-        return describe_event(self.event) if self.event is not None else "(nothing logged)"
+        if self.event is not None:
+            return describe_event(self.event)
+        if self.unknown_rows:
+            return "rows " + " or ".join(f"{db}.{table}" for db, table in self.unknown_rows) + " (not known)"
+        return "(nothing logged)"
 
 
 def explain_sql(
@@ -61,8 +86,7 @@ def explain_sql(
     (a fresh replica has only the unconfigured default channel, whose filters startup options
     set). Statements that log nothing get one row with ``event=None``. Raises
     :class:`~replfilter.evaluation.sql_events.SqlEventsError` for unreadable SQL and
-    :class:`~replfilter.evaluation.evaluator.UnknownChannelError` for a channel that does not
-    exist.
+    :class:`~.evaluator.UnknownChannelError` for a channel that does not exist.
     """
     from .sql_events import script_events  # local: sqlglot loads on first use, not at start-up
 
@@ -71,17 +95,81 @@ def explain_sql(
     else:
         names = list(channels)
     compiled = {name: compile_filters(channel_filters(state, name), state.collation) for name in names}
+    replica = state.replica_catalog
     rows: list[ExplainRow] = []
     for fmt in binlog_formats:
         for name in names:
-            for derived in script_events(sql, default_db, fmt, channel=name):
+            for derived in script_events(sql, default_db, fmt, channel=name, catalog=state.source_catalog(name)):
                 fmt_name = derived.binlog_format.value
-                if not derived.events:
+                if not derived.events and not derived.unknown_rows:
                     rows.append(ExplainRow(name, fmt_name, None, None, derived.tables_known, derived.note))
                 for event in derived.events:
+                    trigger = derived.analysis.trigger if derived.analysis is not None else None
+                    if trigger is not None and isinstance(event, QueryEvent):
+                        event = _with_trigger_table(event, trigger, compiled[name], replica)
                     decision = decide_compiled(compiled[name], event)
-                    rows.append(ExplainRow(name, fmt_name, event, decision, derived.tables_known, derived.note))
+                    if decision.reason == TRIGGER_NOT_FOUND and replica is None:
+                        decision = replace(decision, decision=None, reason=(
+                            "undecided: DROP TRIGGER is decided by the trigger's table on the replica, and the "
+                            "replica's schema is not known: give the schema with `--schema`"
+                        ))
+                    if not derived.tables_known and trigger is None:
+                        decision = _unless_tables_matter(decision, event, compiled[name], derived.note)
+                    error = applier_error(event, decision.decision, decision.db, replica)
+                    rows.append(ExplainRow(
+                        name, fmt_name, event, decision, derived.tables_known, derived.note,
+                        error_text(error) if error is not None else None,
+                    ))
+                if derived.unknown_rows:
+                    decision = _whichever(compiled[name], name, derived.unknown_rows)
+                    rows.append(ExplainRow(
+                        name, fmt_name, None, decision, False, derived.note, unknown_rows=derived.unknown_rows,
+                        reason=None if decision is not None else (
+                            "undecided: which of these tables get rows is not known, and their rows are decided "
+                            "differently"
+                        ),
+                    ))
     return rows
 
 
-__all__ = ["ExplainRow", "describe_event", "explain_sql"]
+def _with_trigger_table(
+    event: QueryEvent, trigger: tuple[str | None, str], compiled: CompiledFilters, replica: Catalog | None
+) -> QueryEvent:
+    """A DROP TRIGGER event with its table list as the replica builds it: the trigger's table,
+    found in the replica's catalog in the trigger's database (its qualifier, else the session's
+    database after lower-casing and rewrite), updating; empty when the trigger is not there."""
+    if replica is None:
+        return event
+    db, name = trigger
+    if db is None:
+        folded = fold_case(event.default_db) if compiled.ci else event.default_db
+        rewrite = compiled.rewrite_db(folded)
+        db = rewrite[1] if rewrite else folded
+    found = replica.trigger(db, name)
+    tables = (TableRef(db, found.table, True),) if found is not None else ()
+    return replace(event, tables=tables)
+
+
+def _unless_tables_matter(decision: Decision, event: Event, compiled: CompiledFilters, note: str | None) -> Decision:
+    """A decision on an event whose table list the text could not give: it stands only if no
+    table list could change it (a database-level SKIP, or no table rules at all); otherwise it
+    is undecided. Unknown updating flags (``None``) are answered by the evaluator itself."""
+    if not isinstance(event, QueryEvent) or decision.decision is None:
+        return decision
+    if any(t.updating is None for t in event.tables) or not compiled.table_rules_on:
+        return decision
+    if decide_compiled(compiled, replace(event, tables=())).decision is SKIP:
+        return decision  # the database rules skip it, whatever its tables
+    return replace(decision, decision=None, filter_type=None, rule=None, reason=(
+        "undecided: table rules decide this statement, and its table list is not known"
+    ))
+
+
+def _whichever(compiled: CompiledFilters, channel: str, tables: Sequence[tuple[str, str]]) -> Decision | None:
+    """The decision on the rows of whichever candidate tables get them, when it is the same for
+    each (verdict, filter and rule); else None: the outcome depends on what is not known."""
+    decisions = [decide_compiled(compiled, RowEvent(channel, db, table)) for db, table in tables]
+    first = decisions[0]
+    if any((d.decision, d.filter_type, d.rule) != (first.decision, first.filter_type, first.rule) for d in decisions):
+        return None
+    return replace(first, reason=f"whichever of them get rows: {first.reason}")

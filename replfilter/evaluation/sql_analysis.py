@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..replica.catalog import Catalog
 from .events import CommandKind, TableRef
 from .sql_tokens import Token
 
@@ -24,7 +25,9 @@ class StatementAnalysis:
     is the named database of CREATE/ALTER/DROP DATABASE (the source logs it as the event's db);
     ``logged`` is False for statements the source does not write to the binlog (SELECT, USE,
     SHOW ...); ``use_db`` is set by USE. ``tables_known`` is False when the text alone cannot
-    say which tables are updating (``notes`` says why).
+    say which tables are updating (``notes`` says why). ``source_error`` is the error the source
+    refuses the statement with (then nothing is logged); ``trigger`` the ``(db, name)`` a DROP
+    TRIGGER names, which the replica looks up in its own catalog.
     """
 
     command: CommandKind
@@ -38,6 +41,17 @@ class StatementAnalysis:
     notes: tuple[str, ...] = ()
     use_db: str | None = None
     parsed_by: str = "tokens"
+    source_error: str | None = None
+    trigger: tuple[str | None, str] | None = None
+    unknown_owners: tuple[str, ...] = ()
+    """SET columns of a multi-table UPDATE whose table is not known (no schema)."""
+
+    @property
+    def undecided(self) -> str | None:
+        """What is missing for the table list to be certain, and what to do; None when it is."""
+        if not self.unknown_owners:
+            return None
+        return "; ".join(owner_unknown(column) for column in self.unknown_owners)
 
     def with_note(self, note: str, known: bool | None = None) -> "StatementAnalysis":
         return replace(
@@ -52,7 +66,8 @@ class ReaderContext:
     """One statement as its reader sees it: the text, its tokens and executable-comment
     markers, the command kind classification found, and the session's default database.
     ``use_sqlglot=False`` makes every reader take its tokenizer path (the fallback used when
-    sqlglot cannot parse a statement), so the two paths can be compared."""
+    sqlglot cannot parse a statement), so the two paths can be compared. ``catalog`` is the
+    source's schema: with it, columns resolve as the source resolves them."""
 
     sql: str
     tokens: list[Token]
@@ -60,3 +75,9 @@ class ReaderContext:
     command: CommandKind
     default_db: str
     use_sqlglot: bool = True
+    catalog: Catalog | None = None  # the source's schema, when given
+
+
+def owner_unknown(column: str) -> str:
+    """The reason a SET column's table is not known, and the two ways to make it known."""
+    return f"which table owns `{column}` is not known: give the schema with `--schema`, or qualify the column"

@@ -10,11 +10,15 @@ single-table forms and says the multi-table forms are unknown.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlglot import exp
 
+from ..core.errors import ER, error_line
 from .events import CommandKind, TableRef
-from .sql_analysis import ReaderContext, StatementAnalysis
+from .sql_analysis import ReaderContext, StatementAnalysis, owner_unknown
 from .sql_tokens import HeadError, TokenCursor
+from .sql_columns import resolve_set_columns
 from .sql_tree import HEAD_MODIFIERS, cte_names, from_list, parse_tree, read_tables, resolve_qualifier, tree_table_ref
 
 CK = CommandKind
@@ -65,28 +69,22 @@ def _update_tree(ctx: ReaderContext, tree: exp.Update) -> StatementAnalysis:
             return read_dml_tokens(ctx)
         reads = read_tables(tree, {id(only)}, ctes)
         return StatementAnalysis(CK.UPDATE, (target, *reads), parsed_by="sqlglot")
-    assigned: set[int] = set()
-    unknown: list[str] = []
-    for assignment in tree.expressions:
-        column = assignment.this if isinstance(assignment, exp.EQ) else None
-        if not isinstance(column, exp.Column):
-            unknown.append(assignment.sql("mysql"))
-            continue
-        if not column.table:
-            unknown.append(column.sql("mysql"))
-            continue
-        found = resolve_qualifier(refs, column.text("db") or None, column.table, ctx.default_db)
-        if len(found) != 1:
-            unknown.append(column.sql("mysql"))
-            continue
-        assigned.add(id(found[0]))
-    listed = [tree_table_ref(ref, id(ref) in assigned) for ref in refs]
+    assignment = resolve_set_columns(tree, refs, ctx.default_db, ctx.catalog)
+    if assignment.error is not None:
+        return StatementAnalysis(
+            CK.UPDATE_MULTI, logged=False, source_error=assignment.error, parsed_by="sqlglot",
+            notes=(f"the source refuses it ({assignment.error}): nothing is logged",),
+        )
+    listed = [tree_table_ref(ref, assignment.updating(ref)) for ref in refs]
     reads = read_tables(tree, {id(ref) for ref in refs}, ctes)
     analysis = StatementAnalysis(CK.UPDATE_MULTI, tuple(t for t in listed + reads if t), parsed_by="sqlglot")
-    if unknown:
+    for column in assignment.unknown:
+        analysis = analysis.with_note(owner_unknown(column), known=False)
+    analysis = replace(analysis, unknown_owners=tuple(assignment.unknown))
+    if assignment.undecidable:
         analysis = analysis.with_note(
             "multi-table UPDATE: cannot tell which table is assigned by "
-            + ", ".join(unknown) + " (the source's bitmap decides)",
+            + ", ".join(assignment.undecidable) + " (the source's bitmap decides)",
             known=False,
         )
     return analysis
@@ -120,6 +118,12 @@ def _delete_tree(ctx: ReaderContext, tree: exp.Delete) -> StatementAnalysis:
     unknown: list[str] = []
     for target in targets:
         found = resolve_qualifier(refs, target.text("db") or None, target.name, ctx.default_db)
+        if not found:  # MySQL links each target to a table of the list, or refuses the statement
+            error = error_line(ER.UNKNOWN_TABLE, target.name, "MULTI DELETE")
+            return StatementAnalysis(
+                CK.DELETE_MULTI, logged=False, source_error=error, parsed_by="sqlglot",
+                notes=(f"the source refuses it ({error}): nothing is logged",),
+            )
         if len(found) != 1:
             unknown.append(target.sql("mysql"))
         else:

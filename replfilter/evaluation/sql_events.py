@@ -25,6 +25,7 @@ from enum import Enum
 from typing import Sequence
 
 from .events import CommandKind, Event, QueryEvent, RowEvent, TableRef
+from ..replica.catalog import Catalog
 from .sql_analysis import StatementAnalysis
 from .sql_readers import analyse_statement
 from .sql_tokens import SqlEventsError, split_sql_script
@@ -65,6 +66,9 @@ class DerivedStatement:
     tables_known: bool = True
     note: str | None = None
     analysis: StatementAnalysis = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    unknown_rows: tuple[tuple[str, str], ...] = ()
+    """Under ROW: tables that get rows only if they own a SET column whose owner is not known
+    (each is a candidate; at least one per column gets rows). Nothing is guessed for them."""
 
 
 def statement_events(
@@ -72,14 +76,16 @@ def statement_events(
     default_db: str = "",
     binlog_format: BinlogFormat | str = BinlogFormat.STATEMENT,
     channel: str = "",
+    catalog: Catalog | None = None,
 ) -> DerivedStatement:
-    """The events one statement produces (a trailing ``;`` is allowed)."""
+    """The events one statement produces (a trailing ``;`` is allowed). ``catalog`` is the
+    source's schema, when known."""
     fmt = BinlogFormat.parse(binlog_format)
     parts = split_sql_script(sql)
     if len(parts) > 1:
         raise SqlEventsError(f"expected one statement, got {len(parts)}; use script_events for a script")
     text = parts[0] if parts else ""
-    analysis = analyse_statement(text, default_db)
+    analysis = analyse_statement(text, default_db, catalog=catalog)
     return _derive(text, analysis, default_db, fmt, channel)
 
 
@@ -88,12 +94,14 @@ def script_events(
     default_db: str = "",
     binlog_format: BinlogFormat | str = BinlogFormat.STATEMENT,
     channel: str = "",
+    catalog: Catalog | None = None,
 ) -> tuple[DerivedStatement, ...]:
-    """Events for every statement of a script, following ``USE`` as a session would."""
+    """Events for every statement of a script, following ``USE`` as a session would.
+    ``catalog`` is the source's schema, when known."""
     fmt = BinlogFormat.parse(binlog_format)
     out = []
     for text in split_sql_script(sql):
-        analysis = analyse_statement(text, default_db)
+        analysis = analyse_statement(text, default_db, catalog=catalog)
         derived = _derive(text, analysis, default_db, fmt, channel)
         out.append(derived)
         if analysis.use_db is not None:
@@ -101,11 +109,12 @@ def script_events(
     return tuple(out)
 
 
-def analyse_event_sql(sql: str, default_db: str = "") -> StatementAnalysis:
+def analyse_event_sql(sql: str, default_db: str = "", catalog: Catalog | None = None) -> StatementAnalysis:
     """The analysis of a query event's SQL text, for an event that has no table list: every
     reader (the JSON reader here, the Spark runtime in batches) reads it this way, so they
-    derive the same tables. A trailing ``;`` and surrounding blanks are not part of it."""
-    return analyse_statement(sql.strip().rstrip(";").strip(), default_db)
+    derive the same tables. A trailing ``;`` and surrounding blanks are not part of it.
+    ``catalog`` is the source's schema, when given."""
+    return analyse_statement(sql.strip().rstrip(";").strip(), default_db, catalog=catalog)
 
 
 def events_for(
@@ -137,8 +146,13 @@ def _derive(
         if fmt is BinlogFormat.MIXED:
             notes.append("MIXED: assumed logged in statement format (an unsafe statement would be logged as rows)")
         events = (_query_event(sql, a, default_db, channel),)
+    unknown_rows: tuple[tuple[str, str], ...] = ()
+    if fmt is BinlogFormat.ROW and a.logged and (a.command.is_dml or a.create_select):
+        unknown_rows = tuple(
+            key for key in _changed_tables(a.tables, default_db, None) if key not in _changed_tables(a.tables, default_db)
+        )
     return DerivedStatement(
-        sql, effective_default, fmt, a.command, events, a.tables_known, "; ".join(notes) or None, a
+        sql, effective_default, fmt, a.command, events, a.tables_known, "; ".join(notes) or None, a, unknown_rows
     )
 
 
@@ -161,6 +175,7 @@ def _row_events(sql: str, a: StatementAnalysis, default_db: str, channel: str, n
     if a.command.is_dml or a.create_select:
         changed = _changed_tables(a.tables, default_db)
         rows = tuple(RowEvent(channel, db, table) for db, table in changed)
+
         if a.create_select:
             target = tuple(t for t in a.tables if t.updating)[:1]
             return (_query_event(sql, a, default_db, channel, tables=target),) + rows
@@ -168,10 +183,14 @@ def _row_events(sql: str, a: StatementAnalysis, default_db: str, channel: str, n
     return (_query_event(sql, a, default_db, channel),)
 
 
-def _changed_tables(tables: Sequence[TableRef], default_db: str) -> list[tuple[str, str]]:
+def _changed_tables(
+    tables: Sequence[TableRef], default_db: str, updating: bool | None = True
+) -> list[tuple[str, str]]:
+    """The distinct ``(db, table)`` of the tables whose flag is ``updating`` (True: certain;
+    None: a candidate owner of a column), in list order."""
     seen: list[tuple[str, str]] = []
     for t in tables:
-        if t.updating:
+        if t.updating is updating:
             key = (t.db if t.db is not None else default_db, t.table)
             if key not in seen:
                 seen.append(key)

@@ -19,6 +19,8 @@ from typing import Callable, Sequence
 
 from sqlglot import exp
 
+from ..core.errors import ER, error_line
+from ..replica.catalog import Catalog
 from .events import CommandKind, TableRef
 from .sql_analysis import ReaderContext, StatementAnalysis
 from .sql_dml import read_dml, read_load
@@ -29,10 +31,14 @@ CK = CommandKind
 Reader = Callable[[ReaderContext], StatementAnalysis]
 
 
-def analyse_statement(sql: str, default_db: str = "", use_sqlglot: bool = True) -> StatementAnalysis:
+def analyse_statement(
+    sql: str, default_db: str = "", use_sqlglot: bool = True, catalog: Catalog | None = None
+) -> StatementAnalysis:
     """Read one statement's command kind and table list (format-independent).
 
-    ``use_sqlglot=False`` reads with the tokenizer only (the fallback path, for comparison)."""
+    ``use_sqlglot=False`` reads with the tokenizer only (the fallback path, for comparison);
+    ``catalog`` is the source's schema, which decides what the text leaves open (the owner of
+    an unqualified column in a multi-table UPDATE)."""
     tokens, markers = tokenize(sql)
     if tokens and tokens[-1].kind == "op" and tokens[-1].text == ";":
         tokens = tokens[:-1]
@@ -40,7 +46,7 @@ def analyse_statement(sql: str, default_db: str = "", use_sqlglot: bool = True) 
         raise SqlEventsError("empty statement")
     command, reader = classify(tokens)
     try:
-        return reader(ReaderContext(sql, tokens, markers, command, default_db, use_sqlglot))
+        return reader(ReaderContext(sql, tokens, markers, command, default_db, use_sqlglot, catalog))
     except HeadError as err:
         raise SqlEventsError(f"cannot read {command.value} statement: {err}") from None
 
@@ -141,9 +147,46 @@ def classify(tokens: list[Token]) -> tuple[CommandKind, Reader]:
         )
     if first in _NOT_LOGGED:
         return CK.OTHER, _not_logged(f"{first} is not written to the binary log")
-    if first in ("FLUSH", "INSTALL", "UNINSTALL", "PURGE", "RESET", "CHANGE", "STOP", "KILL"):
+    if first == "FLUSH":
+        return CK.OTHER, _flush
+    if first in ("INSTALL", "UNINSTALL", "PURGE", "RESET", "CHANGE", "STOP", "KILL"):
         return CK.OTHER, _no_tables
-    return CK.OTHER, _unknown(f"statement kind {first or tokens[0].text!r} is not modelled; its tables are unknown")
+    if first == "BINLOG":
+        return CK.OTHER, _unknown("BINLOG is not modelled; the events it holds are unknown")
+    return CK.OTHER, _refused_by_parser
+
+
+def _refused_by_parser(ctx: ReaderContext) -> StatementAnalysis:
+    """No MySQL statement starts this way: the source's parser refuses it with 1064 (``near``
+    the text from its first token, as the server quotes at most 80 characters of it)."""
+    near = ctx.sql[ctx.tokens[0].start:].strip()[:80]
+    error = error_line(ER.PARSE_ERROR, near, 1 + ctx.sql.count("\n", 0, ctx.tokens[0].start))
+    return StatementAnalysis(
+        CK.OTHER, logged=False, source_error=error,
+        notes=(f"the source refuses it ({error}): nothing is logged",),
+    )
+
+
+def _flush(ctx: ReaderContext) -> StatementAnalysis:
+    """FLUSH is logged unless NO_WRITE_TO_BINLOG/LOCAL (or WITH READ LOCK / FOR EXPORT). With a
+    table list, whether the replica's table rules see those tables is not modelled: the
+    analysis says the tables are not known rather than assume either way."""
+    cur = TokenCursor(ctx.tokens, 1)
+    if cur.accept("NO_WRITE_TO_BINLOG", "LOCAL"):
+        return StatementAnalysis(CK.OTHER, logged=False, notes=("NO_WRITE_TO_BINLOG/LOCAL: not logged",))
+    if not cur.accept("TABLE", "TABLES"):
+        return StatementAnalysis(CK.OTHER)
+    if cur.find_word("WITH") is not None or cur.find_word("FOR") is not None:
+        return StatementAnalysis(
+            CK.OTHER, logged=False, notes=("FLUSH TABLES ... WITH READ LOCK / FOR EXPORT is not logged",),
+        )
+    if cur.done:
+        return StatementAnalysis(CK.OTHER)
+    return StatementAnalysis(
+        CK.OTHER, tables_known=False,
+        notes=("FLUSH TABLES with a table list is not modelled: whether the replica's table rules "
+               "see its tables is not known",),
+    )
 
 
 _NOT_LOGGED = {
@@ -313,16 +356,32 @@ def _create_table_tokens(ctx: ReaderContext) -> StatementAnalysis:
 
 
 def _alter_table(ctx: ReaderContext) -> StatementAnalysis:
+    """ALTER TABLE t ...: t updating; ``EXCHANGE PARTITION p WITH TABLE x`` lists x too,
+    updating (the parser adds the swap table with the updating option: both tables change)."""
+    exchanged = _exchange_table(ctx)
     tree = parse_tree(ctx)
     if isinstance(tree, exp.Alter) and isinstance(tree.this, exp.Table):
         target = tree_table_ref(tree.this, True)
         if target is not None:
-            return StatementAnalysis(CK.ALTER_TABLE, (target,), parsed_by="sqlglot")
+            return StatementAnalysis(CK.ALTER_TABLE, (target, *exchanged), parsed_by="sqlglot")
     cur = TokenCursor(ctx.tokens, 1)
     cur.skip_words(*_ALTER_MODIFIERS)
     cur.expect("TABLE")
     db, table = cur.qualified()
-    return StatementAnalysis(CK.ALTER_TABLE, (TableRef(db, table),))
+    return StatementAnalysis(CK.ALTER_TABLE, (TableRef(db, table), *exchanged))
+
+
+def _exchange_table(ctx: ReaderContext) -> tuple[TableRef, ...]:
+    cur = TokenCursor(ctx.tokens, 1)
+    at = cur.find_word("EXCHANGE")
+    if at is None:
+        return ()
+    cur.pos = at + 1
+    cur.expect("PARTITION")
+    cur.name("partition name")
+    cur.expect("WITH")
+    cur.expect("TABLE")
+    return (TableRef(*cur.qualified()),)
 
 
 def _truncate(ctx: ReaderContext) -> StatementAnalysis:
@@ -465,12 +524,12 @@ def _drop_trigger(ctx: ReaderContext) -> StatementAnalysis:
     if_exists = cur.accept("IF")
     if if_exists:
         cur.expect("EXISTS")
-    cur.qualified("trigger name")
+    trigger = cur.qualified("trigger name")
     return StatementAnalysis(
-        CK.DROP_TRIGGER, if_exists=if_exists, tables_known=False,
+        CK.DROP_TRIGGER, if_exists=if_exists, tables_known=False, trigger=trigger,
         notes=(
-            "DROP TRIGGER is decided by the trigger's table as found on the replica; the event "
-            "carries none, which the evaluator reads as 'trigger not found there' (skipped)",
+            "DROP TRIGGER is decided by the trigger's table as found on the replica; the text "
+            "does not say which table that is",
         ),
     )
 

@@ -82,7 +82,7 @@ def parse_tree(ctx: ReaderContext) -> exp.Expression | None:
     return trees[0]
 
 
-def tree_table_ref(table: exp.Table, updating: bool) -> TableRef | None:
+def tree_table_ref(table: exp.Table, updating: bool | None) -> TableRef | None:
     name = table.name
     if not name or table.args.get("catalog") is not None:
         return None

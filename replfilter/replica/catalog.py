@@ -62,6 +62,10 @@ class TriggerDef:
     db: str
     name: str
     table: str                   # the trigger's table, in the trigger's database
+    timing: str = ""             # BEFORE / AFTER ("" when not known)
+    event: str = ""              # INSERT / UPDATE / DELETE
+    statement: str = ""          # the trigger body as written
+    definer: str | None = None   # user@host, None when the DDL named none
 
 
 class RoutineKind:
@@ -291,6 +295,13 @@ class CatalogBuilder:
     def routine(self, db: str, name: str, kind: str) -> RoutineDef | None:
         database = self._view(db)
         return None if database is None else database.routines.get((kind, fold_case(name)))
+
+    def triggers_on(self, db: str, table: str) -> list[TriggerDef]:
+        database = self._view(db)
+        if database is None:
+            return []
+        key = self.key(table)
+        return [t for t in database.triggers.values() if self.key(t.table) == key]
 
     # ---- changing ----------------------------------------------------------------------------
 

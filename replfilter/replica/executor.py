@@ -14,9 +14,10 @@ from ..dialect import ast
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..core.filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, NameCollation, Rule, fold_case
 from .perfschema import select_performance_schema
-from ..core.results import Ok, Result
+from ..core.results import Ok, Result, ResultSet
 from .show_status import ProgressSource, show_replica_status
 from ..dialect.source_options import RECEIVER_OPTIONS, SUPPORTED_OPTIONS, stored_value
+from .show_catalog import show_catalog
 from .state import (
     DEFAULT_CHANNEL,
     MAX_CHANNELS,
@@ -34,6 +35,11 @@ MAX_CHANNEL_NAME_BYTES = 192
 class Execution:
     state: ReplicaState
     result: Result
+
+
+REPLICAS_COLUMNS = ("Server_Id", "Host", "Port", "Source_Id", "Replica_UUID")
+LEGACY_REPLICAS_COLUMNS = ("Server_id", "Host", "Port", "Master_id", "Slave_UUID")
+"""SHOW REPLICAS (8.4) and 8.0's SHOW SLAVE HOSTS."""
 
 
 def execute(state: ReplicaState, statement: ast.Statement, now_us: int, progress: ProgressSource | None = None) -> Execution:
@@ -66,6 +72,8 @@ def deprecation_warnings(statement: ast.Statement) -> tuple[Condition, ...]:
             return (deprecated_syntax("RESET SLAVE", "RESET REPLICA"),)
         case ast.ShowReplicaStatus(legacy=True):
             return (deprecated_syntax("SHOW SLAVE STATUS", "SHOW REPLICA STATUS"),)
+        case ast.ShowReplicas(legacy=True):
+            return (deprecated_syntax("SHOW SLAVE HOSTS", "SHOW REPLICAS"),)
     return ()
 
 
@@ -81,10 +89,15 @@ def _execute(state: ReplicaState, statement: ast.Statement, now_us: int, progres
             return stop_replica(state, statement)
         case ast.ResetReplica():
             return reset_replica(state, statement)
+        case ast.ShowReplicas():
+            # No replica connects to a simulated server: the columns, no rows.
+            return Execution(state, ResultSet(LEGACY_REPLICAS_COLUMNS if statement.legacy else REPLICAS_COLUMNS, ()))
         case ast.ShowReplicaStatus():
             return Execution(state, show_replica_status(state, statement.channel, statement.legacy, progress))
         case ast.SelectPerformanceSchema():
             return Execution(state, select_performance_schema(state, statement))
+        case ast.ShowCatalog():
+            return Execution(state, show_catalog(state, statement))
     raise TypeError(f"not a statement the executor runs: {statement!r}")
 
 
@@ -93,7 +106,7 @@ def _execute(state: ReplicaState, statement: ast.Statement, now_us: int, progres
 
 def _stored_rules(ftype: FilterType, rules: tuple[Rule | ast.QualifiedName, ...], collation: NameCollation) -> list[Rule]:
     """Statement values -> stored rules. With lower_case_table_names != 0 the db part of a table
-    rule is lower-cased (the grammar's ``schema`` rule); nothing else is folded (spec 9.2)."""
+    rule is lower-cased (the grammar's ``schema`` rule); nothing else is folded (mysql-filter-statements.md, 9.2)."""
     stored: list[Rule] = []
     for rule in rules:
         if isinstance(rule, ast.QualifiedName):
@@ -117,7 +130,7 @@ def _replace_types(
 
 
 def change_replication_filter(state: ReplicaState, stmt: ast.ChangeReplicationFilter, now_us: int) -> ReplicaState:
-    """``Sql_cmd_change_repl_filter::change_rpl_filter`` (spec 4.2)."""
+    """``Sql_cmd_change_repl_filter::change_rpl_filter`` (mysql-filter-statements.md, 4.2)."""
     lists = stmt.effective()
     collation = state.collation
     if stmt.channel is None:
@@ -149,7 +162,7 @@ def change_replication_filter(state: ReplicaState, stmt: ast.ChangeReplicationFi
 
 # ---- CHANGE REPLICATION SOURCE TO -----------------------------------------------------------------
 
-# What the group replication channels accept (spec 4.4 step 2): the applier takes none of the
+# What the group replication channels accept (mysql-filter-statements.md, 4.4 step 2): the applier takes none of the
 # options simulated here, the recovery channel only its credentials.
 _GR_ALLOWED_OPTIONS = {
     "group_replication_applier": frozenset(),
@@ -158,7 +171,7 @@ _GR_ALLOWED_OPTIONS = {
 
 
 def valid_channel_name(name: str) -> bool:
-    """The table-name check MySQL applies when creating a channel (spec section 3)."""
+    """The table-name check MySQL applies when creating a channel (mysql-filter-statements.md, section 3)."""
     return (
         name != ""
         and len(name) <= MAX_CHANNEL_NAME_CHARS
@@ -167,8 +180,22 @@ def valid_channel_name(name: str) -> bool:
     )
 
 
+POSITION_OPTIONS = frozenset({"SOURCE_LOG_FILE", "SOURCE_LOG_POS", "RELAY_LOG_FILE", "RELAY_LOG_POS"})
+
+
+def _check_auto_position(channel: Channel, options: tuple[ast.SourceOption, ...]) -> None:
+    """``change_master``: positions cannot be given while auto-positioning is on after the
+    statement (SOURCE_AUTO_POSITION = 1 in it, or already on and not turned off): 1776."""
+    auto = channel.source.auto_position
+    for option in options:
+        if option.name == "SOURCE_AUTO_POSITION":
+            auto = 1 if option.value else 0
+    if auto and any(option.name in POSITION_OPTIONS for option in options):
+        raise MySQLError.of(ER.BAD_REPLICA_AUTO_POSITION)
+
+
 def change_replication_source(state: ReplicaState, stmt: ast.ChangeReplicationSource, now_us: int) -> Execution:
-    """``change_master_cmd`` / ``change_master`` (spec 4.4)."""
+    """``change_master_cmd`` / ``change_master`` (mysql-filter-statements.md, 4.4)."""
     for option in stmt.options:
         if option.name not in SUPPORTED_OPTIONS:
             raise MySQLError.of(ER.NOT_SUPPORTED_YET, f"CHANGE REPLICATION SOURCE option {option.name} in replfilter")
@@ -176,9 +203,8 @@ def change_replication_source(state: ReplicaState, stmt: ast.ChangeReplicationSo
     if name is not None and is_group_replication_channel(name):
         allowed = _GR_ALLOWED_OPTIONS[name]
         if any(option.name not in allowed for option in stmt.options):
-            raise MySQLError.of(
-                ER.REPLICA_CHANNEL_OPERATION_NOT_ALLOWED, "CHANGE REPLICATION SOURCE with the given parameters", name
-            )
+            command = "CHANGE MASTER" if state.version.legacy_spellings else "CHANGE REPLICATION SOURCE"
+            raise MySQLError.of(ER.REPLICA_CHANNEL_OPERATION_NOT_ALLOWED, f"{command} with the given parameters", name)
     if name is None:
         if len([c for c in state.channels if not c.is_group_replication]) > 1:
             raise MySQLError.of(ER.REPLICA_MULTIPLE_CHANNELS_CMD)
@@ -200,6 +226,7 @@ def change_replication_source(state: ReplicaState, stmt: ast.ChangeReplicationSo
             raise MySQLError.of(ER.REPLICA_CHANNEL_SQL_THREAD_MUST_STOP, name)
         if option.name == "SOURCE_HOST" and option.value == "":
             raise MySQLError.of(ER.WRONG_ARGUMENTS, option.written)
+    _check_auto_position(channel, stmt.options)
 
     was_configured = channel.configured
     source = channel.source
@@ -260,7 +287,7 @@ def _gr_thread_command(verb: str, threads: tuple[str, ...]) -> str:
 
 
 def _thread_targets(state: ReplicaState, channel_name: str | None, verb: str, threads: tuple[str, ...]) -> list[Channel]:
-    """The channels START/STOP act on (spec 4.5)."""
+    """The channels START/STOP act on (mysql-filter-statements.md, 4.5)."""
     if channel_name is None:
         targets = list(state.configured_channels())
         if not targets and verb == "START":
@@ -293,9 +320,14 @@ def start_replica(state: ReplicaState, stmt: ast.StartReplica) -> Execution:
         if already:
             warnings.append(Condition.note(ER.REPLICA_CHANNEL_WAS_RUNNING, channel.name))
             continue
-        state = state.with_channel(
-            replace(channel, io_running=channel.io_running or want_io, sql_running=channel.sql_running or want_sql)
-        )
+        # UNTIL applies to an applier this statement starts (spec: start_slave_threads sets the
+        # until condition only when it starts the SQL thread).
+        until = stmt.until if want_sql and not channel.sql_running else channel.until
+        state = state.with_channel(replace(
+            channel, io_running=channel.io_running or want_io, sql_running=channel.sql_running or want_sql,
+            last_sql_error=None if want_sql else channel.last_sql_error,  # a starting SQL thread clears it
+            until=until,
+        ))
     return Execution(state, Ok(warnings=tuple(warnings)))
 
 
@@ -308,8 +340,10 @@ def stop_replica(state: ReplicaState, stmt: ast.StopReplica) -> Execution:
         if not running:
             warnings.append(Condition.note(ER.REPLICA_CHANNEL_WAS_NOT_RUNNING, channel.name))
             continue
+        sql_running = channel.sql_running and not want_sql
         state = state.with_channel(
-            replace(channel, io_running=channel.io_running and not want_io, sql_running=channel.sql_running and not want_sql)
+            replace(channel, io_running=channel.io_running and not want_io, sql_running=sql_running,
+                    until=channel.until if sql_running else None)
         )
     return Execution(state, Ok(warnings=tuple(warnings)))
 
@@ -319,7 +353,7 @@ def stop_replica(state: ReplicaState, stmt: ast.StopReplica) -> Execution:
 
 def _reset_order(state: ReplicaState, reset_all: bool) -> list[Channel]:
     """Plain RESET walks channels in name order; RESET ALL does the default channel first, then the
-    others, then the group replication channels (spec 4.6)."""
+    others, then the group replication channels (mysql-filter-statements.md, 4.6)."""
     if not reset_all:
         return list(state.channels)
     default = [c for c in state.channels if c.name == DEFAULT_CHANNEL]
@@ -337,18 +371,24 @@ def _reset_one(state: ReplicaState, channel: Channel, reset_all: bool) -> Replic
         return state
     # RESET REPLICA forgets positions and relay logs; connection settings and filters stay.
     source = replace(channel.source, log_file="", log_pos=4, relay_log_file="", relay_log_pos=0)
-    return state.with_channel(replace(channel, source=source))
+    return state.with_channel(replace(channel, source=source, last_sql_error=None))
+
+
+class PartialChange(MySQLError):
+    """A statement the server runs step by step that failed partway: the steps before the failure
+    stay done, so ``state`` (those steps applied) is kept, and the error is still reported."""
+
+    def __init__(self, error: MySQLError, state: ReplicaState) -> None:
+        super().__init__(error.code, error.sqlstate, error.message)
+        self.state = state
 
 
 def reset_replica(state: ReplicaState, stmt: ast.ResetReplica) -> Execution:
-    """``reset_slave_cmd``.
-
-    Deliberate deviation: MySQL resets channels one by one and stops at the first channel with
-    running threads, leaving earlier ones reset (spec 11.18). replfilter checks every channel
-    first and changes nothing when one is running, so that a failed statement never leaves a
-    half-applied change; the error (3081, naming the first running channel in MySQL's order) is
-    the one MySQL reports.
-    """
+    """``reset_slave_cmd``. Without FOR CHANNEL the server resets channels one at a time in its
+    order (``reset_slave(THD*)`` walks the channel map and stops at the first failure;
+    mysql-filter-statements.md, 11.18): the
+    channels before one with a running thread are reset (and, with ALL, dropped), and the
+    statement then stops with 3081 at that channel (:class:`PartialChange`)."""
     warnings: tuple[Condition, ...] = ()
     if stmt.channel is not None:
         channel = state.channel(stmt.channel)
@@ -356,19 +396,23 @@ def reset_replica(state: ReplicaState, stmt: ast.ResetReplica) -> Execution:
             if stmt.channel == DEFAULT_CHANNEL:
                 return Execution(state, Ok(warnings=warnings))
             raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, stmt.channel)
-        targets = [channel]
-    else:
-        targets = _reset_order(state, stmt.all)
-    for channel in targets:
         if channel.any_thread_running:
             raise MySQLError.of(ER.REPLICA_CHANNEL_MUST_STOP, channel.name)
-    for channel in targets:
+        return Execution(_reset_one(state, channel, stmt.all), Ok(warnings=warnings))
+    before = state
+    for channel in _reset_order(state, stmt.all):
+        if channel.any_thread_running:
+            error = MySQLError.of(ER.REPLICA_CHANNEL_MUST_STOP, channel.name)
+            if state is before:
+                raise error
+            raise PartialChange(error, state)
         state = _reset_one(state, channel, stmt.all)
     return Execution(state, Ok(warnings=warnings))
 
 
 __all__ = [
     "Execution",
+    "PartialChange",
     "execute",
     "deprecation_warnings",
     "change_replication_filter",

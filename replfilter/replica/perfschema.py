@@ -1,7 +1,7 @@
 """The two performance_schema filter tables and the SELECTs people type against them.
 
 Rows exist only for types that have been set (ACTIVE_SINCE != 0), ordered by channel name then
-MySQL's fixed type order (spec 8.2). Queries support ``*``/columns/``COUNT(*)``, ``WHERE col = v
+MySQL's fixed type order (mysql-filter-statements.md, 8.2). Queries support ``*``/columns/``COUNT(*)``, ``WHERE col = v
 [AND ...]`` (also ``<>``), ``ORDER BY`` and ``LIMIT``; that is what DBAs type at these tables.
 
 Comparison choice (documented, tested): P_S CHAR/ENUM columns compare under the server's default

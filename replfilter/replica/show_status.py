@@ -1,6 +1,6 @@
 """SHOW REPLICA STATUS: MySQL 8.4's 60 columns in order, and SHOW SLAVE STATUS's 8.0 names.
 
-Filter columns show the channel's own filter (spec 7.2). The other columns carry what a stopped
+Filter columns show the channel's own filter (mysql-filter-statements.md, 7.2). The other columns carry what a stopped
 or idle simulated replica would show: its source settings, thread flags, no errors, no lag.
 """
 
@@ -93,14 +93,14 @@ def status_row(channel: Channel) -> tuple[Value, ...]:
         "Relay_Source_Log_File": source.log_file,
         "Replica_IO_Running": "Yes" if channel.io_running else "No",
         "Replica_SQL_Running": "Yes" if channel.sql_running else "No",
-        "Last_Errno": 0,
-        "Last_Error": "",
+        "Last_Errno": channel.last_sql_error[0] if channel.last_sql_error else 0,
+        "Last_Error": channel.last_sql_error[1] if channel.last_sql_error else "",
         "Skip_Counter": 0,
         "Exec_Source_Log_Pos": source.log_pos,
         "Relay_Log_Space": 0,
-        "Until_Condition": "None",
-        "Until_Log_File": "",
-        "Until_Log_Pos": 0,
+        "Until_Condition": channel.until.kind if channel.until else "None",
+        "Until_Log_File": channel.until.log_file if channel.until else "",
+        "Until_Log_Pos": channel.until.log_pos if channel.until else 0,
         "Source_SSL_Allowed": "No",
         "Source_SSL_CA_File": "",
         "Source_SSL_CA_Path": "",
@@ -111,8 +111,8 @@ def status_row(channel: Channel) -> tuple[Value, ...]:
         "Source_SSL_Verify_Server_Cert": "No",
         "Last_IO_Errno": 0,
         "Last_IO_Error": "",
-        "Last_SQL_Errno": 0,
-        "Last_SQL_Error": "",
+        "Last_SQL_Errno": channel.last_sql_error[0] if channel.last_sql_error else 0,
+        "Last_SQL_Error": channel.last_sql_error[1] if channel.last_sql_error else "",
         "Replicate_Ignore_Server_Ids": "",
         "Source_Server_Id": 0,
         "Source_UUID": "",

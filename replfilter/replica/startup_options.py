@@ -1,12 +1,11 @@
 """Server startup: the ``--replicate-*`` options, option files, and the filters they build.
 
-This is MySQL 8.4's ``mysqld`` start-up as far as replication filters go (spec sections 5.1 and
-6, ``sql/mysqld.cc``, ``mysys/my_default.cc``):
+This is MySQL 8.4's ``mysqld`` start-up as far as replication filters go
+(mysql-filter-statements.md, sections 5.1 and 6; ``sql/mysqld.cc``). Option files are read by
+:mod:`.option_files`; their ``(name, value)`` pairs come in here like the command line's:
 
 * :func:`parse_rule` turns one ``--replicate-*=[channel:]value`` occurrence into a
   :class:`StartupRule`, failing with the server's own start-up messages;
-* :func:`read_option_file` reads the server groups of an option file (``my.cnf``) the way
-  ``my_load_defaults`` does;
 * :func:`collect_startup_settings` keeps, from everything the option files and the command line
   said, ``lower_case_table_names`` and the replicate rules, in the order mysqld sees them;
 * :func:`apply_startup` rebuilds the global and per-channel filters of a replica from those rules
@@ -18,12 +17,11 @@ Nothing here touches the executor; the state machine only sees the resulting
 
 from __future__ import annotations
 
-import os
-import stat
 from dataclasses import dataclass, replace
-from typing import BinaryIO, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from ..core.filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, Rule
+from ..core.version import DEFAULT_VERSION, ServerVersion
 from .state import ReplicaState, channel_sort_key, is_group_replication_channel
 
 # ------------------------------------------------------------------------------------------------
@@ -46,8 +44,11 @@ REPLICATE_OPTIONS: dict[str, FilterType] = {ftype.option: ftype for ftype in Fil
 """``replicate-do-db`` -> :attr:`FilterType.DO_DB`, and the other six."""
 
 LOWER_CASE_TABLE_NAMES = "lower-case-table-names"
+MYSQL_VERSION = "mysql-version"
+"""replfilter's own option (not mysqld's): the server version to simulate, 8.4 or 8.0."""
 
-_WHITESPACE = " \t\n\v\f\r"  # my_isspace() of latin1 for the ASCII range
+WHITESPACE = " \t\n\v\f\r"
+"""``my_isspace()`` of latin1 for the ASCII range: what mysqld trims around names and values."""
 
 _TABLE_RULE_FAILURES = {
     FilterType.DO_TABLE: "Could not add do table rule '%s'!",
@@ -118,7 +119,7 @@ def split_command_line_option(argument: str) -> tuple[str, str | None]:
 
 
 def parse_rule(option_name: str, value: str | None) -> StartupRule:
-    """Parse ``--<option_name>=<value>`` as mysqld does (spec section 6).
+    """Parse ``--<option_name>=<value>`` as mysqld does (mysql-filter-statements.md, section 6).
 
     The value is never split at commas. Without ``:`` it is a global rule; otherwise the text
     before the first ``:`` is the channel (verbatim: not lower-cased, not validated) and the rest
@@ -159,234 +160,13 @@ def parse_rewrite(text: str) -> tuple[str, str]:
     source, arrow, target = text.partition("->")
     if not arrow:
         raise StartupError(REWRITE_MISSING_ARROW)
-    source = source.rstrip(_WHITESPACE)
+    source = source.rstrip(WHITESPACE)
     if not source:
         raise StartupError(REWRITE_EMPTY_FROM)
-    target = target.lstrip(_WHITESPACE)
+    target = target.lstrip(WHITESPACE)
     if not target:
         raise StartupError(REWRITE_EMPTY_TO)
     return source, target
-
-
-# ------------------------------------------------------------------------------------------------
-# Option files
-# ------------------------------------------------------------------------------------------------
-
-SERVER_GROUPS: tuple[str, ...] = ("mysqld", "server", "mysqld-8.4")
-"""The groups ``mysqld`` 8.4 reads (``load_default_groups``: ``mysqld``, ``server`` and
-``MYSQL_BASE_VERSION``); group names compare case-insensitively."""
-
-OPTION_FILE_EXTENSIONS = (".cnf",)
-"""What ``!includedir`` picks up on Unix (``f_extensions``)."""
-
-MAX_INCLUDE_DEPTH = 10
-
-_VALUE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "s": " ", '"': '"', "'": "'", "\\": "\\"}
-
-
-def read_option_file(
-    path: str | os.PathLike[str],
-    groups: Sequence[str] = SERVER_GROUPS,
-    warnings: list[str] | None = None,
-) -> list[tuple[str, str | None]]:
-    """The ``(name, value)`` pairs of the server groups of an option file, in file order.
-
-    Follows ``search_default_file_with_ext``: ``#`` and ``;`` comment lines, ``#`` comments after
-    a value (not inside quotes), ``[group]`` headers, ``name`` (value None) or ``name = value`` with
-    surrounding whitespace removed, one pair of matching quotes removed, and the escapes ``\\n \\t
-    \\r \\b \\s \\" \\' \\\\`` (any other backslash is kept). ``!include FILE`` and ``!includedir
-    DIR`` (only ``*.cnf``, in sorted order) read further files, each of which needs its own group
-    header; relative paths are relative to the working directory, as in MySQL. Repeated options
-    all come back (they add up for ``replicate-*``); names are returned as written -- see
-    :func:`canonical_option_name` for ``-``/``_`` and ``loose-``.
-
-    A world-writable file is skipped with MySQL's warning (appended to ``warnings``), as is a
-    directive nested more than ten includes deep. A missing or unreadable file, a bad group line,
-    an option before any group, an empty or failing ``!include``/``!includedir`` or text that is
-    not UTF-8 raise :class:`StartupError` naming the file (and line). Deviation: MySQL silently
-    ignores an ``!include`` whose file cannot be opened; here it is an error, because silently
-    losing replication rules is worse than refusing to start.
-    """
-    sink: list[str] = warnings if warnings is not None else []
-    reader = _OptionFileReader({g.lower() for g in groups}, sink)
-    name = os.fspath(path)
-    try:
-        handle = open(name, "rb")
-    except OSError as exc:
-        raise StartupError(f"Failed to open required defaults file: {name}", name) from exc
-    with handle:
-        reader.read(name, handle, depth=0)
-    return reader.options
-
-
-class _OptionFileReader:
-    """One ``my_load_defaults`` pass: the selected groups, the collected pairs, the warnings."""
-
-    def __init__(self, groups: set[str], warnings: list[str]) -> None:
-        self.groups = groups
-        self.warnings = warnings
-        self.options: list[tuple[str, str | None]] = []
-
-    def read(self, name: str, handle: BinaryIO, depth: int) -> None:
-        """Read one opened file, unless MySQL would refuse to read it."""
-        if _is_world_writable(name):
-            self.warnings.append(f"World-writable config file '{name}' is ignored.")
-            return
-        group: str | None = None
-        for number, raw in enumerate(handle, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise StartupError(
-                    f"Invalid UTF-8 in config file {name} at line {number}.", name, number
-                ) from exc
-            group = self._line(name, number, text, group, depth)
-
-    def _line(self, name: str, number: int, text: str, group: str | None, depth: int) -> str | None:
-        """Handle one line; return the group in force after it."""
-        line = text.lstrip(_WHITESPACE)
-        if not line or line[0] in "#;":
-            return group
-        if line[0] == "!":
-            self._directive(name, number, line, depth)
-            return group
-        if line[0] == "[":
-            return _group_name(name, number, line)
-        if group is None:
-            raise StartupError(
-                f"Found option without preceding group in config file {name} at line {number}.",
-                name,
-                number,
-            )
-        if group.lower() in self.groups:
-            self.options.append(_option(_remove_end_comment(line)))
-        return group
-
-    def _directive(self, name: str, number: int, line: str, depth: int) -> None:
-        """``!include`` / ``!includedir``; any other ``!`` line is ignored, as in MySQL."""
-        if depth >= MAX_INCLUDE_DEPTH:
-            self.warnings.append(
-                f"Skipping '{line.rstrip(_WHITESPACE)}' directive as maximum include recursion "
-                f"level was reached in file {name} at line {number}."
-            )
-            return
-        body = line[1:].lstrip(_WHITESPACE)
-        for keyword in ("includedir", "include"):
-            following = body[len(keyword):len(keyword) + 1]
-            if body.startswith(keyword) and following != "" and following in _WHITESPACE:
-                argument = body[len(keyword):].strip(_WHITESPACE)
-                if not argument:
-                    raise StartupError(
-                        f"Wrong '!{keyword}' directive in config file {name} at line {number}.",
-                        name,
-                        number,
-                    )
-                target = os.path.expanduser(argument)
-                if keyword == "includedir":
-                    self._include_dir(name, number, target, depth)
-                else:
-                    self._include_file(name, number, target, depth)
-                return
-
-    def _include_file(self, name: str, number: int, target: str, depth: int) -> None:
-        try:
-            handle = open(target, "rb")
-        except OSError as exc:
-            raise StartupError(
-                f"Failed to open included file {target} (OS errno {exc.errno} - {exc.strerror}) "
-                f"in config file {name} at line {number}.",
-                name,
-                number,
-            ) from exc
-        with handle:
-            self.read(target, handle, depth + 1)
-
-    def _include_dir(self, name: str, number: int, directory: str, depth: int) -> None:
-        try:
-            entries = os.listdir(directory)
-        except OSError as exc:
-            raise StartupError(
-                f"Can't read dir of '{directory}' (OS errno {exc.errno} - {exc.strerror}) "
-                f"in config file {name} at line {number}.",
-                name,
-                number,
-            ) from exc
-        for entry in sorted(entries, key=os.fsencode):
-            dot = entry.rfind(".")
-            if dot < 0 or entry[dot:] not in OPTION_FILE_EXTENSIONS:
-                continue
-            target = os.path.join(directory, entry)
-            if not os.path.isfile(target):
-                continue  # a directory or dangling link reads as nothing in MySQL too
-            try:
-                handle = open(target, "rb")
-            except OSError:
-                continue  # MySQL ignores files of an included directory it cannot open
-            with handle:
-                self.read(target, handle, depth + 1)
-
-
-def _is_world_writable(name: str) -> bool:
-    """``check_file_permissions``: MySQL skips world-writable regular files."""
-    try:
-        info = os.stat(name)
-    except OSError:
-        return False
-    return stat.S_ISREG(info.st_mode) and bool(info.st_mode & stat.S_IWOTH)
-
-
-def _group_name(name: str, number: int, line: str) -> str:
-    """``[name]`` -> ``name`` (text after ``]`` is ignored; trailing spaces dropped)."""
-    end = line.find("]", 1)
-    if end < 0:
-        raise StartupError(
-            f"Wrong group definition in config file {name} at line {number}.", name, number
-        )
-    return line[1:end].rstrip(_WHITESPACE)
-
-
-def _remove_end_comment(line: str) -> str:
-    """Cut the line at the first ``#`` outside single or double quotes (``remove_end_comment``;
-    a backslash escapes a quote only inside quotes)."""
-    quote = ""
-    escape = False
-    for index, char in enumerate(line):
-        if char in "'\"" and not escape:
-            if not quote:
-                quote = char
-            elif quote == char:
-                quote = ""
-        if not quote and char == "#":
-            return line[:index]
-        escape = bool(quote) and char == "\\" and not escape
-    return line
-
-
-def _option(line: str) -> tuple[str, str | None]:
-    """``name = "value"`` -> (``name``, ``value``) with MySQL's trimming, unquoting and escapes."""
-    name, equals, value = line.partition("=")
-    name = name.rstrip(_WHITESPACE)
-    if not equals:
-        return name, None
-    value = value.strip(_WHITESPACE)
-    if len(value) > 1 and value[0] in "'\"" and value[-1] == value[0]:
-        value = value[1:-1]
-    return name, _unescape_value(value)
-
-
-def _unescape_value(value: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(value):
-        char = value[i]
-        if char == "\\" and i < len(value) - 1:
-            following = value[i + 1]
-            out.append(_VALUE_ESCAPES.get(following, "\\" + following))
-            i += 2
-            continue
-        out.append(char)
-        i += 1
-    return "".join(out)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -405,6 +185,7 @@ class StartupSettings:
     lower_case_table_names: int = 0
     rules: tuple[StartupRule, ...] = ()
     warnings: tuple[str, ...] = ()
+    version: ServerVersion = DEFAULT_VERSION
 
 
 def collect_startup_settings(
@@ -419,11 +200,13 @@ def collect_startup_settings(
     Unknown options: a real ``my.cnf`` names hundreds of server options this tool has no use for,
     so unknown options **from option files are ignored** -- except unknown ``replicate-*`` names
     (a misspelt filter must not vanish silently), which are errors unless ``loose-``. The
-    **command line accepts only** the replicate options and ``lower-case-table-names``; anything
+    **command line accepts only** the replicate options, ``lower-case-table-names`` and
+    ``mysql-version``; anything
     else is an error (``unknown option '--x'``), and an unknown ``loose-`` option is skipped with
     mysqld's warning.
     """
     lower_case_table_names = 0
+    version = DEFAULT_VERSION
     rules: list[StartupRule] = []
     warnings: list[str] = []
     sources = [(pair, True) for pair in file_options] + [(pair, False) for pair in command_line]
@@ -433,13 +216,15 @@ def collect_startup_settings(
             rules.append(parse_rule(name, value))
         elif name == LOWER_CASE_TABLE_NAMES:
             lower_case_table_names = parse_lower_case_table_names(value)
+        elif name == MYSQL_VERSION:
+            version = parse_mysql_version(value)
         elif from_file and not _looks_like_filter_option(name):
             continue
         elif loose:
             warnings.append(_unknown_option_message(written, value))
         else:
             raise StartupError(_unknown_option_message(written, value))
-    return StartupSettings(lower_case_table_names, tuple(rules), tuple(warnings))
+    return StartupSettings(lower_case_table_names, tuple(rules), tuple(warnings), version)
 
 
 def _looks_like_filter_option(name: str) -> bool:
@@ -454,6 +239,16 @@ def _unknown_option_message(written: str, value: str | None) -> str:
     return f"unknown variable '{bare}={value}'"
 
 
+def parse_mysql_version(value: str | None) -> ServerVersion:
+    """``8.4`` (the default) or ``8.0`` (a full version such as ``8.0.36`` names its series)."""
+    if value is None:
+        raise StartupError(f"option '--{MYSQL_VERSION}' requires an argument")
+    try:
+        return ServerVersion.from_option(value)
+    except ValueError:
+        raise StartupError(f"Invalid value '{value}' for mysql_version: it must be 8.4 or 8.0.") from None
+
+
 def parse_lower_case_table_names(value: str | None) -> int:
     """``0``, ``1`` or ``2``; anything else stops the start-up."""
     if value is None:
@@ -466,7 +261,7 @@ def parse_lower_case_table_names(value: str | None) -> int:
 
 
 # ------------------------------------------------------------------------------------------------
-# Building the filters (spec 5.1)
+# Building the filters (mysql-filter-statements.md, 5.1)
 # ------------------------------------------------------------------------------------------------
 
 
@@ -476,7 +271,7 @@ def apply_startup(
     """Rebuild every filter of ``state`` from the start-up rules, as a server restart does.
 
     Filters never persist, so whatever filters ``state`` holds are dropped; channels, their
-    source settings and thread states are kept. In order (spec 5.1):
+    source settings and thread states are kept. In order (mysql-filter-statements.md, 5.1):
 
     1. global rules -> the global filter (STARTUP_OPTIONS); per-channel rules -> a filter per
        literal channel text (STARTUP_OPTIONS_FOR_CHANNEL); every occurrence resets the type's
@@ -557,7 +352,6 @@ __all__ = [
     "CHANNEL_DOES_NOT_EXIST_WARNING",
     "GROUP_REPLICATION_CHANNEL_WARNING",
     "REPLICATE_OPTIONS",
-    "SERVER_GROUPS",
     "StartupError",
     "StartupRule",
     "StartupSettings",
@@ -565,8 +359,8 @@ __all__ = [
     "canonical_option_name",
     "collect_startup_settings",
     "parse_lower_case_table_names",
+    "parse_mysql_version",
     "parse_rewrite",
     "parse_rule",
-    "read_option_file",
     "split_command_line_option",
 ]

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Iterator
 
 from ..core.filters import EMPTY_FILTERS, FilterSet, NameCollation
+from ..core.version import DEFAULT_VERSION, ServerVersion
+from ..dialect.ast import UntilCondition
 from .catalog import Catalog
 
 DEFAULT_CHANNEL = ""
@@ -80,6 +82,9 @@ class Channel:
     io_running: bool = False
     sql_running: bool = False
     filters: FilterSet = EMPTY_FILTERS
+    last_sql_error: tuple[int, str] | None = None  # (errno, text) the applier stopped with
+    until: UntilCondition | None = None
+    """START REPLICA ... UNTIL of the running applier; cleared when the SQL thread stops."""
 
     @property
     def configured(self) -> bool:
@@ -97,7 +102,8 @@ class Channel:
 
 @dataclass(frozen=True)
 class ReplicaState:
-    """All channels in name order, the global filter, ``lower_case_table_names``, and what is
+    """All channels in name order, the global filter, the start-up settings that change how
+    statements behave (``lower_case_table_names``, the simulated server version), and what is
     known of the schemas: each channel's source's, and the replica's own.
 
     Schemas are optional: ``None`` means "not known" (no ``--schema`` was given), never "empty".
@@ -108,14 +114,15 @@ class ReplicaState:
     channels: tuple[Channel, ...] = (Channel(DEFAULT_CHANNEL),)
     global_filters: FilterSet = EMPTY_FILTERS
     collation: NameCollation = field(default_factory=NameCollation)
+    version: ServerVersion = DEFAULT_VERSION
     every_source_catalog: Catalog | None = None      # a --schema FILE without a channel prefix
     channel_source_catalogs: tuple[tuple[str, Catalog], ...] = ()   # --schema channel:FILE
     replica_catalog: Catalog | None = None
 
     @classmethod
-    def fresh(cls, lower_case_table_names: int = 0) -> "ReplicaState":
+    def fresh(cls, lower_case_table_names: int = 0, version: ServerVersion = DEFAULT_VERSION) -> "ReplicaState":
         """A new replica: only the unconfigured default channel exists."""
-        return cls(collation=NameCollation(lower_case_table_names))
+        return cls(collation=NameCollation(lower_case_table_names), version=version)
 
     def __iter__(self) -> Iterator[Channel]:
         return iter(self.channels)

@@ -14,8 +14,10 @@ from typing import Callable, Iterable
 from ..dialect import ast
 from ..core.errors import Condition, MySQLError
 from ..core.errors import ER
-from ..replica.executor import Execution, deprecation_warnings, execute
+from ..replica.executor import Execution, PartialChange, deprecation_warnings, execute
 from ..evaluation.extensions import explain_replication, replay_events
+from ..lint.statement import lint_replication
+from .load_schema import load_schema_statement
 from ..core.results import Ok, Result, ResultSet
 from ..replica.show_status import ProgressSource
 from ..replica.state import ReplicaState
@@ -59,6 +61,12 @@ class Session:
         """The conditions of the last statement (what SHOW WARNINGS lists)."""
         return self._diagnostics
 
+    def reset_connection(self) -> None:
+        """COM_RESET_CONNECTION (the client's ``resetconnection``, ``connect``): the session's
+        diagnostics area is emptied; the replica's state is the server's and stays."""
+        with self._lock:
+            self._diagnostics = ()
+
     def add_observer(self, observer: StateObserver) -> None:
         self._observers.append(observer)
 
@@ -71,9 +79,13 @@ class Session:
                 listener(old, new)
 
     def execute(self, statement: ast.Statement) -> Result:
-        """Run one parsed statement; raise MySQLError with the state untouched on failure."""
+        """Run one parsed statement; raise MySQLError with the state untouched on failure (but
+        for :class:`PartialChange`: the steps the server had done before failing are kept)."""
         if isinstance(statement, ast.ShowWarnings):
             return self._show_warnings(statement)
+        if isinstance(statement, ast.SelectVariables):
+            return self._select_variables(statement)
+        failure: MySQLError | None = None
         with self._lock:
             old = self._state
             try:
@@ -81,13 +93,20 @@ class Session:
                     self._state, statement, self._clock(), self.progress
                 )
                 self._commit(execution.state)
+                self._diagnostics = execution.result.warnings
             except MySQLError as error:
+                failure = error
+                if isinstance(error, PartialChange):
+                    try:
+                        self._commit(error.state)
+                    except MySQLError as veto:
+                        failure = veto
                 # Parse-time warnings (legacy spellings) stay in front of the error, as in MySQL.
-                self._diagnostics = (*deprecation_warnings(statement), Condition.from_error(error))
-                raise
-            self._diagnostics = execution.result.warnings
+                self._diagnostics = (*deprecation_warnings(statement), Condition.from_error(failure))
             new = self._state
         self._notify(old, new)
+        if failure is not None:
+            raise failure
         return execution.result
 
     def _execute_extension(self, statement: ast.Statement) -> Execution | None:
@@ -95,9 +114,13 @@ class Session:
         executor does no I/O)."""
         if isinstance(statement, ast.ExplainReplication):
             return Execution(self._state, explain_replication(self._state, statement))
+        if isinstance(statement, ast.LintReplication):
+            return Execution(self._state, lint_replication(self._state, statement))
         if isinstance(statement, ast.ReplayEvents):
             result, state = replay_events(self._state, statement, _read_lines(statement.path))
             return Execution(state, result)
+        if isinstance(statement, ast.LoadSchema):
+            return load_schema_statement(self._state, statement)
         return None
 
     def execute_sql(self, text: str) -> list[Result]:
@@ -116,7 +139,7 @@ class Session:
         from ..dialect.parser import parse_statement
 
         try:
-            statement = parse_statement(statement_text)
+            statement = parse_statement(statement_text, self._state.version)
         except MySQLError as error:
             self._diagnostics = (*error.warnings, Condition.from_error(error))
             raise
@@ -145,6 +168,29 @@ class Session:
         rows = tuple((c.level, c.code, c.message) for c in self._diagnostics)
         return ResultSet(("Level", "Code", "Message"), rows)
 
+
+    def _select_variables(self, statement: ast.SelectVariables) -> Result:
+        """``SELECT @@version``...: uses no table, so like SHOW WARNINGS it keeps the previous
+        statement's diagnostics (``@@warning_count`` counts them). Variables replfilter does not
+        model are refused with 1235 (the diagnostics then hold that error)."""
+        state = self._state
+        values: dict[str, object] = {
+            "version": state.version.value,
+            "warning_count": len(self._diagnostics),
+            "error_count": sum(1 for c in self._diagnostics if c.level == "Error"),
+            "lower_case_table_names": state.collation.lower_case_table_names,
+            "server_id": SERVER_ID,
+        }
+        for written, name in statement.items:
+            if name not in values:
+                error = MySQLError.of(ER.NOT_SUPPORTED_YET, f"system variable {written} in replfilter")
+                self._diagnostics = (Condition.from_error(error),)
+                raise error
+        return ResultSet(tuple(w for w, _ in statement.items), (tuple(values[n] for _, n in statement.items),))
+
+
+SERVER_ID = 1
+"""``@@server_id``: mysqld's default (8.0 and 8.4)."""
 
 __all__ = ["Session", "wall_clock_us", "Ok", "ResultSet"]
 

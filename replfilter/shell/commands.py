@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import subprocess
+import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
@@ -130,7 +132,8 @@ def _source(shell: "Shell", argument: str) -> None:
     # file name and do not stop it (the monitor runs with --force).
     mode = OutputMode(batch=False, vertical=shell.settings.vertical, show_warnings=shell.settings.show_warnings)
     runner = ScriptRunner(
-        shell.session, shell.out.stdout, shell.out.stderr, RunOptions(mode=mode, force=True), delimiter=shell.buffer.delimiter
+        shell.session, shell.out.stdout, shell.out.stderr, RunOptions(mode=mode, force=True, system_command=shell.settings.system_command),
+        delimiter=shell.buffer.delimiter,
     )
     runner.run_text(text, file_name=path)
     shell.buffer.delimiter = runner.delimiter  # one delimiter for the session, as in mysql
@@ -157,7 +160,7 @@ def _status(shell: "Shell", argument: str) -> None:
     global_rules = sum(len(slot.rules) for _, slot in state.global_filters.items())
     lines = [
         "--------------",
-        f"replfilter {__version__}, a simulated MySQL 8.4 replica (replication filters)",
+        f"replfilter {__version__}, a simulated MySQL {state.version.value} replica (replication filters)",
         "",
         f"Data directory:\t\t{settings.datadir or '(none: channels are not kept after exit)'}",
         f"lower_case_table_names:\t{state.collation.lower_case_table_names}",
@@ -202,7 +205,7 @@ def _tee(shell: "Shell", argument: str) -> None:
     except OSError:
         shell.out.error(f"Error logging to file '{path}'\n")
         return
-    shell.out.write(f"Logging to file '{path}'\n")
+    shell.out.write_terminal(f"Logging to file '{path}'\n")  # init_tee prints it before opt_outfile is set
 
 
 @command("notee", "t", "Don't write into outfile.")
@@ -238,6 +241,146 @@ if os.name == "posix":  # a pager exists where there is a shell to run it
     def _nopager(shell: "Shell", argument: str) -> None:
         shell.out.pager = None
         shell.out.write("PAGER set to stdout\n")
+
+
+@command("print", "p", "Print current command.")
+def _print(shell: "Shell", argument: str) -> None:
+    # com_print: the statement buffer between two dashed lines (the splitter passes it along)
+    text = argument
+    shell.out.write("--------------\n" + text + ("" if text.endswith("\n") else "\n") + "--------------\n\n")
+
+
+@command("prompt", "R", "Change your replfilter prompt.", argument="[prompt]")
+def _prompt(shell: "Shell", argument: str) -> None:
+    from .prompt import DEFAULT_PROMPT
+
+    shell.prompt_counter = 0
+    if not argument:
+        shell.prompt_template = DEFAULT_PROMPT
+        shell.out.write(f"Returning to default PROMPT of {DEFAULT_PROMPT}\n")
+        return
+    shell.prompt_template = argument
+    shell.out.write(f"PROMPT set to '{argument}'\n")
+
+
+@command("rehash", "#", "Rebuild completion hash.")
+def _rehash(shell: "Shell", argument: str) -> None:
+    """Nothing to rebuild: completion reads the channels and rules afresh at each Tab, so, like
+    mysql's com_rehash, this prints nothing."""
+
+
+@command("connect", "r", "Reconnect to the server. Optional arguments are db and host.", argument="[db [host]]")
+def _connect(shell: "Shell", argument: str) -> None:
+    """com_connect on the simulated server: the replica (channels, filters) lives in the server
+    and stays; the session starts anew (no warnings, a new connection id). A database argument
+    needs the session's default database, which this replica does not keep."""
+    words = argument.split()
+    if words and not hasattr(shell.session, "default_database"):
+        shell.out.error("ERROR: \nconnect <db>: replfilter has no default database to set; "
+                        "type 'connect' alone to reconnect.\n")
+        return
+    if words and hasattr(shell.session, "use_database"):
+        shell.session.use_database(words[0])
+    shell.connection_id += 1
+    shell.session.reset_connection()
+    database = shell.default_database()
+    shell.out.write(f"Connection id:    {shell.connection_id}\n")
+    shell.out.write(f"Current database: {database if database is not None else '*** NONE ***'}\n\n")
+
+
+@command("edit", "e", "Edit command with $EDITOR.")
+def _edit(shell: "Shell", argument: str) -> None:
+    """com_edit: the statement being typed (or, when none is, the last one sent) goes to a
+    temporary .sql file, ``$EDITOR`` (else ``$VISUAL``, else ``vi``) opens it, and what it holds
+    afterwards becomes the statement being typed, to finish with ``;``."""
+    pending = shell.buffer.pending_text
+    text = pending if pending.strip() else shell.last_statement
+    editor = os.environ.get("EDITOR") or os.environ.get("VISUAL") or "vi"
+    fd, path = tempfile.mkstemp(suffix=".sql")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        shell.out.flush()
+        subprocess.run(f"{editor} {shlex.quote(path)}", shell=True, check=False)
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            edited = handle.read()
+    except OSError as exc:
+        shell.out.error(f"ERROR: \n{exc.strerror or exc}\n")
+        return
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    shell.buffer.clear()
+    shell.carry(edited.rstrip("\n"))
+
+
+@command("system", "!", "Execute a system shell command.", argument="<command>")
+def _system(shell: "Shell", argument: str) -> None:
+    """com_shell: the command runs in a shell on the terminal (its output is neither paged nor
+    teed); with ``--skip-system-command`` it is refused with mysql's message."""
+    if not shell.settings.system_command:
+        shell.out.error("ERROR: \n'system' command received, but the --system-command option is off. Skipping.\n")
+        return
+    if not argument.strip():
+        shell.out.error("ERROR: \nUsage: \\! shell-command\n")
+        return
+    shell.out.flush()
+    try:
+        subprocess.run(argument, shell=True, check=False)
+    except OSError as exc:
+        shell.out.error(f"ERROR {exc.errno}: {exc.strerror}\n")
+
+
+@command("use", "u", "Use another database. Takes database name as argument.", argument="<db>")
+def _use(shell: "Shell", argument: str) -> None:
+    """com_use: ``USE db`` on the server, then "Database changed". Until the session keeps a
+    default database, the command says it is not available (mysql has no such refusal: the
+    database is the server's to keep)."""
+    if not argument.strip():
+        shell.out.error("ERROR: \nUSE must be followed by a database name\n")
+        return
+    if not hasattr(shell.session, "default_database"):
+        shell.out.error("ERROR: The client command 'use' is not available in replfilter: the session has no default database yet.\n")
+        return
+    from ..core.errors import MySQLError
+    from ..client.formatting import format_error
+    from .errormark import printable
+
+    try:
+        result = shell.session.execute_text("USE " + argument.strip())
+    except MySQLError as error:
+        shell.out.error(printable(format_error(error)) + "\n")
+        return
+    count = len(result.warnings)
+    shell.out.write("Database changed" + (f", {count} warning{'s' if count > 1 else ''}" if count else "") + "\n")
+
+
+@command("charset", "C", "Switch to another charset. Might be needed for processing binlog with multi-byte charsets.", argument="<charset>")
+def _charset(shell: "Shell", argument: str) -> None:
+    """com_charset: replfilter reads and writes UTF-8 only, so the UTF-8 names are accepted (as
+    "Charset changed") and any other is refused, saying why."""
+    name = argument.strip().strip("'\"`")
+    if not name:
+        shell.out.error("ERROR: \nUsage: \\C charset_name | charset charset_name\n")
+        return
+    if name.lower() in ("utf8mb4", "utf8mb3", "utf8"):
+        shell.out.write("Charset changed\n")
+        return
+    shell.out.error(f"ERROR: \nCharset '{printable_name(name)}' is not available: replfilter reads and writes UTF-8 (utf8mb4) only.\n")
+
+
+def printable_name(name: str) -> str:
+    from .errormark import printable
+
+    return printable(name)
+
+
+@command("resetconnection", "x", "Clean session context.")
+def _resetconnection(shell: "Shell", argument: str) -> None:
+    """mysql_reset_connection: the session's warnings go; the replica stays. Silent, as in mysql."""
+    shell.session.reset_connection()
 
 
 def check_shortcuts() -> list[str]:

@@ -67,6 +67,7 @@ class Suggestion:
     column: str | None = None  # the column a WHERE value is compared with
     qualifier: str | None = None  # a quoted `db`. typed before the name
     legacy: bool = False  # CHANGE MASTER TO: MASTER_* option names
+    configured_only: bool = False  # FOR CHANNEL of a statement an unconfigured channel refuses
 
 
 NOTHING = Suggestion()
@@ -229,6 +230,10 @@ def _suggestion(tokens: list, accepted: set[str], word: str, commands_allowed: b
     more: list[Kind] = []
     if last == "CHANNEL" and strings_ok:
         more.append(Kind.CHANNEL)
+        # CHANGE REPLICATION FILTER ... FOR CHANNEL refuses an unconfigured channel (1794) and a
+        # group replication one; START REPLICA an unconfigured one (1200)
+        is_filter = first == "CHANGE" and len(tokens) >= 3 and tokens[2].type == "FILTER"
+        extra["configured_only"] = is_filter or first == "START"
     elif first == "CHANGE" and len(tokens) >= 3 and tokens[1].type == "REPLICATION" and tokens[2].type == "FILTER":
         kind = _filter_list_kind(tokens[3:])
         if kind is Kind.WILD_PATTERN and strings_ok:
@@ -408,7 +413,8 @@ class ReplFilterCompleter(Completer):
                 for topic in self.help_topics:
                     yield _cased(s.word, topic), kind.value
             elif kind is Kind.CHANNEL:
-                for name in state.channel_names:
+                usable = [c.name for c in state.configured_channels()] if s.configured_only else state.channel_names
+                for name in usable:
                     yield quote_string(name, quote), kind.value
             elif kind is Kind.DATABASE:
                 for db in rule_names(state).databases:

@@ -34,7 +34,7 @@ def _source_option_words() -> list[str]:
 
 
 _NAME_END = r"(?![A-Za-z0-9_$\u0080-\uffff])"
-_BACKSLASH = r"\\[?hcqsWwTtPnepRu#gG.]"
+_BACKSLASH = r"\\[?hcqsWwTtPnepRu#gG.!rCx]"
 
 
 class ReplFilterLexer(RegexLexer):

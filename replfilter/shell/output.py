@@ -55,6 +55,14 @@ class ShellOutput:
             self._stdout.write(text)
         self._to_tee(text)
 
+    def write_terminal(self, text: str) -> None:
+        """Text for the terminal only, never the tee file: ``tee``'s own "Logging to file"
+        (mysql prints it before it starts copying) and a pasted input's echo (the tee file gets
+        each input once, from :meth:`log_input`)."""
+        self.flush()
+        self._stdout.write(text)
+        self._stdout.flush()
+
     def error(self, text: str) -> None:
         self.flush()
         self._stderr.write(text)

@@ -70,6 +70,8 @@ def analyse_texts(texts: DataFrame) -> DataFrame:
                 except SqlEventsError as err:
                     row["_r_error"] = f"cannot derive the tables from the SQL text: {err}"
                 else:
+                    if a.undecided is not None:  # never a silent APPLY or SKIP on a guessed table list
+                        row["_r_error"] = f"undecided: {a.undecided}"
                     row.update(
                         _r_command=a.command.value,
                         _r_tables=[t.to_dict() for t in a.tables],

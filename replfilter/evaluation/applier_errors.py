@@ -1,0 +1,63 @@
+"""The error the replica's applier would stop with when an event passes the filters but names a
+table the replica does not have: "will it break replication?".
+
+Only with the replica's catalog: without it, "the table is not known" is not "the table is
+missing", so nothing is reported. A Table_map for a missing table stops the applier with 1146,
+as does a statement that reads or changes one (the table must be opened to run it).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from ..core.errors import ER, MySQLError
+from .events import CommandKind, Event, QueryEvent, RowEvent
+from .rule_checks import APPLY
+
+CK = CommandKind
+
+OPENS_ITS_TABLES = frozenset({
+    CK.INSERT, CK.INSERT_SELECT, CK.REPLACE, CK.REPLACE_SELECT, CK.UPDATE, CK.UPDATE_MULTI,
+    CK.DELETE, CK.DELETE_MULTI, CK.LOAD, CK.ALTER_TABLE, CK.TRUNCATE, CK.CREATE_INDEX, CK.DROP_INDEX,
+})
+"""Statements that open every table of their list, so a missing one is error 1146."""
+
+
+class TableLookup(Protocol):
+    """What the check needs of a catalog: a :class:`~replfilter.replica.catalog.Catalog`, or the
+    replica's catalog as a stream of applied events changes it."""
+
+    def table(self, db: str, name: str) -> object | None: ...
+
+
+def applier_error(event: Event, verdict: object, db: str | None, catalog: TableLookup | None) -> MySQLError | None:
+    """Error 1146 (``Table 'd.t' doesn't exist``) when ``event`` is applied (``verdict`` is
+    APPLY) and names a table missing from the replica's ``catalog``; else None. ``db`` is the
+    database the decision used (the event's, after lower-casing and rewrite): where unqualified
+    names resolve, and a row event's table lives."""
+    if catalog is None or verdict is not APPLY or db is None:
+        return None
+    if isinstance(event, RowEvent):
+        if catalog.table(db, event.table) is None:
+            return MySQLError.of(ER.NO_SUCH_TABLE, db, event.table)
+        return None
+    if isinstance(event, QueryEvent) and event.command in OPENS_ITS_TABLES:
+        for ref in event.tables:
+            table_db = ref.db if ref.db is not None else db
+            if catalog.table(table_db, ref.table) is None:
+                return MySQLError.of(ER.NO_SUCH_TABLE, table_db, ref.table)
+    return None
+
+
+def error_text(error: MySQLError) -> str:
+    """As the mysql client prints it: ``ERROR 1146 (42S02): Table 'test.t7' doesn't exist``."""
+    return f"ERROR {error.code} ({error.sqlstate}): {error.message}"
+
+
+def last_sql_error(event: Event, error: MySQLError) -> str:
+    """``Last_SQL_Error`` of a single-threaded applier that stopped on ``event``: a statement's
+    error quotes the query and its default database, a row event's says so."""
+    if isinstance(event, QueryEvent):
+        return (f"Error '{error.message}' on query. Default database: '{event.default_db}'. "
+                f"Query: '{event.sql or ''}'")
+    return f"Error executing row event: '{error.message}'"

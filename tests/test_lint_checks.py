@@ -1,0 +1,201 @@
+"""Each lint code: a configuration that raises it and a close one that does not.
+
+Configurations are built the way users build them (CHANGE REPLICATION FILTER on a session, or
+startup options), and findings come from the same entry point ``replfilter lint`` and ``LINT
+REPLICATION`` use.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from replfilter.core.filters import FilterType as FT
+from replfilter.lint.codes import CODES
+from replfilter.lint.linter import LintOptions, RuleOrigin, lint_state
+from replfilter.lint.workload import read_workload
+from replfilter.replica.startup_options import apply_startup, collect_startup_settings
+from replfilter.replica.state import ReplicaState
+from replfilter.server.session import Session
+
+CHANNEL = "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'c';"
+
+
+def state_of(sql: str, lctn: int = 0) -> ReplicaState:
+    session = Session(ReplicaState.fresh(lctn))
+    session.execute_sql(sql)
+    return session.state
+
+
+def startup_state(*options: str, lctn: int = 0) -> ReplicaState:
+    pairs = [tuple(o[2:].split("=", 1)) for o in options]
+    settings = collect_startup_settings((), pairs)  # type: ignore[arg-type]
+    state, _warnings = apply_startup(ReplicaState.fresh(lctn), settings.rules, 1)
+    return state
+
+
+def codes(state: ReplicaState, **options) -> list[tuple[str, str | None]]:
+    return [(f.code, f.rule_text) for f in lint_state(state, LintOptions(**options))]
+
+
+def has(state: ReplicaState, code: str, **options) -> bool:
+    return any(c == code for c, _ in codes(state, **options))
+
+
+ROW = {"binlog_format": "ROW"}
+
+CASES = [
+    # code, positive configuration, negative configuration, options
+    ("RF101", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (`db1,db2`)", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (db1, db2)", ROW),
+    ("RF101", "CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('a.%,b.%')", "CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('a.%', 'b.%')", ROW),
+    ("RF102", "CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB = ((a, b)), REPLICATE_DO_DB = (a)", "CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB = ((a, b)), REPLICATE_DO_DB = (b)", ROW),
+    ("RF102", "CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB = ((a, b)), REPLICATE_IGNORE_TABLE = (a.t)", "CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB = ((a, b)), REPLICATE_IGNORE_TABLE = (b.t)", ROW),
+    ("RF102", "CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB = ((a, b)), REPLICATE_WILD_DO_TABLE = ('a.%')", "CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB = ((a, b), (x, a)), REPLICATE_WILD_DO_TABLE = ('a.%')", ROW),
+    ("RF103", "CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB = ((a, b))", "CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB = ((a, b))", None),
+    ("RF104", "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (db1)", "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (db1)", None),
+    ("RF105", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db_1.%')", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db\\\\_1.%', 'db.t__', '%.%_')", ROW),
+    ("RF106", "CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (db.`t%`)", "CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (db.order_items)", ROW),
+    ("RF201", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a), REPLICATE_IGNORE_DB = (b)", "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (b)", ROW),
+    ("RF202", "CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (db.t), REPLICATE_IGNORE_TABLE = (db.u)", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db.%'), REPLICATE_IGNORE_TABLE = (db.u)", ROW),
+    ("RF202", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db.%'), REPLICATE_WILD_IGNORE_TABLE = ('db.tmp%')", "CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('db.tmp%')", ROW),
+    ("RF203", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db.%'), REPLICATE_DO_TABLE = (db.t)", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('x.%'), REPLICATE_DO_TABLE = (db.t)", ROW),
+    ("RF301", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a), REPLICATE_IGNORE_TABLE = (b.t)", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a), REPLICATE_IGNORE_TABLE = (a.t)", ROW),
+    ("RF301", "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (a), REPLICATE_WILD_DO_TABLE = ('a.%')", "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (a), REPLICATE_WILD_DO_TABLE = ('b.%')", ROW),
+    ("RF302", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db.%', 'db.t%')", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db.t%', 'db.%')", ROW),
+    ("RF302", "CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('%.tmp', '%.tmp')", "CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('%.tmp', '%.tm_')", ROW),
+    ("RF303", "CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (db.t), REPLICATE_IGNORE_TABLE = (db.t)", "CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (db.t), REPLICATE_IGNORE_TABLE = (db.u)", ROW),
+    ("RF303", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db.t'), REPLICATE_IGNORE_TABLE = (db.t)", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db.t%'), REPLICATE_IGNORE_TABLE = (db.t)", ROW),
+    ("RF304", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (Sales), REPLICATE_DO_TABLE = (sales.t)", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (Sales), REPLICATE_DO_TABLE = (Sales.t)", ROW),
+    ("RF304", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (b), REPLICATE_REWRITE_DB = ((a, B))", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (b), REPLICATE_REWRITE_DB = ((a, b))", ROW),
+]
+
+
+@pytest.mark.parametrize("code,positive,negative,options", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_code_positive_and_negative(code, positive, negative, options) -> None:
+    assert has(state_of(CHANNEL + positive), code, **(options or {}))
+    negative_options = ROW if options is None else options  # RF103/RF104: the negative is "the source logs rows"
+    assert not has(state_of(CHANNEL + negative), code, **negative_options)
+
+
+def test_every_code_has_a_test() -> None:
+    tested = {c[0] for c in CASES} | {"RF401", "RF402", "RF403", "RF404", "RF501", "RF502", "RF503"}
+    tested |= {"RF601", "RF602", "RF603", "RF604"}  # tests/test_lint_schema.py
+    assert tested == set(CODES)
+
+
+def test_comma_trap_from_startup_options_and_its_fix() -> None:
+    state = startup_state("--replicate-do-db=db1,db2", "--replicate-rewrite-db=a,b->c", "--replicate-do-table=d.t1,d.t2")
+    found = {f.rule_text: f for f in lint_state(state, LintOptions(binlog_format="ROW")) if f.code == "RF101"}
+    assert set(found) == {"REPLICATE_DO_DB: db1,db2", "REPLICATE_REWRITE_DB: (a,b,c)", "REPLICATE_DO_TABLE: d.t1,d.t2"}
+    assert found["REPLICATE_DO_DB: db1,db2"].fix.options() == ("--replicate-do-db=db1", "--replicate-do-db=db2")
+    assert found["REPLICATE_REWRITE_DB: (a,b,c)"].fix_text == "CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB = ((`a`, `c`), (`b`, `c`))"
+    alone = startup_state("--replicate-do-db=db1,db2")
+    message = next(f.message for f in lint_state(alone, LintOptions(binlog_format="ROW")) if f.code == "RF101")
+    assert "rows of db1.t are skipped (with the fix: applied)" in message
+
+
+def test_rewrite_then_do_db_quotes_the_example() -> None:
+    finding = next(f for f in lint_state(state_of("CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB = ((a, b)), REPLICATE_DO_DB = (a)")) if f.code == "RF102")
+    assert "rows of a.t are skipped (with the fix: applied to database 'b')" in finding.message
+    assert finding.fix_text == "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (`b`)"
+    assert finding.level.value == "error"
+
+
+def test_db_rules_under_statement_format_quote_the_manuals_example() -> None:
+    state = state_of("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (sales)")
+    finding = next(f for f in lint_state(state) if f.code == "RF104")
+    assert "`USE other; UPDATE sales.t SET ...` is skipped under STATEMENT format and applied under ROW" in finding.message
+    assert finding.fix_text == "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (), REPLICATE_WILD_DO_TABLE = ('sales.%')"
+
+
+def test_mixed_format_counts_as_statement() -> None:
+    state = state_of("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (sales)")
+    assert has(state, "RF104", binlog_format="MIXED")
+
+
+def test_case_mismatch_is_no_finding_when_names_compare_case_insensitively() -> None:
+    state = state_of("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (Sales), REPLICATE_DO_TABLE = (sales.t)", lctn=1)
+    assert not has(state, "RF304", **ROW) and not has(state, "RF301", **ROW)
+
+
+# --- channels -------------------------------------------------------------------------------
+
+TWO = "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'a'; CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'b';"
+
+
+def test_rf401_global_rule_not_inherited() -> None:
+    state = state_of(TWO + "CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (x.y);"
+                     "CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (z.w) FOR CHANNEL 'a'")
+    found = [f for f in lint_state(state, LintOptions(**ROW)) if f.code == "RF401"]
+    assert [(f.channel, f.fix_text) for f in found] == [
+        ("a", "CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (`z`.`w`, `x`.`y`) FOR CHANNEL 'a'")
+    ]
+    negative = state_of(TWO + "CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (x.y)")
+    assert not has(negative, "RF401", **ROW)
+
+
+def test_rf402_rules_for_a_channel_that_does_not_exist() -> None:
+    state = state_of(TWO)
+    origins = (
+        RuleOrigin("nochan", FT.DO_DB, "db", "my.cnf", 3),
+        RuleOrigin("a", FT.DO_DB, "db", "my.cnf", 4),
+        RuleOrigin("group_replication_applier", FT.DO_DB, "db", "my.cnf", 5),
+        RuleOrigin("A", FT.DO_DB, "db", "my.cnf", 6),
+    )
+    found = [f for f in lint_state(state, LintOptions(origins=origins, **ROW)) if f.code == "RF402"]
+    assert sorted((f.channel, f.location) for f in found) == [
+        ("A", ("my.cnf", 6)), ("group_replication_applier", ("my.cnf", 5)), ("nochan", ("my.cnf", 3))]
+    suggestion = next(f for f in found if f.channel == "A")
+    assert suggestion.fix is not None and suggestion.fix.options() == ("--replicate-do-db=a:db",)
+
+
+def test_rf403_two_channels_admit_one_table() -> None:
+    positive = state_of(TWO + "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('shop.%') FOR CHANNEL 'a';"
+                        "CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (shop.orders) FOR CHANNEL 'b'")
+    found = [f for f in lint_state(positive, LintOptions(**ROW)) if f.code == "RF403"]
+    assert len(found) == 1 and "shop.orders" in found[0].message
+    negative = state_of(TWO + "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('shop.%') FOR CHANNEL 'a';"
+                        "CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (crm.orders) FOR CHANNEL 'b'")
+    assert not has(negative, "RF403", **ROW)
+
+
+def test_rf404_unfiltered_channel_next_to_filtered() -> None:
+    positive = state_of(TWO + "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a) FOR CHANNEL 'a'")
+    assert [(f.channel, f.code) for f in lint_state(positive, LintOptions(**ROW)) if f.code == "RF404"] == [("b", "RF404")]
+    negative = state_of(TWO + "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a)")
+    assert not has(negative, "RF404", **ROW)
+
+
+# --- workload -------------------------------------------------------------------------------
+
+MANUAL = "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (db1), REPLICATE_DO_TABLE = (db2.t3)"
+
+
+def test_rf501_verdict_depends_on_format() -> None:
+    state = state_of(CHANNEL + MANUAL)
+    workload = read_workload("w.sql", "USE db1;\nUPDATE db2.t3 SET x = 1;\nUSE db2;\nUPDATE t3 SET x = 2;\n")
+    found = [f for f in lint_state(state, LintOptions(workload=workload, **ROW)) if f.code == "RF501"]
+    assert [(f.location, f.rule_text) for f in found] == [(("w.sql", 2), "REPLICATE_IGNORE_DB: db1")]
+    assert "SKIP under STATEMENT format" in found[0].message and "APPLY under ROW" in found[0].message
+
+
+def test_rf502_rf503_rule_usage() -> None:
+    state = state_of(CHANNEL + "CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (db.t, db.u)")
+    workload = read_workload("w.sql", "INSERT INTO db.t VALUES (1);")
+    found = {(f.code, f.rule_text): f.message for f in lint_state(state, LintOptions(workload=workload, **ROW)) if f.code in ("RF502", "RF503")}
+    assert set(found) == {("RF502", "REPLICATE_DO_TABLE: db.u"), ("RF503", "REPLICATE_DO_TABLE: db.t")}
+    assert found[("RF503", "REPLICATE_DO_TABLE: db.t")].startswith("decided 2 of 2 events")
+
+
+def test_workload_events_file() -> None:
+    state = state_of(CHANNEL + "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (db)")
+    workload = read_workload("e.jsonl", '{"v": 1, "type": "row", "channel": "c", "db": "db", "table": "t"}\n')
+    found = [(f.code, f.message) for f in lint_state(state, LintOptions(workload=workload, **ROW)) if f.code == "RF503"]
+    assert found == [("RF503", "decided 1 of 1 events of e.jsonl")]
+
+
+def test_silencing_by_option_line_and_by_code() -> None:
+    state = state_of("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (`a,b`)")
+    origin = RuleOrigin(None, FT.DO_DB, "a,b", "my.cnf", 2, frozenset({"RF101"}))
+    assert not has(state, "RF101", origins=(origin,), **ROW)
+    assert has(state, "RF101", **ROW)
+    assert not has(state, "RF101", ignore=frozenset({"RF101"}), **ROW)
