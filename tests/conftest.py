@@ -1,5 +1,8 @@
-"""Shared fixtures. The Spark tests (marked ``spark``) share ONE SparkSession, started on first
-use: local[2], two shuffle partitions, no UI."""
+"""Shared fixtures. The Spark tests (marked ``spark``) share ONE SparkSession per test process,
+started on first use: local[2], two shuffle partitions, no UI. Under ``pytest -n auto`` each
+pytest-xdist worker is one such process, so a worker starts at most one JVM for all the Spark
+tests it is given (a test that runs ``replfilter stream`` as a command starts that command's own),
+and a worker given none starts none (the inner loop ``-m "not spark and not e2e"`` starts no JVM)."""
 
 from __future__ import annotations
 

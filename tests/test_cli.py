@@ -336,10 +336,18 @@ def test_a_lookalike_keyword_is_a_syntax_error_and_force_goes_on() -> None:
     assert out.startswith("Level\tCode\tMessage\nError\t1064\t")
 
 
+def test_empty_queries_in_a_script_are_ignored_as_mysql_batch_does() -> None:
+    """com_go in batch mode returns at once on an empty buffer: ``;;``, a lone ``;`` or ``\\g``
+    are not errors in a script (the shell says "No query specified")."""
+    status, out, err = run(["-e", "SHOW WARNINGS;;\n;\n\\g\nSHOW COUNT(*) WARNINGS;"])
+    assert status == 0 and err == ""
+    assert out.endswith("0\n")
+
+
 # ---- usage and help ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", [[], ["evaluate"], ["stream"]])
+@pytest.mark.parametrize("command", [[], ["evaluate"], ["stream"], ["lint"]])
 def test_help_names_every_option_file_group_read(command: list[str], capsys) -> None:
     """--defaults-file reads [mysqld], [server] and [mysqld-8.4] (README, "Startup options and
     option files"); every front-end's --help says so, not [mysqld] alone."""
@@ -356,7 +364,7 @@ def test_usage_shows_the_subcommands(capsys) -> None:
     usage = capsys.readouterr().err
     assert usage.startswith("usage: replfilter [-h]")
     for name in cli.SUBCOMMANDS:
-        assert f"\n       replfilter {name} [startup options] [options] " in usage
+        assert f"\n       replfilter {name} [startup options] [options]" in usage
 
 
 # ---- --mysql-version ---------------------------------------------------------------------------------
@@ -384,6 +392,33 @@ def test_a_bad_mysql_version_stops_the_start() -> None:
     status, _, err = run(["--mysql-version=5.7", "-e", "SELECT 1"])
     assert status == 1
     assert "Invalid value '5.7' for mysql_version: it must be 8.4 or 8.0." in err
+
+
+def test_system_command_in_a_script(tmp_path: Path) -> None:
+    """``\\!`` and ``system`` run in scripts too, as in mysql's batch mode; never statement text;
+    ``--skip-system-command`` refuses them with mysql's message (an error: the script stops)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "s.sql"
+    script.write_text("SHOW WARNINGS;\n\\! echo from-script\nsystem echo again\nSHOW COUNT(*) WARNINGS;\n")
+    command = [sys.executable, "-m", "replfilter"]
+    ran = subprocess.run([*command, str(script)], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0 and ran.stderr == ""
+    assert ran.stdout.startswith("from-script\nagain\n")
+    refused = subprocess.run([*command, "--skip-system-command", str(script)], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1 and "from-script" not in refused.stdout
+    assert refused.stderr == "ERROR at line 2: 'system' command received, but the --system-command option is off. Skipping.\n"
+
+
+def test_bytes_that_are_not_utf8_show_as_the_server_shows_them(tmp_path: Path) -> None:
+    """Standard input with a 0xFF byte: the error quotes it as ``\\xFF``, never ``\\udcff``."""
+    import subprocess
+    import sys
+
+    ran = subprocess.run([sys.executable, "-m", "replfilter"], input=b"SHOW \xff WARNINGS;\n", capture_output=True, timeout=60)
+    assert b"near '\\xFF WARNINGS' at line 1" in ran.stderr
+    assert b"udc" not in ran.stderr
 
 
 def test_executable_comments_in_a_script(tmp_path: Path) -> None:

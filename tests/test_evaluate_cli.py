@@ -46,7 +46,7 @@ def test_manual_example_ignore_db_and_do_table_on_the_default_channel(tmp_path: 
         (None, None),
         ("APPLY", None),
     ]
-    assert records[2]["error"].startswith("not valid JSON")  # the line is in "line", once
+    assert records[2]["error"].startswith("not valid JSON")  # the line number is said once, in "line"
     assert "'nope'" in records[4]["error"]
     assert f"replfilter: {events}: line 3: not valid JSON" in err
 

@@ -281,7 +281,7 @@ def test_explain_sql_rows_per_format_channel_and_event() -> None:
 
 
 def test_evaluate_lines_reports_bad_lines_and_moves_counters() -> None:
-    from replfilter.evaluation.evaluator import evaluate_lines, tally
+    from replfilter.evaluation.event_lines import evaluate_lines, tally
 
     state = state_with(default=fset(do_db=["d"]))
     lines = [

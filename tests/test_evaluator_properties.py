@@ -242,7 +242,7 @@ def test_counters_grow_by_at_most_one_per_type_per_event(data, collation, event)
     assert all(filters.rules(ftype) for ftype in decision.increments)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(data=st.data(), collation=collations, stream=st.lists(events(""), max_size=10))
 def test_an_unconfigured_channel_decides_with_the_global_rules_and_counts_nothing(data, collation, stream) -> None:
     """README, "Would it replicate?": the unconfigured default channel of a fresh replica decides

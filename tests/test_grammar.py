@@ -1076,6 +1076,33 @@ def test_84_refuses_the_removed_spellings(text: str, near: str) -> None:
     parse_statement(text, V80)  # 8.0 reads every one of them
 
 
+def test_splitter_plain_text_fast_path_changes_nothing() -> None:
+    """Taking plain text whole (up to the first quote, comment, backslash or delimiter) cuts the
+    input exactly as the character-by-character scan does."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from replfilter.dialect import splitter
+
+    pieces = st.sampled_from(["a", "x y", " ", "  ", ";", "'", '"', "`", "\\", "\\g", "\\G", "\\c", "\\q", "#", "-- ", "--",
+                              "-", "/*", "*/", "/*!", "/", "\n", "\n\n", "$$", "delimiter $$\n", "quit\n", "é", "\t"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(pieces, max_size=30))
+    def check(parts: list[str]) -> None:
+        text = "".join(parts)
+        fast = split_statements(text)
+        original = splitter._plain_prefix_end
+        splitter._plain_prefix_end = lambda line, delimiter: 0
+        try:
+            slow = split_statements(text)
+        finally:
+            splitter._plain_prefix_end = original
+        assert fast == slow
+
+    check()
+
+
 # ---- START REPLICA UNTIL / connection options, every CHANGE REPLICATION SOURCE option --------------
 
 

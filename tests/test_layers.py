@@ -28,7 +28,6 @@ LAYERS = (
 )
 TOP_LEVEL = {"__init__", "__main__"}  # the package marker and ``python -m replfilter``
 KNOWN_CYCLES: set[frozenset[str]] = {  # being removed; the set must end empty
-    frozenset({"replfilter.spark_runtime.ingest", "replfilter.spark_runtime.sql_tables"}),
 }
 
 

@@ -127,3 +127,41 @@ def test_cut_wild_lists_decide_as_the_whole_lists(config, wild_do, wild_ignore, 
         whole = decide(filters, collation, event)
         cut = decide(reduced(filters, event, collation), collation, event)
         assert (whole.decision, whole.filter_type, whole.rule, whole.rewritten_db) == (cut.decision, cut.filter_type, cut.rule, cut.rewritten_db)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PATTERNS + ["a.t", "A.%", "%", "a%", "a.t\\\\", "ß.%", "é_.t"]), min_size=1, max_size=8),
+       st.sampled_from(["a.t", "A.T", "a.", "db_1.x", "dbx1.x", "b.u_v", "ß.t", "é1.t", "a.t\\\\", "sales.x"]),
+       st.sampled_from([0, 1]))
+def test_wild_index_matches_as_the_evaluators_wild_list(patterns, name, lctn) -> None:
+    """The lint's pattern index (prefix and literal fast paths, LIKE otherwise) finds the same
+    first match as the evaluator's WildList, and every pattern LIKE matches."""
+    from replfilter.core.filters import NameCollation
+    from replfilter.core.wildcard import WildList
+    from replfilter.lint.patterns import WildIndex
+
+    collation = NameCollation(lctn)
+    index = WildIndex(tuple(patterns), collation)
+    assert index.first_match(name) == WildList(patterns, collation).first_match(name)
+    assert index.all_matches(name) == [p for p in patterns if like(name, p, collation)]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(configs, configs, st.sampled_from([None, "ROW"]))
+def test_fixes_cure_their_findings_on_several_channels(global_config, channel_config, binlog_format) -> None:
+    """Global rules, a channel with its own rules of some types (RF401 territory), and a channel
+    that only inherits: every fix, run as printed, cures its finding on its channel."""
+    session = Session()
+    session.execute_text(Fix(None, tuple((t, tuple(r)) for t, r in global_config.items())).statement())
+    session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'a'")
+    session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'b'")
+    own = tuple((t, tuple(r)) for t, r in channel_config.items() if r)
+    if own:
+        session.execute_text(Fix("a", own).statement())
+    options = LintOptions(binlog_format=binlog_format)
+    for finding in lint_state(session.state, options):
+        if finding.fix is None:
+            continue
+        cured = Session(session.state)
+        cured.execute_text(finding.fix_text)
+        assert identity(finding) not in {identity(f) for f in lint_state(cured.state, options)}, (finding.message, finding.fix_text)

@@ -76,10 +76,18 @@ def test_missing_file_is_an_error_not_a_warning():
 # --- versioned comments --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version, executed", [("80400", True), ("50001", True), ("80401", False), ("90000", False)])
+@pytest.mark.parametrize("version, executed", [("80403", True), ("50001", True), ("80404", False), ("90000", False)])
 def test_versioned_comment_runs_at_or_below_the_server_version(version, executed):
     result = _load(f"CREATE DATABASE d;\n/*!{version} CREATE TABLE d.t (a int) */;")
     assert (result.state.replica_catalog.table("d", "t") is not None) is executed
+
+
+def test_versioned_comment_follows_the_simulated_version():
+    from replfilter.core.version import ServerVersion
+
+    state = ReplicaState.fresh(version=ServerVersion.MYSQL_8_0)
+    result = _load("CREATE DATABASE d;\n/*!80040 CREATE TABLE d.a (x int) */;\n/*!80041 CREATE TABLE d.b (x int) */;", state)
+    assert [t.name for t in result.state.replica_catalog.tables("d")] == ["a"]
 
 
 def test_versioned_comment_inside_a_string_is_text():
@@ -266,3 +274,64 @@ def test_databases():
 def test_temporary_tables_are_not_kept():
     catalog, codes = _apply(BASE, "CREATE TEMPORARY TABLE tmp (a int)")
     assert codes == [] and catalog.table("d", "tmp") is None
+
+
+# --- the plain CREATE TABLE reading agrees with sqlglot's ----------------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from replfilter.evaluation.schema_ddl import _Session, _tokens  # noqa: E402  (the sqlglot reading)
+from replfilter.replica.catalog import CatalogBuilder  # noqa: E402
+
+_COLUMN_NAMES = st.sampled_from(["id", "a", "`key`", "`select`", "`a b`", "name", "`x``y`", "total", "`é`"])
+_TYPES = st.sampled_from(["int", "varchar(10)", "decimal(10,2)", "enum('a','b,c')", "int NOT NULL DEFAULT '0'",
+                          "json DEFAULT NULL", "int GENERATED ALWAYS AS (1 + 2) VIRTUAL",
+                          "datetime DEFAULT CURRENT_TIMESTAMP COMMENT 'x, y'"])
+_KEYS = st.sampled_from(["PRIMARY KEY (`id`)", "KEY `k` (`a`, `id`)", "UNIQUE KEY `u` (`id`)",
+                         "CONSTRAINT `fk` FOREIGN KEY (`id`) REFERENCES `other` (`id`)", "CHECK (`id` > 0)",
+                         "FULLTEXT KEY `f` (`id`)", "INDEX (`id`)"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_COLUMN_NAMES, _TYPES), min_size=1, max_size=6, unique_by=lambda c: c[0].strip("`").lower()),
+       st.lists(_KEYS, max_size=3), st.sampled_from(["", " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4", " COMMENT='a (b'",
+                                                      " COMMENT='as select'", " AS SELECT 1 AS extra"]))
+def test_the_quick_body_reading_gives_the_columns_sqlglot_gives(columns, keys, options):
+    body = ",\n  ".join([f"{name} {kind}" for name, kind in columns] + keys)
+    sql = f"CREATE TABLE `t` (\n  {body}\n){options}"
+    catalog, errors = apply_statement(Catalog().with_database("d"), sql, "d")
+    session = _Session(CatalogBuilder(), sql, _tokens(sql), "d")
+    assert errors == () and catalog.table("d", "t").columns == tuple(session._table_columns(sql, "d"))
+
+
+def test_create_table_parenthesised_like_copies_the_source():
+    catalog, codes = _apply(BASE, "CREATE TABLE c (LIKE t)")
+    assert codes == [] and catalog.table("d", "c").columns == ("a", "b")
+
+
+def test_drop_trigger_is_replayed_by_the_triggers_table_on_the_replica():
+    # the event's text names no table; the replica finds the trigger's table (d.t, on the do
+    # list) in its own catalog, so the DROP applies there too
+    state = _state("CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (d.t)")
+    result = _load("CREATE DATABASE d;\nUSE d;\nCREATE TABLE t (a int);\n"
+                   "CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET @x = 1;\nDROP TRIGGER tr;", state)
+    assert result.warnings == ()
+    assert result.state.source_catalog("").trigger("d", "tr") is None
+    assert result.state.replica_catalog.trigger("d", "tr") is None
+    assert result.state.replica_catalog.table("d", "t") is not None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_COLUMN_NAMES, _TYPES), min_size=1, max_size=6, unique_by=lambda c: c[0].strip("`").lower()),
+       st.lists(_KEYS, max_size=3), st.sampled_from(["", " ENGINE=InnoDB", " COMMENT='x'", " AS SELECT * FROM src"]),
+       st.sampled_from(["`t`", "d2.t", "IF NOT EXISTS `t`"]))
+def test_the_shortened_event_text_gives_the_same_event(columns, keys, options, name):
+    from replfilter.evaluation.schema_ddl import event_text
+    from replfilter.evaluation.sql_events import statement_events
+
+    body = ", ".join([f"{c} {kind}" for c, kind in columns] + keys)
+    sql = f"CREATE TABLE {name} ({body}){options}"
+    full, short = statement_events(sql, "d"), statement_events(event_text(sql), "d")
+    assert [e.tables for e in full.events] == [e.tables for e in short.events]
+    assert [(e.command, e.default_db, e.if_exists) for e in full.events] == [
+        (e.command, e.default_db, e.if_exists) for e in short.events]

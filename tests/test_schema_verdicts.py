@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from replfilter.core.errors import MySQLError
 from replfilter.core.filters import NameCollation
-from replfilter.evaluation.evaluator import evaluate_lines
+from replfilter.evaluation.event_lines import evaluate_lines
 from replfilter.evaluation.events import CommandKind, QueryEvent, TableRef
 from replfilter.evaluation.explain import explain_sql
 from replfilter.evaluation.sql_events import statement_events
@@ -292,3 +292,85 @@ def test_with_all_columns_qualified_the_schema_changes_no_verdict(case) -> None:
     view = lambda rows: [(r.binlog_format, r.event_text, r.decision) for r in rows]  # noqa: E731
     assert view(with_schema) == view(without)
     assert all(r.decision is not None and r.decision.decision is not None for r in without)
+
+
+def test_replay_sets_the_channel_last_sql_error(tmp_path) -> None:
+    schema = tmp_path / "schema.sql"
+    schema.write_text("CREATE DATABASE test;\nCREATE TABLE test.t1 (a INT);\n")
+    events = tmp_path / "events.jsonl"
+    events.write_text(
+        '{"v": 1, "type": "row", "db": "test", "table": "t1"}\n'
+        '{"v": 1, "type": "query", "default_db": "test", "command": "INSERT", "sql": "INSERT INTO t7 VALUES (1)"}\n'
+        '{"v": 1, "type": "row", "db": "test", "table": "t8"}\n'
+    )
+    session = _session("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'a'")
+    session.execute_sql(f"REPLAY EVENTS FROM '{events}'")  # no schema: nothing is claimed
+    status = session.execute_sql("SHOW REPLICA STATUS FOR CHANNEL 'a'")[-1]
+    columns = dict(zip(status.columns, status.rows[0]))
+    assert (columns["Last_SQL_Errno"], columns["Last_SQL_Error"]) == (0, "")
+    session.execute_sql(f"LOAD SCHEMA FROM '{schema}'")
+    session.execute_sql(f"REPLAY EVENTS FROM '{events}' FOR CHANNEL 'a'")
+    status = session.execute_sql("SHOW REPLICA STATUS FOR CHANNEL 'a'")[-1]
+    columns = dict(zip(status.columns, status.rows[0]))
+    assert columns["Last_SQL_Errno"] == 1146 and columns["Last_Errno"] == 1146
+    assert columns["Last_SQL_Error"] == (
+        "Error 'Table 'test.t7' doesn't exist' on query. Default database: 'test'. Query: 'INSERT INTO t7 VALUES (1)'"
+    )
+
+
+def test_evaluate_reports_the_applier_error(tmp_path) -> None:
+    state = _session().state.with_replica_catalog(_catalog(("test", "t1", ("a",))))
+    lines = ['{"v": 1, "type": "row", "db": "test", "table": "t1"}',
+             '{"v": 1, "type": "row", "db": "test", "table": "t7"}']
+    results, _ = evaluate_lines(state, lines)
+    out = [json.loads(r.to_json())["applier_error"] for r in results]
+    assert out == [None, "ERROR 1146 (42S02): Table 'test.t7' doesn't exist"]
+    results, _ = evaluate_lines(_session().state, lines)  # no schema: unknown is not missing
+    assert [json.loads(r.to_json())["applier_error"] for r in results] == [None, None]
+
+
+def test_evaluate_resolves_event_sql_with_the_source_schema() -> None:
+    state = _session("CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (d.z)").state
+    line = json.dumps({"v": 1, "type": "query", "default_db": "d", "command": "UPDATE_MULTI",
+                       "sql": "UPDATE y JOIN z ON y.id = z.id SET b = 1"})
+    (undecided,), _ = evaluate_lines(state, [line])
+    assert undecided.decision.decision is None
+    (resolved,), _ = evaluate_lines(state.with_source_catalog(None, SCHEMA), [line])
+    assert resolved.decision.decision.value == "SKIP"
+    assert [t.updating for t in resolved.event.tables] == [False, True]
+
+
+def test_exchange_partition_swap_table_is_updating() -> None:
+    state = _session("CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (e.x)").state
+    rows = _explain(state, "ALTER TABLE d.p EXCHANGE PARTITION p0 WITH TABLE e.x")
+    assert rows["STATEMENT"][:2] == ("query ALTER_TABLE db=d tables=[d.p*, e.x*]", "SKIP")
+
+
+def test_start_replica_and_reset_replica_clear_the_last_sql_error(tmp_path) -> None:
+    schema = tmp_path / "schema.sql"
+    schema.write_text("CREATE DATABASE test;\n")
+    events = tmp_path / "events.jsonl"
+    events.write_text('{"v": 1, "type": "row", "db": "test", "table": "t7"}\n')
+    session = _session("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'a'", f"LOAD SCHEMA FROM '{schema}'")
+
+    def last_error() -> tuple:
+        status = session.execute_sql("SHOW REPLICA STATUS FOR CHANNEL 'a'")[-1]
+        columns = dict(zip(status.columns, status.rows[0]))
+        return columns["Last_SQL_Errno"], columns["Last_SQL_Error"]
+
+    for clear in ("START REPLICA SQL_THREAD FOR CHANNEL 'a'", "RESET REPLICA FOR CHANNEL 'a'"):
+        session.execute_sql("STOP REPLICA FOR CHANNEL 'a'")
+        session.execute_sql(f"REPLAY EVENTS FROM '{events}' FOR CHANNEL 'a'")
+        assert last_error() == (1146, "Error executing row event: 'Table 'test.t7' doesn't exist'")
+        session.execute_sql(clear)
+        assert last_error() == (0, "")
+
+
+def test_explain_follows_the_script_on_the_replica_catalog() -> None:
+    """A script's applied DDL changes the replica's catalog for the statements after it; a DDL
+    the replica's server refuses is the applier's error too."""
+    state = _session().state.with_replica_catalog(_catalog(("test", "t1", ("a",))))
+    rows = explain_sql(state, "CREATE TABLE t7 (a INT); INSERT INTO t7 VALUES (1); CREATE TABLE t1 (a INT)",
+                       "test", ("STATEMENT",))
+    assert [r.applier_error for r in rows] == [None, None, "ERROR 1050 (42S01): Table 't1' already exists"]
+    assert explain_sql(state, "INSERT INTO t7 VALUES (1)", "test", ("STATEMENT",))[0].applier_error is not None

@@ -189,8 +189,9 @@ def test_quit_words_leave(shell, word):
     assert "Empty set" not in run.out  # nothing after quit ran
 
 
-def test_input_forced_through_unfinished_comes_back_to_edit(shell):
-    """Esc Enter accepts even an unterminated statement; it is offered again, not lost or run."""
+def test_input_forced_through_unfinished_stays_pending(shell):
+    """Esc Enter accepts even an unterminated statement; it stays pending (mysql's statement
+    buffer, prompt ``    -> ``), neither lost nor run, and the next line continues it."""
     run = shell("SHOW REPLICA" + "\x1b" + ENTER + " STATUS;" + ENTER, session=configured_session())
     assert re.search(r"^2 rows in set " + STATUS_LINE, run.out, re.M)
     assert run.err == ""
@@ -246,8 +247,8 @@ def test_unknown_backslash_command_and_unsupported_client_command(shell):
     run = shell("\\k;" + ENTER + "use sales" + ENTER + "SHOW WARNINGS;" + ENTER)
     assert "Unknown command '\\k'." in run.err  # as mysql, which then sends the text on
     assert "ERROR 1064 (42000)" in run.err and "near '\\k' at line 1" in run.err
-    assert "ERROR: The client command 'use' is not available in replfilter." in run.err
-    assert "| Error | 1064 |" in run.out  # a client command is not a statement: the 1064 is still the last
+    assert "Database changed" in run.out and run.session.default_database == "sales"
+    assert run.out.index("Database changed") < run.out.index("Empty set")  # use ran USE: it cleared the 1064
 
 
 def test_lone_delimiter_is_no_query_specified(shell):
@@ -821,3 +822,21 @@ def test_continuation_prompt_shows_the_open_quote_or_comment_as_mysql_does():
     assert continuation_prompts(text) == [
         "    '> ", "    '> ", "    -> ", "   /*> ", "    -> ", "    `> ", '    "> ', "    -> ",
     ]
+
+
+def test_tab_after_a_pending_statement_knows_where_it_is(shell):
+    """``CHANGE REPLICATION FILTER \\W`` runs \\W and leaves the statement pending; Tab on the next
+    (continuation) line completes as its continuation."""
+    run = shell("CHANGE REPLICATION FILTER \\W" + ENTER + "REPLICATE_IGNORE_D" + TAB + " = (x);" + ENTER + "SHOW WARNINGS;" + ENTER)
+    assert "Show warnings enabled." in run.out
+    assert "ERROR 1064" not in run.err and run.err == ""
+    assert run.session.state.global_filters != Session().state.global_filters
+
+
+def test_use_and_charset_answer_as_far_as_replfilter_can(shell):
+    run = shell("use" + ENTER + "use sales" + ENTER + "charset utf8mb4" + ENTER + "\\C latin1" + ENTER + "\\C" + ENTER)
+    assert "ERROR: \nUSE must be followed by a database name\n" in run.err
+    assert "Charset changed\n" in run.out
+    assert "Charset 'latin1' is not available" in run.err
+    assert "ERROR: \nUsage: \\C charset_name | charset charset_name\n" in run.err
+    assert "Database changed" in run.out and run.session.default_database == "sales"

@@ -39,6 +39,30 @@ def test_the_innermost_cause_is_the_line_shown():
     assert failure_line(ValueError("first\nsecond")) == "first"
 
 
+def test_a_python_error_in_a_batch_is_the_line_shown():
+    """The message of a StreamingQueryException whose batch function raised (as Spark 4 words it):
+    the exception that ended the batch's Python traceback, not "[STREAM_FAILED] ... Traceback"."""
+    text = (
+        "[STREAM_FAILED] Query [id = 1, runId = 2] terminated with exception: [FOREACH_BATCH_USER_FUNCTION_ERROR] "
+        "An error occurred in the user provided function in foreach batch sink. Reason: An exception was raised "
+        "by the Python Proxy. Return Message: Traceback (most recent call last):\n"
+        '  File "/venv/py4j/clientserver.py", line 644, in _call_proxy\n'
+        "    return_value = getattr(self.pool[obj_id], method)(*params)\n"
+        '  File "/x/stream.py", line 4, in f\n'
+        '    b"\\xff".decode("utf-8")\n'
+        "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte\n"
+        " SQLSTATE: 39000 SQLSTATE: XXKST\n"
+        "=== Streaming Query ===\n"
+        "Identifier: [id = 1, runId = 2]\n"
+    )
+    assert failure_line(RuntimeError(text)) == (
+        "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"
+    )
+    ours = text.replace("UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte",
+                        "RuntimeError: out already holds batch 0 of another stream")
+    assert failure_line(RuntimeError(ours)) == "out already holds batch 0 of another stream"
+
+
 def test_stream_command_with_a_bad_master_says_so_in_one_line(tmp_path):
     (tmp_path / "events").mkdir()
     run = subprocess.run(

@@ -28,16 +28,14 @@ def _lines_df(spark, lines):
 
 
 def _reference(line: str):
-    """What from_json makes of a line: ('event', dict) or ('dead', message)."""
+    """What ``replfilter evaluate`` makes of a line: ('event', dict) or ('dead', message)."""
+    from replfilter.evaluation.event_lines import read_line
+
     try:
-        event = from_json(line).to_dict()
-    except EventFormatError as err:
+        event = read_line(line)
+    except ValueError as err:
         return "dead", str(err)
-    try:
-        json.dumps(event, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:  # the one documented difference: Spark strings are UTF-8
-        return "dead", "a name is not valid Unicode (lone surrogate): cannot be stored in a Spark string"
-    return "event", event
+    return "event", event.to_dict()
 
 
 def _spark_result(spark, lines):
@@ -304,7 +302,7 @@ def test_sql_tables_each_text_once_and_dead_letters(spark):
 
 
 def test_read_events_gives_events_decided_as_replfilter_evaluate_decides(spark, tmp_path):
-    from replfilter.evaluation.evaluator import evaluate_lines
+    from replfilter.evaluation.event_lines import evaluate_lines
     from replfilter.server.session import Session
     from replfilter.spark_runtime.ingest import read_events
     from replfilter.spark_runtime.transform import InvalidEventError, apply_filters
@@ -342,3 +340,23 @@ def test_read_events_gives_events_decided_as_replfilter_evaluate_decides(spark, 
     with pytest.raises(InvalidEventError) as err:
         apply_filters(raw.events, session.state)
     assert "resolve_sql_tables" in str(err.value)
+
+
+def test_sql_whose_set_column_owner_is_unknown_is_a_dead_letter(spark):
+    """Never a silent APPLY or SKIP: without the schema, which table an unqualified SET column
+    of a multi-table UPDATE belongs to is not known, and Spark says so in a dead letter."""
+    from replfilter.spark_runtime.ingest import parse_event_lines
+    from replfilter.spark_runtime.sql_tables import resolve_sql_tables
+
+    lines = [
+        json.dumps({"v": 1, "type": "query", "default_db": "d", "command": "UPDATE_MULTI",
+                    "sql": "UPDATE y JOIN z ON y.id = z.id SET b = 1"}),
+        json.dumps({"v": 1, "type": "query", "default_db": "d", "command": "UPDATE_MULTI",
+                    "sql": "UPDATE y JOIN z ON y.id = z.id SET z.b = 1"}),
+    ]
+    resolved = resolve_sql_tables(parse_event_lines(_lines_df(spark, lines)).events)
+    (row,) = resolved.events.collect()
+    assert [(t.table, t.updating) for t in row.tables] == [("y", False), ("z", True)]
+    (dead,) = resolved.dead.collect()
+    assert dead.reason == ("undecided: which table owns `b` is not known: give the schema with `--schema`, "
+                           "or qualify the column")

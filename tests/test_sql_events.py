@@ -116,6 +116,8 @@ def _tables(sql: str, default_db: str = "d") -> list[str]:
         ("ALTER TABLE t ADD COLUMN c INT", CK.ALTER_TABLE, ["?.t*"]),
         ("ALTER TABLE d.t RENAME TO e.u", CK.ALTER_TABLE, ["d.t*"]),
         ("ALTER ONLINE IGNORE TABLE t ADD COLUMN c INT", CK.ALTER_TABLE, ["?.t*"]),
+        ("ALTER TABLE d.p EXCHANGE PARTITION p0 WITH TABLE e.x", CK.ALTER_TABLE, ["d.p*", "e.x*"]),
+        ("ALTER TABLE p EXCHANGE PARTITION p0 WITH TABLE x WITHOUT VALIDATION", CK.ALTER_TABLE, ["?.p*", "?.x*"]),
         ("TRUNCATE TABLE t", CK.TRUNCATE, ["?.t*"]),
         ("TRUNCATE d.t", CK.TRUNCATE, ["d.t*"]),
         ("CREATE INDEX i ON t (a)", CK.CREATE_INDEX, ["?.t*"]),

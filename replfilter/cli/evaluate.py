@@ -2,18 +2,21 @@
 
 The replica is built as ``replfilter`` builds it (startup options, ``--defaults-file``,
 ``--datadir``), optionally set up further by ``--init script.sql``. One JSON line is written per
-input event with its decision and reason; a bad line becomes ``{"line": n, "error": ...}`` (also
-reported on standard error) and the run goes on; the exit status is 1 if any line was bad.
+input event with its decision and reason, as the line is read; a bad line (not UTF-8, not JSON,
+not an event, an unknown channel) becomes ``{"line": n, "error": ...}`` (also reported on
+standard error) and the run goes on; the exit status is 1 if any line was bad. Lines end at
+``\\n`` only (:mod:`replfilter.evaluation.event_lines`), as they do in ``replfilter stream``.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import sys
-from typing import Sequence, TextIO
+from typing import IO, Iterator, Sequence, TextIO
 
 from .startup import add_replica_arguments, prepare_replica
-from ..evaluation.evaluator import evaluate_lines
+from ..evaluation.event_lines import LineEvaluator, split_lines
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | None = None, stdin: TextIO | None = None) -> int:
+def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | None = None, stdin: IO | None = None) -> int:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     args, startup = prepare_replica(argv, build_parser(), stderr)
@@ -36,31 +39,33 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
         return 1
     try:
         try:
-            handle = (stdin or sys.stdin) if args.events == "-" else open(args.events, encoding="utf-8")
+            handle = _stdin_bytes(stdin) if args.events == "-" else open(args.events, "rb")
         except OSError as exc:
             stderr.write(f"replfilter: can't read events file '{args.events}': {exc.strerror}\n")
             return 1
+        evaluator = LineEvaluator(startup.session.state)
         with handle:
-            results, new_state = evaluate_lines(startup.session.state, (line.rstrip("\n") for line in handle))
-        startup.session.update(lambda _old: new_state)
-        bad = 0
-        for result in results:
-            stdout.write(result.to_json() + "\n")
-            if result.error is not None:
-                bad += 1
-                stderr.write(f"replfilter: {args.events}: line {result.line}: {result.error}\n")
+            # one line in, one line out: memory stays flat however long the file is
+            for result in evaluator.results(_lines(handle)):
+                stdout.write(result.to_json() + "\n")
+                if result.error is not None:
+                    stderr.write(f"replfilter: {args.events}: line {result.line}: {result.error}\n")
+        startup.session.update(lambda _old: evaluator.state())
         if args.summary:
-            _summary(results, stderr)
-        return 1 if bad else 0
-    except UnicodeDecodeError as exc:
-        stderr.write(f"replfilter: events file '{args.events}' is not UTF-8 text (byte {exc.start})\n")
-        return 1
+            for (channel, decision), count in evaluator.counts.items():
+                stderr.write(f"channel '{channel}': {decision or 'undecided'} {count}\n")
+        return 1 if evaluator.errors else 0
     finally:
         startup.close()
 
 
-def _summary(results: list, stderr: TextIO) -> None:
-    from ..evaluation.evaluator import tally
+def _stdin_bytes(stdin: IO | None) -> IO:
+    stream = stdin if stdin is not None else sys.stdin
+    return getattr(stream, "buffer", stream)
 
-    for (channel, decision), count in tally(results).items():
-        stderr.write(f"channel '{channel}': {decision} {count}\n")
+
+def _lines(handle: IO) -> Iterator[str | bytes]:
+    """The file's lines, ended by ``\\n`` only (a text stream given in tests: the same rule)."""
+    if isinstance(handle, io.TextIOBase):
+        return (line.removesuffix("\n").removesuffix("\r") for line in handle)
+    return split_lines(handle)

@@ -57,8 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     shell = parser.add_argument_group("shell")
     shell.add_argument("--no-history", action="store_true", help="do not read or write ~/.replfilter_history")
     shell.add_argument("--no-toolbar", action="store_true", help="hide the bottom toolbar")
-    shell.add_argument("--skip-system-command", dest="system_command", action="store_false",
-                       help="refuse \\! and system, as mysql --skip-system-command")
+    shell.add_argument("--skip-system-command", "--no-system", dest="system_command", action="store_false",
+                       help="refuse \\! and system, as mysql --skip-system-command (--system-command=OFF)")
     parser.add_argument("--master", metavar="URL", default=None, help="Spark master URL (default local[*]); Spark starts only when needed")
     parser.add_argument(
         "--applier-dir",
@@ -107,7 +107,8 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
             from ..shell.app import run_shell  # the shell is only imported when it is used
 
             return run_shell(startup.session, args, datadir=args.datadir)
-        options = RunOptions(mode=_output_mode(args, stdout), json=args.format == "json", force=args.force)
+        options = RunOptions(mode=_output_mode(args, stdout), json=args.format == "json", force=args.force,
+                             system_command=args.system_command)
         runner = ScriptRunner(startup.session, stdout, stderr, options)
         if args.execute is not None:
             return runner.run_text(args.execute)

@@ -102,6 +102,8 @@ def start_replica(startup_arguments: list[tuple[str, str | None]], defaults_file
     settings = collect_startup_settings(file_options, startup_arguments)
     warnings.extend(settings.warnings)
     datadir = DataDirectory(datadir_path).open() if datadir_path else None
+    if datadir is not None:
+        warnings.extend(datadir.startup_warnings)
     try:
         state = (datadir.load_state(settings.lower_case_table_names, settings.version) if datadir
                  else ReplicaState.fresh(settings.lower_case_table_names, settings.version))

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
@@ -288,7 +289,17 @@ def format_error(
         where = f" at line {line}"
         if file is not None:
             where += f" in file: '{file}'"
-    return f"ERROR {error.code} ({error.sqlstate}){where}: {error.message}"
+    return f"ERROR {error.code} ({error.sqlstate}){where}: {undecodable_as_hex(error.message)}"
+
+
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
+def undecodable_as_hex(text: str) -> str:
+    """Input bytes that are not UTF-8 (read as lone surrogates, ``surrogateescape``) written as
+    ``\\xFF``, the notation the server uses for bytes it cannot print in a message (``err_conv``,
+    sql/sql_error.cc), instead of Python's ``\\udcff``."""
+    return _UNDECODABLE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02X}", text)
 
 
 # --------------------------------------------------------------------------------------------

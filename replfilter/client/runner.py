@@ -5,6 +5,7 @@ line (and file) where the statement starts; exit status 1 after any error.
 
 from __future__ import annotations
 
+import subprocess
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,6 +28,7 @@ class RunOptions:
     mode: OutputMode = OutputMode(batch=True)
     json: bool = False
     force: bool = False
+    system_command: bool = True  # mysql --system-command: ``\!`` / ``system`` run in scripts too
 
 
 class ScriptRunner:
@@ -133,12 +135,28 @@ class ScriptRunner:
                 self.out.flush()
                 self.err.write(f"ERROR{_where(command, file_name)}: {error}\n")
                 self.err.flush()
+        elif name == "system":
+            self._system(command, file_name)
         elif name == "use":
             self._use(command, file_name)
         elif name == UNKNOWN_COMMAND:
             self._client_error(f"ERROR{_where(command, file_name)}: Unknown command '{command.argument}'.\n")
         else:
             self._client_error(f"ERROR{_where(command, file_name)}: the client command '{name}' is not available in scripts\n")
+
+    def _system(self, command: ClientCommand, file_name: str | None) -> None:
+        """com_shell: the command runs in a shell, its output straight to the terminal (or
+        refused, as ``--skip-system-command``); never statement text."""
+        if not self.options.system_command:
+            self._client_error(
+                f"ERROR{_where(command, file_name)}: 'system' command received, but the --system-command option is off. Skipping.\n"
+            )
+            return
+        if not command.argument.strip():
+            self._client_error(f"ERROR{_where(command, file_name)}: Usage: \\! shell-command\n")
+            return
+        self.out.flush()
+        subprocess.run(command.argument, shell=True, check=False, stdout=_fileno_or_none(self.out))
 
     def _use(self, command: ClientCommand, file_name: str | None) -> None:
         """com_use: the first word (quotes and backticks removed) becomes the session's default
@@ -177,6 +195,15 @@ class ScriptRunner:
             self._run(text.split("\n"), path if line is not None else None)
         finally:
             self._depth -= 1
+
+
+def _fileno_or_none(stream: TextIO) -> int | None:
+    """The descriptor a child process should write to: ``stream``'s, else (a StringIO) the
+    inherited standard output."""
+    try:
+        return stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def _where(command: ClientCommand, file_name: str | None) -> str:

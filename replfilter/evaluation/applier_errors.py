@@ -8,8 +8,9 @@ as does a statement that reads or changes one (the table must be opened to run i
 
 from __future__ import annotations
 
-from ..core.errors import ER, error_line
-from ..replica.catalog import Catalog
+from typing import Protocol
+
+from ..core.errors import ER, MySQLError
 from .events import CommandKind, Event, QueryEvent, RowEvent
 from .rule_checks import APPLY
 
@@ -22,20 +23,41 @@ OPENS_ITS_TABLES = frozenset({
 """Statements that open every table of their list, so a missing one is error 1146."""
 
 
-def applier_error(event: Event, verdict: object, db: str | None, catalog: Catalog | None) -> str | None:
-    """``ERROR 1146 (42S02): Table 'd.t' doesn't exist`` when ``event`` is applied (``verdict``
-    is APPLY) and names a table missing from the replica's ``catalog``; else None. ``db`` is the
+class TableLookup(Protocol):
+    """What the check needs of a catalog: a :class:`~replfilter.replica.catalog.Catalog`, or the
+    replica's catalog as a stream of applied events changes it."""
+
+    def table(self, db: str, name: str) -> object | None: ...
+
+
+def applier_error(event: Event, verdict: object, db: str | None, catalog: TableLookup | None) -> MySQLError | None:
+    """Error 1146 (``Table 'd.t' doesn't exist``) when ``event`` is applied (``verdict`` is
+    APPLY) and names a table missing from the replica's ``catalog``; else None. ``db`` is the
     database the decision used (the event's, after lower-casing and rewrite): where unqualified
     names resolve, and a row event's table lives."""
     if catalog is None or verdict is not APPLY or db is None:
         return None
     if isinstance(event, RowEvent):
         if catalog.table(db, event.table) is None:
-            return error_line(ER.NO_SUCH_TABLE, db, event.table)
+            return MySQLError.of(ER.NO_SUCH_TABLE, db, event.table)
         return None
     if isinstance(event, QueryEvent) and event.command in OPENS_ITS_TABLES:
         for ref in event.tables:
             table_db = ref.db if ref.db is not None else db
             if catalog.table(table_db, ref.table) is None:
-                return error_line(ER.NO_SUCH_TABLE, table_db, ref.table)
+                return MySQLError.of(ER.NO_SUCH_TABLE, table_db, ref.table)
     return None
+
+
+def error_text(error: MySQLError) -> str:
+    """As the mysql client prints it: ``ERROR 1146 (42S02): Table 'test.t7' doesn't exist``."""
+    return f"ERROR {error.code} ({error.sqlstate}): {error.message}"
+
+
+def last_sql_error(event: Event, error: MySQLError) -> str:
+    """``Last_SQL_Error`` of a single-threaded applier that stopped on ``event``: a statement's
+    error quotes the query and its default database, a row event's says so."""
+    if isinstance(event, QueryEvent):
+        return (f"Error '{error.message}' on query. Default database: '{event.default_db}'. "
+                f"Query: '{event.sql or ''}'")
+    return f"Error executing row event: '{error.message}'"

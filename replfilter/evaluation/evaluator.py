@@ -52,7 +52,8 @@ from .rule_checks import (
     rules_key,  # callers that memoise by rules (spark_runtime.known_keys) import it from here
     tables_ok,
 )
-from ..core.filters import FilterSet, FilterType, NameCollation, display_rules, fold_case
+from ..core.filters import FilterSet, FilterType, NameCollation, TypeSlot, display_rules, fold_case
+from ..core.errors import MySQLError
 from ..replica.state import Channel, ReplicaState
 
 FT = FilterType
@@ -244,16 +245,37 @@ def channel_filters(state: ReplicaState, channel: str) -> FilterSet:
 
 
 
-def with_counts(state: ReplicaState, counts: Mapping[str, Mapping[FilterType, int]]) -> ReplicaState:
-    """Move each channel's COUNTERs by the given increments (channel name -> type -> n)."""
+def with_counts(
+    state: ReplicaState,
+    counts: Mapping[str, Mapping[FilterType, int]],
+    decided_with: ReplicaState | None = None,
+) -> ReplicaState:
+    """Move each channel's COUNTERs by the given increments (channel name -> type -> n).
+
+    ``decided_with`` is the state the events were decided with, when ``state`` may have changed
+    since (a stream's batch runs while statements run): an increment then moves a counter only
+    if that channel's type still has the rules and statistics it was decided with, since CHANGE
+    REPLICATION FILTER resets a type's counter (mysql-filter-statements.md, section 4.2) and RESET
+    REPLICA ALL removes the channel (section 4.6). Without it, an unknown channel is an error.
+    """
     for name, increments in counts.items():
-        if any(increments.values()):
-            channel = state.channel(name)
-            if channel is None:
-                raise UnknownChannelError(name)
-            if not channel.configured:
-                continue  # decided with the global rules (see channel_filters); no applier counts
-            state = state.with_channel(replace(channel, filters=channel.filters.with_counts(dict(increments))))
+        if not any(increments.values()):
+            continue
+        channel = state.channel(name)
+        if decided_with is not None:
+            before = decided_with.channel(name)
+            if before is None or channel is None:
+                continue
+            increments = {
+                ftype: n for ftype, n in increments.items() if n and _same_slot(before.filters[ftype], channel.filters[ftype])
+            }
+            if not increments:
+                continue
+        if channel is None:
+            raise UnknownChannelError(name)
+        if not channel.configured:
+            continue  # decided with the global rules (see channel_filters); no applier counts
+        state = state.with_channel(replace(channel, filters=channel.filters.with_counts(dict(increments))))
     return state
 
 
@@ -264,6 +286,11 @@ def _counted_on(channel: Channel | None, decision: Decision) -> Decision:
     if channel is not None and not channel.configured and decision.increments:
         return replace(decision, increments=_NO_COUNTS)
     return decision
+
+
+def _same_slot(a: TypeSlot, b: TypeSlot) -> bool:
+    """The same rules set by the same statement at the same time: the counter is the same one."""
+    return (a.rules, a.configured_by, a.active_since) == (b.rules, b.configured_by, b.active_since)
 
 
 def apply_event(state: ReplicaState, event: Event) -> tuple[Decision, ReplicaState]:
@@ -441,69 +468,3 @@ def decide_batch(
     """Decide many events against one filter set (no state, no channel lookup)."""
     compiled = compile_filters(filters, collation)
     return [decide_compiled(compiled, event) for event in events]
-
-
-# --- helpers for the dialect extensions and the CLI ------------------------------------------
-
-
-@dataclass(frozen=True)
-class LineResult:
-    """The outcome of one input line of an events file: a decision, or an error message."""
-
-    line: int
-    event: Event | None = None
-    decision: Decision | None = None
-    error: str | None = None
-
-    def to_json(self) -> str:
-        """One JSON line: ``{"line": n, "event": {...}, "decision": ..., ...}`` or
-        ``{"line": n, "error": "..."}``."""
-        import json
-
-        if self.decision is None or self.event is None:
-            return json.dumps({"line": self.line, "error": self.error}, ensure_ascii=False)
-        return json.dumps(
-            {"line": self.line, "event": self.event.to_dict(), **self.decision.to_dict()}, ensure_ascii=False
-        )
-
-
-def evaluate_lines(
-    state: ReplicaState, lines: Iterable[str], channel: str | None = None
-) -> tuple[list[LineResult], ReplicaState]:
-    """Feed JSON event lines (1-based numbering; blank lines skipped) through ``state``.
-
-    Bad lines (unreadable JSON, bad fields, unknown channel) become error results (the line
-    number in ``line``, the reason alone in ``error``) and do not stop the run; the returned state has the counters of every decided
-    event moved. ``channel`` makes every event arrive on that channel.
-    """
-    from .event_json import from_json
-
-    from .schema_follow import CatalogFollower
-
-    evaluator = Evaluator(state)
-    follower = CatalogFollower(state.replica_catalog)   # applied DDL changes the replica's schema
-    results: list[LineResult] = []
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        try:
-            event = from_json(text)
-            if channel is not None:
-                event = replace(event, channel=channel)
-            decision = evaluator.decide(event)
-            follower.applied(event, decision.applied, decision.rewritten_db)
-            results.append(LineResult(number, event, decision))
-        except ValueError as err:  # EventFormatError, UnknownChannelError
-            results.append(LineResult(number, error=str(err)))
-    return results, follower.state(evaluator.state())
-
-
-def tally(results: Iterable[LineResult]) -> dict[tuple[str, str | None], int]:
-    """Counts per (channel, decision) of decided lines, in first-seen order."""
-    counts: dict[tuple[str, str], int] = {}
-    for result in results:
-        if result.decision is not None and result.event is not None:
-            verdict = result.decision.decision
-            key = (result.event.channel, verdict.value if verdict is not None else None)
-            counts[key] = counts.get(key, 0) + 1
-    return counts

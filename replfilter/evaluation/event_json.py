@@ -20,9 +20,15 @@ from __future__ import annotations
 
 import json
 from enum import Enum
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
+
+from ..replica.catalog import Catalog
 
 from .events import JSON_VERSION, CommandKind, Event, QueryEvent, RowEvent, TableRef, TransactionEvent, TransactionKind
+
+
+SourceCatalogs = Callable[[str], "Catalog | None"]
+"""A channel's source schema (None when not given): ``ReplicaState.source_catalog``."""
 
 
 class EventFormatError(ValueError):
@@ -38,13 +44,15 @@ def to_json(event: Event) -> str:
     return json.dumps(event.to_dict(), ensure_ascii=False, separators=(", ", ": "))
 
 
-def from_json(text: str | bytes) -> Event:
-    """Read one event from a JSON object text; raises :class:`EventFormatError`."""
+def from_json(text: str | bytes, source_catalog: SourceCatalogs | None = None) -> Event:
+    """Read one event from a JSON object text; raises :class:`EventFormatError`.
+    ``source_catalog`` (channel -> the source's schema, or None) resolves what the SQL text of
+    an event without a table list leaves open."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise EventFormatError("", f"not valid JSON: {err.msg} at column {err.colno}") from None
-    return from_dict(data)
+    return from_dict(data, source_catalog)
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -61,7 +69,7 @@ _REQUIRED = {
 }
 
 
-def from_dict(data: Any) -> Event:
+def from_dict(data: Any, source_catalog: SourceCatalogs | None = None) -> Event:
     """Build an event from a decoded JSON object, checking every field."""
     if not isinstance(data, dict):
         raise EventFormatError("", f"an event must be a JSON object, not {_describe(data)}")
@@ -95,7 +103,8 @@ def from_dict(data: Any) -> Event:
         sql = _optional_string(data, "sql")
     else:
         sql = _optional_string(data, "sql")
-        tables = _tables_from_sql(sql, default_db)
+        catalog = source_catalog(channel) if source_catalog is not None else None
+        tables = _tables_from_sql(sql, default_db, catalog)
     return QueryEvent(
         channel=channel,
         default_db=default_db,
@@ -107,14 +116,14 @@ def from_dict(data: Any) -> Event:
     )
 
 
-def _tables_from_sql(sql: str, default_db: str) -> tuple[TableRef, ...]:
+def _tables_from_sql(sql: str, default_db: str, catalog: Catalog | None = None) -> tuple[TableRef, ...]:
     """A query event with SQL text and no ``tables`` key: its tables are read from the text,
     as the Spark runtime reads them (:mod:`replfilter.spark_runtime.sql_tables`), so a file of
     events decides alike in ``replfilter evaluate``, ``REPLAY EVENTS FROM`` and a stream."""
     from .sql_events import SqlEventsError, analyse_event_sql  # sqlglot loads only when needed
 
     try:
-        return analyse_event_sql(sql, default_db).tables
+        return analyse_event_sql(sql, default_db, catalog).tables
     except SqlEventsError as err:
         raise EventFormatError("sql", f"cannot derive the tables from the SQL text: {err}") from None
 

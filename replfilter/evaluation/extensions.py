@@ -7,11 +7,13 @@ events?". Both use the reference evaluator, so their answers are the ones the Sp
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable
 
 from ..dialect import ast
 from ..core.errors import ER, Condition, MySQLError
-from .evaluator import evaluate_lines, tally
+from .applier_errors import last_sql_error
+from .event_lines import LineResult, evaluate_lines, tally
 from .explain import explain_sql
 from ..core.results import ResultSet
 from ..replica.state import ReplicaState
@@ -62,10 +64,14 @@ def explain_replication(state: ReplicaState, stmt: ast.ExplainReplication) -> Re
 def replay_events(state: ReplicaState, stmt: ast.ReplayEvents, lines: Iterable[str]) -> tuple[ResultSet, ReplicaState]:
     """Decide every event of the file on its channel (or on ``stmt.channel``), move the
     COUNTERs, and return counts per channel and decision in channel order. Bad lines become
-    warnings naming file and line and do not stop the replay."""
+    warnings naming file and line and do not stop the replay. When a schema is known, the
+    first event per channel that the applier would stop on sets that channel's
+    ``Last_SQL_Errno``/``Last_SQL_Error`` (SHOW REPLICA STATUS); the replay still decides the
+    events after it, as the filters would."""
     if stmt.channel is not None and state.channel(stmt.channel) is None:
         raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, stmt.channel)
     results, new_state = evaluate_lines(state, lines, stmt.channel)
+    new_state = _with_applier_errors(new_state, results)
     errors = [f"line {result.line}: {result.error}" for result in results if result.error is not None]
     warnings = [_bad_event(f"{stmt.path}: {error}") for error in errors[:MAX_REPLAY_WARNINGS]]
     if len(errors) > MAX_REPLAY_WARNINGS:
@@ -79,3 +85,17 @@ def _bad_event(text: str) -> Condition:
     """Warning 1525 in its message shape, but whole: MySQL's ``%-.128s`` would cut the text
     before its useful end (which field, and why), and this message is replfilter's own."""
     return Condition("Warning", ER.WRONG_VALUE.code, f"Incorrect event value: '{text}'")
+
+
+def _with_applier_errors(state: ReplicaState, results: Iterable[LineResult]) -> ReplicaState:
+    """Each channel's first applier error, as its SQL thread's last error."""
+    seen: set[str] = set()
+    for result in results:
+        if result.applier_error is None or result.event is None or result.event.channel in seen:
+            continue
+        seen.add(result.event.channel)
+        channel = state.channel(result.event.channel)
+        if channel is not None:
+            error = (result.applier_error.code, last_sql_error(result.event, result.applier_error))
+            state = state.with_channel(replace(channel, last_sql_error=error))
+    return state

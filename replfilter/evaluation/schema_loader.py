@@ -27,7 +27,7 @@ needs) is a warning too: it is where the applier would stop.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Sequence
 
 from ..core.errors import MySQLError
@@ -35,8 +35,8 @@ from ..dialect.splitter import ClientCommand, StatementBuffer, StatementText
 from ..replica.catalog import Catalog, CatalogBuilder
 from ..replica.state import ReplicaState
 from .evaluator import channel_filters, decide
-from .schema_ddl import apply_to_builder, execute_versioned_comments, first_word, is_schema_statement
-from .events import QueryEvent
+from .schema_ddl import apply_to_builder, event_text, execute_versioned_comments, first_word, is_schema_statement
+from .events import CommandKind, QueryEvent, TableRef
 from .sql_events import BinlogFormat, statement_events
 from .sql_tokens import SqlEventsError
 
@@ -134,13 +134,26 @@ class _Replay:
             target_db = default_db
             if not filters.is_empty:
                 try:
-                    derived = statement_events(sql, default_db, BinlogFormat.STATEMENT, channel)
-                except SqlEventsError:
-                    continue                      # the source could not log it either
+                    derived = statement_events(event_text(sql), default_db, BinlogFormat.STATEMENT, channel)
+                except SqlEventsError as error:
+                    self.warnings.append(SchemaWarning(file, line, _undecided(f"its event cannot be read: {error}"), channel))
+                    continue
                 events = [e for e in derived.events if isinstance(e, QueryEvent)]
                 if not events:
                     continue
-                decision = decide(filters, self.state.collation, events[0])
+                event = events[0]
+                decision = decide(filters, self.state.collation, event)
+                trigger = getattr(derived.analysis, "trigger", None)
+                if event.command is CommandKind.DROP_TRIGGER and trigger is not None:
+                    # the replica looks the trigger up in its own catalog: its table decides
+                    db = trigger[0] if trigger[0] is not None else (decision.db or default_db)
+                    found = self.builder.trigger(db, trigger[1])
+                    if found is not None:
+                        event = replace(event, tables=(TableRef(db, found.table, True),))
+                        decision = decide(filters, self.state.collation, event)
+                if decision.decision is None:     # undecided: never a guess either way
+                    self.warnings.append(SchemaWarning(file, line, _undecided(decision.reason), channel))
+                    continue
                 if not decision.applied:
                     continue
                 if decision.rewritten_db:
@@ -150,6 +163,13 @@ class _Replay:
                 applied_by_earlier = True
             elif not (applied_by_earlier and outcome.error.code in _EXISTS_ERRORS):
                 self.warnings.append(SchemaWarning(file, line, outcome.error, channel))
+
+
+def _undecided(reason: str) -> MySQLError:
+    """Whether the replica applied this statement is not known: it is left off the replica's
+    catalog, and the warning says so (MySQL's generic 1105, with the reason)."""
+    return MySQLError(1105, "HY000", f"not known whether the replica applied this statement ({reason}); "
+                                     "it is left out of the replica's catalog")
 
 
 _EXISTS_ERRORS = frozenset({1007, 1050, 1304, 1359, 1537})
@@ -195,7 +215,7 @@ def load_schema_lines(
                 warnings.append(SchemaWarning(file, statement.line, syntax_error(text)))
             stats.skipped += 1
             continue
-        text = execute_versioned_comments(text)
+        text = execute_versioned_comments(text, state.version.number)
         if not is_schema_statement(first_word(text)):
             stats.skipped += 1
             continue

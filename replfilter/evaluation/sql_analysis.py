@@ -43,6 +43,15 @@ class StatementAnalysis:
     parsed_by: str = "tokens"
     source_error: str | None = None
     trigger: tuple[str | None, str] | None = None
+    unknown_owners: tuple[str, ...] = ()
+    """SET columns of a multi-table UPDATE whose table is not known (no schema)."""
+
+    @property
+    def undecided(self) -> str | None:
+        """What is missing for the table list to be certain, and what to do; None when it is."""
+        if not self.unknown_owners:
+            return None
+        return "; ".join(owner_unknown(column) for column in self.unknown_owners)
 
     def with_note(self, note: str, known: bool | None = None) -> "StatementAnalysis":
         return replace(
@@ -67,3 +76,8 @@ class ReaderContext:
     default_db: str
     use_sqlglot: bool = True
     catalog: Catalog | None = None  # the source's schema, when given
+
+
+def owner_unknown(column: str) -> str:
+    """The reason a SET column's table is not known, and the two ways to make it known."""
+    return f"which table owns `{column}` is not known: give the schema with `--schema`, or qualify the column"

@@ -10,11 +10,13 @@ single-table forms and says the multi-table forms are unknown.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlglot import exp
 
 from ..core.errors import ER, error_line
 from .events import CommandKind, TableRef
-from .sql_analysis import ReaderContext, StatementAnalysis
+from .sql_analysis import ReaderContext, StatementAnalysis, owner_unknown
 from .sql_tokens import HeadError, TokenCursor
 from .sql_columns import resolve_set_columns
 from .sql_tree import HEAD_MODIFIERS, cte_names, from_list, parse_tree, read_tables, resolve_qualifier, tree_table_ref
@@ -77,10 +79,8 @@ def _update_tree(ctx: ReaderContext, tree: exp.Update) -> StatementAnalysis:
     reads = read_tables(tree, {id(ref) for ref in refs}, ctes)
     analysis = StatementAnalysis(CK.UPDATE_MULTI, tuple(t for t in listed + reads if t), parsed_by="sqlglot")
     for column in assignment.unknown:
-        analysis = analysis.with_note(
-            f"which table owns `{column}` is not known: give the schema with `--schema`, or qualify the column",
-            known=False,
-        )
+        analysis = analysis.with_note(owner_unknown(column), known=False)
+    analysis = replace(analysis, unknown_owners=tuple(assignment.unknown))
     if assignment.undecidable:
         analysis = analysis.with_note(
             "multi-table UPDATE: cannot tell which table is assigned by "

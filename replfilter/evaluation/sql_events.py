@@ -110,11 +110,12 @@ def script_events(
     return tuple(out)
 
 
-def analyse_event_sql(sql: str, default_db: str = "") -> StatementAnalysis:
+def analyse_event_sql(sql: str, default_db: str = "", catalog: Catalog | None = None) -> StatementAnalysis:
     """The analysis of a query event's SQL text, for an event that has no table list: every
     reader (the JSON reader here, the Spark runtime in batches) reads it this way, so they
-    derive the same tables. A trailing ``;`` and surrounding blanks are not part of it."""
-    return analyse_statement(sql.strip().rstrip(";").strip(), default_db)
+    derive the same tables. A trailing ``;`` and surrounding blanks are not part of it.
+    ``catalog`` is the source's schema, when given."""
+    return analyse_statement(sql.strip().rstrip(";").strip(), default_db, catalog=catalog)
 
 
 def events_for(

@@ -356,16 +356,32 @@ def _create_table_tokens(ctx: ReaderContext) -> StatementAnalysis:
 
 
 def _alter_table(ctx: ReaderContext) -> StatementAnalysis:
+    """ALTER TABLE t ...: t updating; ``EXCHANGE PARTITION p WITH TABLE x`` lists x too,
+    updating (the parser adds the swap table with the updating option: both tables change)."""
+    exchanged = _exchange_table(ctx)
     tree = parse_tree(ctx)
     if isinstance(tree, exp.Alter) and isinstance(tree.this, exp.Table):
         target = tree_table_ref(tree.this, True)
         if target is not None:
-            return StatementAnalysis(CK.ALTER_TABLE, (target,), parsed_by="sqlglot")
+            return StatementAnalysis(CK.ALTER_TABLE, (target, *exchanged), parsed_by="sqlglot")
     cur = TokenCursor(ctx.tokens, 1)
     cur.skip_words(*_ALTER_MODIFIERS)
     cur.expect("TABLE")
     db, table = cur.qualified()
-    return StatementAnalysis(CK.ALTER_TABLE, (TableRef(db, table),))
+    return StatementAnalysis(CK.ALTER_TABLE, (TableRef(db, table), *exchanged))
+
+
+def _exchange_table(ctx: ReaderContext) -> tuple[TableRef, ...]:
+    cur = TokenCursor(ctx.tokens, 1)
+    at = cur.find_word("EXCHANGE")
+    if at is None:
+        return ()
+    cur.pos = at + 1
+    cur.expect("PARTITION")
+    cur.name("partition name")
+    cur.expect("WITH")
+    cur.expect("TABLE")
+    return (TableRef(*cur.qualified()),)
 
 
 def _truncate(ctx: ReaderContext) -> StatementAnalysis:

@@ -110,6 +110,26 @@ _ALL = (
          "mysql-filter-evaluation.md section 7"),
 )
 
+_SCHEMA = (
+    Code("RF601", "rule-matches-nothing", "warning",
+         "(schema) A rule that matches no database or table of the source's schema: a typo, or a "
+         "rule for something that no longer exists.",
+         RULES + "; mysql-filter-evaluation.md section 3.4"),
+    Code("RF602", "table-matches-do-and-ignore", "warning",
+         "(schema) Tables that a do rule and an ignore rule both match; only the evaluation order "
+         "decides which wins.",
+         TABLE_OPTIONS + "; mysql-filter-evaluation.md section 3.3 table C"),
+    Code("RF603", "rule-effect", "note",
+         "(schema) How many of the schema's tables each rule admits or drops, and how many the "
+         "channel replicates in all.",
+         RULES),
+    Code("RF604", "statement-stops-replica", "error",
+         "(schema + workload) A statement that passes the filters but that the replica cannot run "
+         "(a table the filters kept off it: error 1146): the SQL thread stops.",
+         INTERACTIONS + "; mysql-filter-evaluation.md section 3.1"),
+)
+_ALL = _ALL + _SCHEMA
+
 CODES: dict[str, Code] = {code.code: code for code in _ALL}
 BY_NAME: dict[str, Code] = {code.name: code for code in _ALL}
 

@@ -9,6 +9,7 @@ never claims a verdict the evaluator would not give.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable
 
 from ..core.filters import FilterSet, FilterType, NameCollation, Rule
@@ -132,32 +133,31 @@ def _subjects(filters: FilterSet, event: Event, collation: NameCollation) -> lis
     return []
 
 
+@lru_cache(maxsize=32)
+def _index(patterns: tuple[str, ...], lower_case_table_names: int):
+    from .patterns import WildIndex
+
+    return WildIndex(patterns, NameCollation(lower_case_table_names))
+
+
 def reduced(filters: FilterSet, event: Event, collation: NameCollation) -> FilterSet:
     """``filters`` with each wild list cut to the patterns that match one of the event's
     subjects (order kept) plus one that matches none, if any: a decision reads a wild list only
     through its first match and whether it is empty (mysql-filter-evaluation.md, section 3.1), so
     the decision is the same, and the evaluator compiles a handful of patterns, not thousands."""
     from ..core.filters import TypeSlot
-    from ..core.wildcard import like
-    from .patterns import literal_prefix
 
     subjects = _subjects(filters, event, collation)
-    keys = [collation.key(s) for s in subjects]
     result = filters
     for ftype in (FT.WILD_DO_TABLE, FT.WILD_IGNORE_TABLE):
         rules = filters.rules(ftype)
         if len(rules) <= 8:
             continue
-        kept: list[Rule] = []
-        spare: Rule | None = None
-        for rule in rules:
-            prefix = collation.key(literal_prefix(str(rule)))
-            if any(key.startswith(prefix) for key in keys) and any(like(s, str(rule), collation) for s in subjects):
-                kept.append(rule)
-            elif spare is None:
-                spare = rule
-        if spare is not None:
-            kept.append(spare)
+        index = _index(tuple(map(str, rules)), collation.lower_case_table_names)
+        hits = {i for subject in subjects for i in index.match_indices(subject)}
+        matched = sorted(hits)
+        spare = next((i for i in range(len(rules)) if i not in hits), None)
+        kept: list[Rule] = [rules[i] for i in matched] + ([rules[spare]] if spare is not None else [])
         result = result.with_slot(ftype, TypeSlot(tuple(kept)))
     return result
 

@@ -7,12 +7,12 @@ will receive (as the evaluator decides its events: ``channel_filters``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 from ..evaluation.evaluator import channel_filters
 from ..replica.state import ReplicaState
-from . import checks_channels, checks_conflicts, checks_format, checks_values, workload as workload_checks
+from . import checks_channels, checks_conflicts, checks_format, checks_schema, checks_values, workload as workload_checks
 from .checks_channels import StartupRuleRef
 from .findings import Finding, Level, sort_key
 from .context import View
@@ -41,7 +41,6 @@ class LintOptions:
     channel: str | None = None
     origins: tuple[RuleOrigin, ...] = ()
     workload: Workload | None = None
-    extra: tuple[Finding, ...] = field(default=())
 
 
 def views_of(state: ReplicaState, channel: str | None = None) -> list[View]:
@@ -61,18 +60,28 @@ def lint_state(state: ReplicaState, options: LintOptions = LintOptions()) -> lis
     """Every finding for ``state``, sorted (channel, code, rule), silenced ones dropped."""
     views = views_of(state, options.channel)
     findings: list[Finding] = []
+    passes: dict[str, checks_schema.SchemaTables] = {}
     for view in views:
         findings.extend(lint_view(view, options.binlog_format))
         if options.workload is not None:
             findings.extend(workload_checks.check_format_dependent(view, options.workload))
             findings.extend(workload_checks.check_rule_usage(view, options.workload))
+            findings.extend(checks_schema.check_statements_that_stop(view, options.workload, state.replica_catalog))
+        catalog = state.source_catalog(view.channel)
+        if catalog is not None:
+            tables = passes[view.channel] = checks_schema.SchemaTables(view, catalog)
+            findings.extend(checks_schema.check_rules_match_nothing(view, tables))
+            findings.extend(checks_schema.check_do_and_ignore(view, tables))
+            findings.extend(checks_schema.check_rule_effect(view, tables))
     findings.extend(checks_channels.check_global_not_inherited(state, views))
     if options.channel is None:
-        findings.extend(checks_channels.check_shared_tables(views))
+        with_schema = [v for v in views if v.configured and v.channel in passes]
+        if len(with_schema) > 1:  # the schema says exactly which tables several channels write
+            findings.extend(checks_schema.check_shared_tables({v.channel: passes[v.channel] for v in with_schema}, state.collation.key))
+        findings.extend(checks_channels.check_shared_tables([v for v in views if v.channel not in passes]))
         findings.extend(checks_channels.check_unfiltered_channel(views))
         refs = [StartupRuleRef(o.channel, o.ftype, o.rule) for o in options.origins if o.channel is not None]  # type: ignore[arg-type]
         findings.extend(checks_channels.check_discarded_channel_rules(state, refs))
-    findings.extend(options.extra)
     located = [_locate(f, options.origins) for f in findings]
     kept = [f for f in located if not _silenced(f, options)]
     return sorted(kept, key=sort_key)

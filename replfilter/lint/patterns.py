@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..core.filters import NameCollation
+from ..core.filters import NameCollation, fold_case
 
 ANY = "%"
 ONE = "_"
@@ -153,34 +153,70 @@ def literal_prefix(pattern: str) -> str:
 class WildIndex:
     """Wild patterns indexed by the collation key of their literal prefix, so that "which
     patterns match this name" and "which earlier pattern covers this one" look at the few
-    patterns whose prefix fits instead of all of them (10,000 rules stay fast)."""
+    patterns whose prefix fits instead of all of them (10,000 rules stay fast). A pattern that
+    is a literal, or a literal followed by one ``%``, is matched by string comparison; others by
+    the server's LIKE (:mod:`replfilter.core.wildcard`), compiled when first needed."""
 
     def __init__(self, patterns: tuple[str, ...], collation: NameCollation) -> None:
         self.patterns = patterns
         self.collation = collation
         self._by_prefix: dict[str, list[int]] = {}
-        self._compiled: dict[int, object] = {}  # compiled when first tried: most never are
+        self._matchers: dict[int, object] = {}
         for index, pattern in enumerate(patterns):
             self._by_prefix.setdefault(collation.key(literal_prefix(pattern)), []).append(index)
+        self._lengths = sorted({len(prefix) for prefix in self._by_prefix})
 
     def _candidates(self, text_key: str) -> list[int]:
         found: list[int] = []
-        for length in range(len(text_key) + 1):
-            found.extend(self._by_prefix.get(text_key[:length], ()))
-        found.sort()
+        for length in self._lengths:
+            if length > len(text_key):
+                break
+            hit = self._by_prefix.get(text_key[:length])
+            if hit:
+                found.extend(hit)
+        if len(found) > 1:
+            found.sort()
         return found
+
+    def _matches(self, index: int, name: str, name_key: str) -> bool:
+        matcher = self._matchers.get(index)
+        if matcher is None:
+            matcher = self._matchers[index] = self._matcher(self.patterns[index])
+        kind, value = matcher  # type: ignore[misc]
+        if kind == "exact":
+            return name_key == value
+        if kind == "prefix":
+            return name_key.startswith(value)
+        return value.matches(name)
+
+    def _matcher(self, pattern: str) -> tuple[str, object]:
+        from ..core.wildcard import compile_pattern
+
+        toks = tokens(pattern)
+        literal = "".join(ch for kind, ch in toks if kind == "lit")
+        if all(kind == "lit" for kind, _ in toks):
+            return "exact", self.collation.key(literal)
+        if toks[-1][0] == "any" and all(kind == "lit" for kind, _ in toks[:-1]):
+            return "prefix", self.collation.key(literal)
+        return "like", compile_pattern(pattern, self.collation)
+
+    def match_indices(self, name: str) -> tuple[int, ...]:
+        """Indices (in configured order) of every pattern that matches the literal ``name``."""
+        if not self.patterns:
+            return ()
+        key = fold_case(name) if self.collation.case_insensitive else name
+        return tuple([i for i in self._candidates(key) if self._matches(i, name, key)])
 
     def first_match(self, name: str) -> str | None:
         """The first pattern (in configured order) that matches the literal ``name``."""
-        from ..core.wildcard import compile_pattern
-
-        for index in self._candidates(self.collation.key(name)):
-            compiled = self._compiled.get(index)
-            if compiled is None:
-                compiled = self._compiled[index] = compile_pattern(self.patterns[index], self.collation)
-            if compiled.matches(name):  # type: ignore[attr-defined]
+        key = self.collation.key(name)
+        for index in self._candidates(key):
+            if self._matches(index, name, key):
                 return self.patterns[index]
         return None
+
+    def all_matches(self, name: str) -> list[str]:
+        return [self.patterns[i] for i in self.match_indices(name)]
 
     def first_cover(self, pattern: str, before: int | None = None) -> str | None:
         """The first pattern (index below ``before``) whose matches include all of ``pattern``'s."""
@@ -190,3 +226,21 @@ class WildIndex:
             if covers(self.patterns[index], pattern, self.collation):
                 return self.patterns[index]
         return None
+
+
+class KnownMatches:
+    """A wild list for one name whose matching patterns are already known: what the evaluator
+    asks of a :class:`~replfilter.core.wildcard.WildList` (its first match, whether it is empty),
+    answered without matching again."""
+
+    __slots__ = ("first", "nonempty")
+
+    def __init__(self, first: str | None, nonempty: bool) -> None:
+        self.first = first
+        self.nonempty = nonempty
+
+    def __bool__(self) -> bool:
+        return self.nonempty
+
+    def first_match(self, _subject: str) -> str | None:
+        return self.first

@@ -10,16 +10,16 @@ file and the reason, and is never overwritten. No file means "no schema known" (
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import MySQLError
 from ..core.filters import NameCollation
+from .atomic_file import write_atomically
 from .catalog import Catalog, CatalogBuilder, RoutineDef, TableDef, TriggerDef
 
 CATALOG_FILE = "replica_catalog.json"
+TEMPORARY_PREFIX = ".replica_catalog."
 CATALOG_FORMAT_VERSION = 1
 
 
@@ -110,17 +110,7 @@ def save_catalog(directory: Path, catalog: Catalog | None) -> None:
             if path.exists():
                 path.unlink()
             return
-        fd, tmp = tempfile.mkstemp(prefix=".replica_catalog.", dir=directory)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(catalog_to_document(catalog), handle, ensure_ascii=False, separators=(",", ":"))
-                handle.write("\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        text = json.dumps(catalog_to_document(catalog), ensure_ascii=False, separators=(",", ":")) + "\n"
+        write_atomically(path, text, TEMPORARY_PREFIX)
     except OSError as exc:
         raise MySQLError(3, "HY000", f"Error writing file '{path}' (OS errno {exc.errno} - {exc.strerror})") from None

@@ -323,10 +323,11 @@ def start_replica(state: ReplicaState, stmt: ast.StartReplica) -> Execution:
         # UNTIL applies to an applier this statement starts (spec: start_slave_threads sets the
         # until condition only when it starts the SQL thread).
         until = stmt.until if want_sql and not channel.sql_running else channel.until
-        state = state.with_channel(
-            replace(channel, io_running=channel.io_running or want_io, sql_running=channel.sql_running or want_sql,
-                    until=until)
-        )
+        state = state.with_channel(replace(
+            channel, io_running=channel.io_running or want_io, sql_running=channel.sql_running or want_sql,
+            last_sql_error=None if want_sql else channel.last_sql_error,  # a starting SQL thread clears it
+            until=until,
+        ))
     return Execution(state, Ok(warnings=tuple(warnings)))
 
 
@@ -370,7 +371,7 @@ def _reset_one(state: ReplicaState, channel: Channel, reset_all: bool) -> Replic
         return state
     # RESET REPLICA forgets positions and relay logs; connection settings and filters stay.
     source = replace(channel.source, log_file="", log_pos=4, relay_log_file="", relay_log_pos=0)
-    return state.with_channel(replace(channel, source=source))
+    return state.with_channel(replace(channel, source=source, last_sql_error=None))
 
 
 class PartialChange(MySQLError):

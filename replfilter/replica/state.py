@@ -82,6 +82,7 @@ class Channel:
     io_running: bool = False
     sql_running: bool = False
     filters: FilterSet = EMPTY_FILTERS
+    last_sql_error: tuple[int, str] | None = None  # (errno, text) the applier stopped with
     until: UntilCondition | None = None
     """START REPLICA ... UNTIL of the running applier; cleared when the SQL thread stops."""
 

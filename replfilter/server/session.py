@@ -17,7 +17,6 @@ from ..core.errors import Condition, MySQLError
 from ..core.errors import ER
 from ..replica.executor import Execution, PartialChange, deprecation_warnings, execute
 from ..evaluation.extensions import explain_replication, replay_events
-from ..lint.statement import lint_replication
 from .load_schema import load_schema_statement
 from ..core.results import Ok, Result, ResultSet
 from ..replica.show_status import ProgressSource
@@ -123,6 +122,8 @@ class Session:
                 statement = replace(statement, default_db=self.default_database)
             return Execution(self._state, explain_replication(self._state, statement))
         if isinstance(statement, ast.LintReplication):
+            from ..lint.statement import lint_replication  # the checks load when first used
+
             return Execution(self._state, lint_replication(self._state, statement))
         if isinstance(statement, ast.ReplayEvents):
             result, state = replay_events(self._state, statement, _read_lines(statement.path))

@@ -15,7 +15,10 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, TextIO
+from typing import Any, Callable, Iterator, Mapping, TextIO
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
 
 from .. import __version__
 from ..core.version import DEFAULT_VERSION, ServerVersion
@@ -87,6 +90,22 @@ class ShellSettings:
         )
 
 
+class AfterPendingStatement(Completer):
+    """A completer that reads the input as the continuation of the statement still pending (after
+    a client command ran mid-statement, the next prompt is ``    -> `` with an empty line): Tab
+    then knows it is after ``CHANGE REPLICATION FILTER``."""
+
+    def __init__(self, inner: Completer, pending: Callable[[], str]) -> None:
+        self.inner = inner
+        self.pending = pending
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+        before = self.pending()
+        if before:
+            document = Document(before + document.text_before_cursor)
+        yield from self.inner.get_completions(document, complete_event)
+
+
 def internal_error(exc: BaseException) -> str:
     """A bug, told in the client's error shape instead of a traceback."""
     detail = printable(f"{type(exc).__name__}: {exc}")[:300]
@@ -138,7 +157,7 @@ class Shell:
 
     def default_database(self) -> str | None:
         """The session's default database (None: mysql's ``(none)``)."""
-        return getattr(self.session, "default_database", None)
+        return self.session.default_database
 
     # ---- the loop
     def run(self, input: Any = None, output: Any = None) -> int:
@@ -220,8 +239,11 @@ class Shell:
             multiline=multiline,
             prompt_continuation=continuation,
             lexer=prompt_lexer(),
-            completer=ReplFilterCompleter(
-                lambda: self.session.state, commands.command_words(), topic_names(), lambda: self.buffer.delimiter
+            completer=AfterPendingStatement(
+                ReplFilterCompleter(
+                    lambda: self.session.state, commands.command_words(), topic_names(), lambda: self.buffer.delimiter
+                ),
+                lambda: self.buffer.pending_text,
             ),
             complete_while_typing=False,
             auto_suggest=AutoSuggestFromHistory(),
@@ -248,7 +270,8 @@ class Shell:
     def handle(self, text: str, prompt: str | None = None) -> None:
         """Run everything a (possibly multi-line) input holds; a statement it leaves unterminated
         stays pending for the next input."""
-        self.out.log_input(self.echo(text, prompt if prompt is not None else self._last_prompt()))
+        if self.out.tee_path is not None:  # the echo costs a pass over the text: only for a tee file
+            self.out.log_input(self.echo(text, prompt if prompt is not None else self._last_prompt()))
         for line in text.split("\n"):
             for item in self.buffer.feed_line(line):
                 self.dispatch(item)

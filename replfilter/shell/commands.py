@@ -132,7 +132,8 @@ def _source(shell: "Shell", argument: str) -> None:
     # file name and do not stop it (the monitor runs with --force).
     mode = OutputMode(batch=False, vertical=shell.settings.vertical, show_warnings=shell.settings.show_warnings)
     runner = ScriptRunner(
-        shell.session, shell.out.stdout, shell.out.stderr, RunOptions(mode=mode, force=True), delimiter=shell.buffer.delimiter
+        shell.session, shell.out.stdout, shell.out.stderr, RunOptions(mode=mode, force=True, system_command=shell.settings.system_command),
+        delimiter=shell.buffer.delimiter,
     )
     runner.run_text(text, file_name=path)
     shell.buffer.delimiter = runner.delimiter  # one delimiter for the session, as in mysql
@@ -271,15 +272,19 @@ def _rehash(shell: "Shell", argument: str) -> None:
 @command("connect", "r", "Reconnect to the server. Optional arguments are db and host.", argument="[db [host]]")
 def _connect(shell: "Shell", argument: str) -> None:
     """com_connect on the simulated server: the replica (channels, filters) lives in the server
-    and stays; the session starts anew (no warnings, a new connection id). A database argument
-    needs the session's default database, which this replica does not keep."""
+    and stays; the session starts anew (no warnings, a new connection id) in the database given,
+    if any, which the server may refuse (1049 once a schema is loaded)."""
+    from ..client.formatting import format_error
+    from ..core.errors import MySQLError
+    from .errormark import printable
+
     words = argument.split()
-    if words and not hasattr(shell.session, "default_database"):
-        shell.out.error("ERROR: \nconnect <db>: replfilter has no default database to set; "
-                        "type 'connect' alone to reconnect.\n")
-        return
-    if words and hasattr(shell.session, "use_database"):
-        shell.session.use_database(words[0])
+    if words:
+        try:
+            shell.session.use_database(words[0].strip("`'\""))
+        except MySQLError as error:
+            shell.out.error(printable(format_error(error)) + "\n")
+            return
     shell.connection_id += 1
     shell.session.reset_connection()
     database = shell.default_database()
@@ -330,6 +335,45 @@ def _system(shell: "Shell", argument: str) -> None:
         subprocess.run(argument, shell=True, check=False)
     except OSError as exc:
         shell.out.error(f"ERROR {exc.errno}: {exc.strerror}\n")
+
+
+@command("use", "u", "Use another database. Takes database name as argument.", argument="<db>")
+def _use(shell: "Shell", argument: str) -> None:
+    """com_use: ``USE db`` on the server, then "Database changed"."""
+    if not argument.strip():
+        shell.out.error("ERROR: \nUSE must be followed by a database name\n")
+        return
+    from ..core.errors import MySQLError
+    from ..client.formatting import format_error
+    from .errormark import printable
+
+    try:
+        result = shell.session.execute_text("USE " + argument.strip())
+    except MySQLError as error:
+        shell.out.error(printable(format_error(error)) + "\n")
+        return
+    count = len(result.warnings)
+    shell.out.write("Database changed" + (f", {count} warning{'s' if count > 1 else ''}" if count else "") + "\n")
+
+
+@command("charset", "C", "Switch to another charset. Might be needed for processing binlog with multi-byte charsets.", argument="<charset>")
+def _charset(shell: "Shell", argument: str) -> None:
+    """com_charset: replfilter reads and writes UTF-8 only, so the UTF-8 names are accepted (as
+    "Charset changed") and any other is refused, saying why."""
+    name = argument.strip().strip("'\"`")
+    if not name:
+        shell.out.error("ERROR: \nUsage: \\C charset_name | charset charset_name\n")
+        return
+    if name.lower() in ("utf8mb4", "utf8mb3", "utf8"):
+        shell.out.write("Charset changed\n")
+        return
+    shell.out.error(f"ERROR: \nCharset '{printable_name(name)}' is not available: replfilter reads and writes UTF-8 (utf8mb4) only.\n")
+
+
+def printable_name(name: str) -> str:
+    from .errormark import printable
+
+    return printable(name)
 
 
 @command("resetconnection", "x", "Clean session context.")

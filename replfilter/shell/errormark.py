@@ -15,19 +15,14 @@ import re
 
 from prompt_toolkit.utils import get_cwidth
 
+from ..client.formatting import undecodable_as_hex
 from ..core.errors import MySQLError
 
 PARSE_ERROR = 1064
 NEAR_LENGTH = 80
 _NEAR = re.compile(r"near '(.*)' at line (\d+)\Z", re.DOTALL)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_UNDECODABLE = re.compile(r"[\udc80-\udcff]")
 
-
-def _hex_bytes(text: str) -> str:
-    """Bytes the terminal sent that are not UTF-8 (decoded as lone surrogates) as ``\\xFF``,
-    the way the server shows bytes it cannot print (``err_conv`` in sql/sql_error.cc)."""
-    return _UNDECODABLE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02X}", text)
 
 
 def error_position(text: str, error: MySQLError) -> int | None:
@@ -53,7 +48,7 @@ def error_position(text: str, error: MySQLError) -> int | None:
 def visible(text: str) -> str:
     """The text with tabs as spaces and control characters (which would move the cursor or
     change the terminal) as U+FFFD, one cell each, so the caret still lines up."""
-    return _CONTROL.sub("\ufffd", _hex_bytes(text).replace("\t", " "))
+    return _CONTROL.sub("\ufffd", undecodable_as_hex(text).replace("\t", " "))
 
 
 def syntax_error_mark(text: str, error: MySQLError, width: int = 120) -> str:
@@ -85,4 +80,4 @@ def syntax_error_mark(text: str, error: MySQLError, width: int = 120) -> str:
 def printable(text: str) -> str:
     """Text for the terminal: line breaks and tabs kept, other control characters shown as U+FFFD
     (binary garbage typed or pasted must not reach the terminal as escape sequences)."""
-    return _CONTROL.sub("\ufffd", _hex_bytes(text))
+    return _CONTROL.sub("\ufffd", undecodable_as_hex(text))

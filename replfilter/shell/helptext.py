@@ -195,6 +195,29 @@ SELECT {{ * | COUNT(*) | column[, column][, ...] }}
         "README.md, section \"Would it replicate? Evaluating events\"",
     ),
     HelpTopic(
+        "LOAD SCHEMA",
+        "LOAD SCHEMA FROM 'file' [FOR CHANNEL channel]",
+        "replfilter extension, not MySQL. Loads a source's schema (mysqldump --no-data output, a "
+        "full dump or any DDL script; without FOR CHANNEL, every channel's source) and replays "
+        "each DDL statement through the channel's filters onto the replica's catalog, so a table "
+        "created under an ignore rule is not on the replica. Statements the server would refuse "
+        "become warnings naming file and line. The command-line form is --schema [channel:]FILE.",
+        "LOAD SCHEMA FROM 'shop.sql' FOR CHANNEL 'ch1';",
+        "README.md, section \"The schema: what each source has, and what reached the replica\"",
+    ),
+    HelpTopic(
+        "SHOW TABLES",
+        "SHOW DATABASES [LIKE 'pattern']\n"
+        "SHOW [FULL] TABLES {FROM | IN} db [LIKE 'pattern']\n"
+        "SHOW TRIGGERS {FROM | IN} db [LIKE 'table_pattern']",
+        "The replica's catalog, in MySQL's output format: what the filters let through from the "
+        "sources' schemas (given with --schema or LOAD SCHEMA) and what applied events changed. "
+        "Without a schema the catalog is not known, and these statements say so.",
+        "SHOW FULL TABLES FROM shop LIKE 'order%';",
+        MANUAL + "show-tables.html",
+        aliases=("SHOW DATABASES", "SHOW TRIGGERS", "SHOW FULL TABLES"),
+    ),
+    HelpTopic(
         "LINT REPLICATION",
         "LINT REPLICATION [FOR CHANNEL channel]",
         "replfilter extension, not MySQL. Checks the current filters for the mistakes that lose "

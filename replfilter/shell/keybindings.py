@@ -70,6 +70,9 @@ def shell_key_bindings(
 
     @bindings.add(Keys.BracketedPaste)
     def _paste(event: KeyPressEvent) -> None:
+        if event.current_buffer is not input_buffer():  # pasted into the Ctrl-R search field
+            event.current_buffer.insert_text(event.data.replace("\r", ""))
+            return
         paste(event.current_buffer, event.data)
 
     return bindings

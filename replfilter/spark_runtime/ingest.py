@@ -34,25 +34,19 @@ dead letters (per batch, against the state of that batch).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import StringType, StructField, StructType
+from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
+from pyspark.sql.window import Window
 
-from ..evaluation.event_json import EventFormatError, from_dict
+from ..evaluation.event_lines import JSON_BLANKS
 from ..evaluation.events import CommandKind, TransactionKind
 from ..replica.state import ReplicaState
-from .schema import (
-    DEAD_LETTER_SCHEMA,
-    EVENT_COLUMNS,
-    EVENT_SCHEMA,
-    INGESTED_SCHEMA,
-    TABLE_SCHEMA,
-)
+from .schema import EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, INGESTED_SCHEMA, TABLE_SCHEMA, Ingested
+from .sql_tables import resolve_sql_tables
 
-INGESTED_COLUMNS = tuple(f.name for f in INGESTED_SCHEMA.fields)
 _TYPE_FIELDS = {
     "query": ("v", "type", "channel", "default_db", "command", "tables", "sql", "temporary", "if_exists"),
     "row": ("v", "type", "channel", "db", "table"),
@@ -68,18 +62,6 @@ _TABLE_SHAPES = [
 ]
 
 
-@dataclass
-class Ingested:
-    """Events (``INGESTED_SCHEMA``) and dead letters (``DEAD_LETTER_SCHEMA``), both lazy."""
-
-    events: DataFrame
-    dead: DataFrame
-    parsed: DataFrame | None = None
-
-    def union(self, other: "Ingested") -> "Ingested":
-        return Ingested(self.events.unionByName(other.events), self.dead.unionByName(other.dead))
-
-
 # --- helpers ---------------------------------------------------------------------------------
 
 
@@ -87,26 +69,25 @@ def _source(df: DataFrame, source_col: str | None) -> Column:
     return F.col(source_col).cast("string") if source_col else F.lit(None).cast("string")
 
 
-def _empty_events(spark) -> DataFrame:
-    return spark.createDataFrame([], INGESTED_SCHEMA)
-
-
 def _python_parse_schema() -> StructType:
-    return StructType([*INGESTED_SCHEMA.fields, StructField("_error", StringType(), True), StructField("source_file", StringType(), True)])
+    return StructType([
+        *INGESTED_SCHEMA.fields,
+        StructField("_error", StringType(), True),
+        StructField("source_file", StringType(), True),
+        StructField("record_bytes", BinaryType(), True),
+        StructField("_pos", LongType(), True),
+        StructField("_block", LongType(), True),
+    ])
 
 
-def event_to_row(event_dict: dict) -> dict:
-    """``Event.to_dict()`` -> a row dict of ``EVENT_SCHEMA`` (fields of other types NULL)."""
-    row = {name: None for name in EVENT_COLUMNS}
-    for key, value in event_dict.items():
-        row[key] = value
-    return row
-
-
-def _parse_in_python(df: DataFrame, how: str) -> DataFrame:
+def _parse_in_python(df: DataFrame, how: str, channels: Sequence[str] | None = None) -> DataFrame:
     """The reference reader on the records native parsing could not accept. ``how`` is
-    ``"json"`` (column ``_record``: the text) or ``"row"`` (``_record``: the row as JSON with
-    NULL fields left out). Output: event columns, ``record``, ``_error``, ``source_file``."""
+    ``"json"`` (column ``_record``: the line's bytes, read by
+    :func:`~replfilter.evaluation.event_lines.read_line` as ``replfilter evaluate`` reads it) or
+    ``"row"`` (``_record``: the row as JSON with NULL fields left out). Output: event columns,
+    ``record``, ``_error``, ``source_file``, ``record_bytes`` (a line that is not UTF-8).
+    ``channels``: the replica's channels; an event of another is refused with the evaluator's
+    message, its record as read."""
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -114,39 +95,42 @@ def _parse_in_python(df: DataFrame, how: str) -> DataFrame:
     arrow_schema = to_arrow_schema(out_schema)
 
     def run(batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
-        from replfilter.evaluation.event_json import EventFormatError as _Err
+        from replfilter.evaluation.evaluator import UnknownChannelError as _Unknown
         from replfilter.evaluation.event_json import from_dict as _from_dict
-        from replfilter.evaluation.event_json import from_json as _from_json
+        from replfilter.evaluation.event_lines import read_line as _read_line
+
+        known = None if channels is None else frozenset(channels)
 
         for batch in batches:
             records = batch.column("_record").to_pylist()
             sources = batch.column("_source").to_pylist()
+            names = batch.schema.names
+            positions = batch.column("_pos").to_pylist() if "_pos" in names else [None] * len(records)
+            blocks = batch.column("_block").to_pylist() if "_block" in names else [None] * len(records)
             rows = []
-            for record, source in zip(records, sources):
+            for record, source, position, block in zip(records, sources, positions, blocks):
                 row = {name: None for name in out_schema.names}
                 row["source_file"] = source
+                row["_pos"], row["_block"] = position, block
                 try:
                     if how == "json":
-                        event = _from_json(record)
+                        event = _read_line(record)
+                        if event is None:  # pragma: no cover - blank lines never get here
+                            raise ValueError("a blank line is not an event")
                     else:  # a Parquet row: the fields of its own type, NULLs left out
                         data = json.loads(record)
                         own = _TYPE_FIELDS.get(data.get("type"))
                         event = _from_dict({k: v for k, v in data.items() if own is None or k in own})
-                except _Err as err:
+                    if known is not None and event.channel not in known:
+                        raise _Unknown(event.channel)
+                except ValueError as err:  # not UTF-8, not JSON, not an event
                     row["_error"] = str(err)
-                    row["record"] = record
-                except (ValueError, RecursionError) as err:  # pragma: no cover - defensive
-                    row["_error"] = f"not an event: {err}"
-                    row["record"] = record
-                else:
-                    try:
-                        json.dumps(event.to_dict(), ensure_ascii=False).encode("utf-8")
-                    except UnicodeEncodeError:
-                        # from_json accepts a lone surrogate (\ud800); a Spark string cannot hold it
-                        row["_error"] = "a name is not valid Unicode (lone surrogate): cannot be stored in a Spark string"
+                    if isinstance(record, bytes):
+                        row["record"] = record.decode("utf-8", "replace")
+                        row["record_bytes"] = None if row["record"].encode("utf-8") == record else record
+                    else:
                         row["record"] = record
-                        rows.append(row)
-                        continue
+                else:
                     row.update(event.to_dict())
                     if row["type"] == "query" and "tables" not in json.loads(record):
                         row["tables"] = None  # absent in the record: sql_tables may derive it
@@ -156,12 +140,36 @@ def _parse_in_python(df: DataFrame, how: str) -> DataFrame:
     return df.mapInArrow(run, out_schema)
 
 
-def _split_python(parsed: DataFrame) -> Ingested:
+def _split_python(parsed: DataFrame, lines: DataFrame | None = None) -> Ingested:
     events = parsed.where(F.col("_error").isNull()).select(*INGESTED_COLUMNS)
-    dead = parsed.where(F.col("_error").isNotNull()).select(
-        F.col("_error").alias("reason"), F.col("record"), F.col("source_file")
+    dead = parsed.where(F.col("_error").isNotNull())
+    if lines is None:
+        line = F.lit(None).cast("long")
+    else:
+        dead = _with_line_numbers(dead, lines)
+        line = F.col("_line")
+    dead = dead.select(
+        F.col("_error").alias("reason"), F.col("record"), F.col("source_file"), line.alias("line"), F.col("record_bytes")
     )
     return Ingested(events, dead)
+
+
+def _with_line_numbers(dead: DataFrame, lines: DataFrame) -> DataFrame:
+    """``_line``: each dead letter's line number in its file, 1-based, blank lines counted.
+
+    Lines get consecutive positions within a partition as they are scanned (``_pos``, taken
+    before any filter), and a file's lines are read block by block (``_block``: the byte offset
+    the block starts at), each block within one partition. So a line's number is its position
+    minus its block's first, plus the lines of the file's earlier blocks. Only batches with dead
+    letters pay for it: one more aggregate over their lines, a few rows per file."""
+    blocks = lines.groupBy(F.col("_source").alias("_in_file"), F.col("_block").alias("_in_block")).agg(
+        F.min("_pos").alias("_first"), F.count(F.lit(1)).alias("_n")
+    )
+    earlier = Window.partitionBy("_in_file").orderBy("_in_block").rowsBetween(Window.unboundedPreceding, -1)
+    blocks = blocks.withColumn("_before", F.coalesce(F.sum("_n").over(earlier), F.lit(0)))
+    keys = F.col("source_file").eqNullSafe(F.col("_in_file")) & (F.col("_block") == F.col("_in_block"))
+    joined = dead.join(F.broadcast(blocks), keys, "left")
+    return joined.withColumn("_line", F.col("_pos") - F.col("_first") + 1 + F.col("_before"))
 
 
 # --- event JSON lines --------------------------------------------------------------------------
@@ -295,30 +303,60 @@ def parse_event_lines(
     value_col: str = "value",
     source_col: str | None = None,
     keep: Callable[[DataFrame], DataFrame] | None = None,
+    channels: Sequence[str] | None = None,
 ) -> Ingested:
     """Event JSON lines (one record per row of ``value_col``) -> events + dead letters.
 
-    Blank lines are not records (skipped, as ``replfilter evaluate`` does). ``source_col``
+    Lines are read as :mod:`replfilter.evaluation.event_lines` reads them: a ``\\r`` ending the
+    line is part of the line end; a line of JSON white space only is blank, not a record; a line
+    that is not UTF-8 text fails the native check, and the reference reader makes it a dead letter
+    with its bytes (``record_bytes``). Read files with the ``lineSep`` option ``\\n``
+    so that only a line feed ends a line (Spark's default also ends one at ``\\r``). ``source_col``
     names a column with the file each line came from (kept in dead letters). ``keep`` (e.g.
     ``DataFrame.persist``) is applied to the parsed lines, so that events and dead letters
     come from one parse; the kept frame is ``Ingested.parsed`` (columns ``_source``, ``_ok``).
+    ``channels`` (the replica's, when known): a line of another channel fails the native check,
+    and the reference reader makes it a dead letter that keeps the line and its file.
     """
-    lines = df.select(F.col(value_col).cast("string").alias("_record"), _source(df, source_col).alias("_source"))
-    lines = lines.where(F.trim(F.col("_record")) != "")
+    raw = f"cast(`{value_col}` as binary)"
+    # byte-wise: a string function would replace the bytes of a line that is not UTF-8
+    without_cr = F.expr(f"CASE WHEN endswith({raw}, X'0D') THEN substr({raw}, 1, octet_length({raw}) - 1) ELSE {raw} END")
+    positioned = "_block" in df.columns and source_col is not None
+    every_line = df.select(
+        without_cr.cast("string").alias("_record"),
+        _source(df, source_col).alias("_source"),
+        # taken as the lines are scanned, before any filter: dead letters' line numbers
+        (F.monotonically_increasing_id() if positioned else F.lit(None).cast("long")).alias("_pos"),
+        (F.col("_block") if positioned else F.lit(None).cast("long")).alias("_block"),
+    )
+    lines = every_line.where(F.btrim(F.col("_record"), F.lit(JSON_BLANKS)) != "")
     parsed = lines.withColumn("_j", F.expr("try_parse_json(_record)")).withColumn("_e", _event_struct())
-    parsed = parsed.withColumn("_ok", _native_ok())
-    parsed = parsed.select("_record", "_source", "_ok", *_native_event_columns())
+    parsed = parsed.withColumn("_ok", _native_ok() & F.is_valid_utf8(F.col("_record")) & _known_channel(channels))
+    parsed = parsed.select("_record", "_source", "_pos", "_block", "_ok", *_native_event_columns())
     if keep is not None:
         parsed = keep(parsed)
     native = parsed.where(F.col("_ok")).select(*INGESTED_COLUMNS)
-    fallback = lines_fallback(parsed)
-    return Ingested(native.unionByName(fallback.events), fallback.dead, parsed)
+    numbered = every_line.select("_source", "_block", "_pos") if positioned else None
+    fallback = lines_fallback(parsed, channels, numbered)
+    return Ingested(native.unionByName(fallback.events), fallback.dead, parsed, numbered)
 
 
-def lines_fallback(parsed: DataFrame) -> Ingested:
+def _known_channel(channels: Sequence[str] | None) -> Column:
+    if channels is None:
+        return F.lit(True)
+    return F.coalesce(F.col("_e.channel"), F.lit("")).isin(*channels) if channels else F.lit(False)
+
+
+def lines_fallback(
+    parsed: DataFrame, channels: Sequence[str] | None = None, lines: DataFrame | None = None
+) -> Ingested:
     """The reference reader (``from_json``, in Python) on the parsed lines the native check did
-    not accept (``_ok`` false): the events it makes of them and its dead letters."""
-    return _split_python(_parse_in_python(parsed.where(~F.col("_ok")).select("_record", "_source"), "json"))
+    not accept (``_ok`` false): the events it makes of them and its dead letters (numbered from
+    ``lines``, :attr:`Ingested.lines`, when given)."""
+    refused = parsed.where(~F.col("_ok")).select(
+        F.col("_record").cast("binary").alias("_record"), "_source", "_pos", "_block"
+    )
+    return _split_python(_parse_in_python(refused, "json", channels), lines)
 
 
 # --- event rows (Parquet) ----------------------------------------------------------------------
@@ -342,10 +380,13 @@ def _row_ok() -> Column:
     return F.coalesce((F.col("v") == 1) & (query | row | transaction), F.lit(False))
 
 
-def mark_event_rows(df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True) -> DataFrame:
+def mark_event_rows(
+    df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True, channels: Sequence[str] | None = None
+) -> DataFrame:
     """Rows of ``EVENT_SCHEMA`` normalized to ``INGESTED_SCHEMA`` plus ``_ok`` (the row is an
     event, checked natively) and ``_source`` — one scan serves events and the dead-letter check.
-    Rows with ``_ok`` false go through :func:`rows_fallback`."""
+    Rows with ``_ok`` false go through :func:`rows_fallback`; with ``channels``, so do rows of a
+    channel the replica does not have (dead letters that keep their file)."""
     missing = [c for c in EVENT_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"not an event DataFrame: missing column(s) {', '.join(missing)}")
@@ -375,17 +416,23 @@ def mark_event_rows(df: DataFrame, source_col: str | None = None, keep_tables_nu
         F.col("kind"),
         F.col("gtid"),
         (F.col("record") if "record" in df.columns else F.lit(None).cast("string")).alias("record"),
-        _row_ok().alias("_ok"),
+        (_row_ok() & _known_row_channel(channels)).alias("_ok"),
         _source(df, source_col).alias("_source"),
         # what from_dict is shown for a bad row: the row as JSON, NULL fields left out
         F.to_json(F.struct(*[F.col(c) for c in EVENT_COLUMNS])).alias("_as_json"),
     )
 
 
-def rows_fallback(marked: DataFrame) -> Ingested:
+def _known_row_channel(channels: Sequence[str] | None) -> Column:
+    if channels is None:
+        return F.lit(True)
+    return F.coalesce(F.col("channel"), F.lit("")).isin(*channels) if channels else F.lit(False)
+
+
+def rows_fallback(marked: DataFrame, channels: Sequence[str] | None = None) -> Ingested:
     """The reference reader on marked rows that failed the native check."""
     bad = marked.where(~F.col("_ok")).select(F.col("_as_json").alias("_record"), F.col("_source"))
-    return _split_python(_parse_in_python(bad, "row"))
+    return _split_python(_parse_in_python(bad, "row", channels))
 
 
 def normalize_event_rows(df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True) -> Ingested:
@@ -462,7 +509,9 @@ def parse_debezium(df: DataFrame, value_col: str = "value", channel: str = "", s
         .otherwise(F.lit("not a Debezium change event (no op with source.db/source.table, no ddl, no transaction status)"))
     )
     dead = parsed.where(~is_kind.isin("row", "truncate", "ddl", "transaction")).select(
-        reason.alias("reason"), F.col("_record").alias("record"), F.col("_source").alias("source_file")
+        reason.alias("reason"), F.col("_record").alias("record"), F.col("_source").alias("source_file"),
+        F.lit(None).cast("long").alias("line"),
+        F.lit(None).cast("binary").alias("record_bytes"),
     )
     return Ingested(events, dead)
 
@@ -482,6 +531,8 @@ def split_unknown_channels(ingested: Ingested, state: ReplicaState) -> Ingested:
         F.concat(F.lit("event for channel '"), F.col("channel"), F.lit("', which does not exist on this replica")).alias("reason"),
         F.coalesce(F.col("record"), event_json).alias("record"),
         F.lit(None).cast("string").alias("source_file"),
+        F.lit(None).cast("long").alias("line"),
+        F.lit(None).cast("binary").alias("record_bytes"),
     )
     return Ingested(events, ingested.dead.unionByName(dead))
 
@@ -504,7 +555,9 @@ def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_
         df = spark.read.schema(_parquet_read_schema()).parquet(path)
         ingested = normalize_event_rows(df.withColumn("_file", F.col("_metadata.file_path")), source_col="_file")
     elif fmt in ("debezium", "json"):
-        lines = spark.read.text(path).withColumn("_file", F.col("_metadata.file_path"))
+        lines = spark.read.option("lineSep", "\n").text(path).select(
+            "value", F.col("_metadata.file_path").alias("_file"), F.col("_metadata.file_block_start").alias("_block")
+        )
         if fmt == "debezium":
             ingested = parse_debezium(lines, channel=channel, source_col="_file")
         else:
@@ -513,8 +566,6 @@ def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_
         raise ValueError(f"unknown input format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if not resolve_sql:
         return ingested
-    from .sql_tables import resolve_sql_tables  # (it imports this module)
-
     resolved = resolve_sql_tables(ingested.events)
     return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
 
@@ -526,7 +577,6 @@ def _parquet_read_schema() -> StructType:
 __all__ = [
     "FORMATS",
     "Ingested",
-    "event_to_row",
     "mark_event_rows",
     "normalize_event_rows",
     "rows_fallback",
@@ -535,5 +585,3 @@ __all__ = [
     "read_events",
     "split_unknown_channels",
 ]
-
-_ = (EventFormatError, from_dict, DEAD_LETTER_SCHEMA)  # re-exported names used in docs/tests

@@ -27,8 +27,12 @@ Outputs add :data:`DECISION_COLUMNS` (see :mod:`.transform`) and, in the streami
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame
 from pyspark.sql.types import (
     ArrayType,
+    BinaryType,
     BooleanType,
     LongType,
     StringType,
@@ -67,6 +71,7 @@ EVENT_COLUMNS: tuple[str, ...] = tuple(f.name for f in EVENT_FIELDS)
 RECORD_FIELD = StructField("record", StringType(), True)
 INGESTED_SCHEMA = StructType([*EVENT_FIELDS, RECORD_FIELD])
 """What :mod:`.ingest` produces: the event columns plus the original ``record`` (or NULL)."""
+INGESTED_COLUMNS: tuple[str, ...] = tuple(f.name for f in INGESTED_SCHEMA.fields)
 
 DECISION_FIELDS: tuple[StructField, ...] = (
     StructField("decision", StringType(), True),
@@ -84,10 +89,29 @@ DEAD_LETTER_SCHEMA = StructType(
         StructField("reason", StringType(), False),
         StructField("record", StringType(), True),
         StructField("source_file", StringType(), True),
+        StructField("line", LongType(), True),
+        StructField("record_bytes", BinaryType(), True),
     ]
 )
 """A record that is not an event (or names an unknown channel): why, and the record as read
-(the JSON line, or the Parquet row as JSON)."""
+(the JSON line, or the Parquet row as JSON), the file it came from and, for a line of a JSON
+file, its line number (counted as ``wc -l`` and ``replfilter evaluate`` count). A line that is not UTF-8 text keeps its exact bytes
+in ``record_bytes`` (``record`` then shows them with U+FFFD for each byte that is not UTF-8);
+``record_bytes`` is NULL for every other dead letter."""
+
+
+@dataclass
+class Ingested:
+    """Events (``INGESTED_SCHEMA``) and dead letters (``DEAD_LETTER_SCHEMA``), both lazy; what
+    every reader of :mod:`.ingest` and :mod:`.sql_tables` returns. ``parsed`` is the parsed input
+    a reader kept (``keep``), when it kept one."""
+
+    events: DataFrame
+    dead: DataFrame
+    parsed: DataFrame | None = None
+    lines: DataFrame | None = None
+    """Every line read (blank ones too), with its file, file block and position in the scan: what
+    the line numbers of dead letters are counted from."""
 
 
 def ddl(schema: StructType) -> str:

@@ -8,13 +8,58 @@ so a terminal shows replfilter's progress, not Spark's.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
 import sys
+import tempfile
+import threading
 import warnings
 from typing import Mapping
 
 DEFAULT_MASTER = "local[*]"
+LOCAL_DIR_PREFIX = "replfilter-spark-"
+"""A local run's scratch directory is ``<temp>/replfilter-spark-<pid>``: what Spark leaves there
+when the process is killed (block manager, artifacts, the driver's temporary files) is found and
+removed by the next start, since its process is gone."""
+
+
+def local_scratch_dir(temp_root: str | None = None) -> str:
+    """This process's scratch directory, after removing those of processes that no longer run."""
+    root = temp_root or tempfile.gettempdir()
+    remove_stale_scratch_dirs(root)
+    return os.path.join(root, f"{LOCAL_DIR_PREFIX}{os.getpid()}")
+
+
+def remove_stale_scratch_dirs(root: str) -> list[str]:
+    """Remove ``replfilter-spark-<pid>`` directories under ``root`` whose process is gone (a run
+    killed with -9 cleans nothing up); the paths removed."""
+    removed = []
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return removed
+    for name in names:
+        pid = name[len(LOCAL_DIR_PREFIX):]
+        if not name.startswith(LOCAL_DIR_PREFIX) or not pid.isdigit() or _running(int(pid)):
+            continue
+        path = os.path.join(root, name)
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def default_shuffle_partitions(master: str) -> int:
@@ -77,13 +122,62 @@ def get_spark(
     }
     # Quiet from the first line: Spark's own log4j2 setup prints a banner and WARN lines before
     # setLogLevel can run; this configuration applies when the driver JVM starts.
+    java_options = []
     quiet = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
     if os.path.exists(quiet):
-        settings["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{quiet}"
-        settings["spark.executor.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{quiet}"
+        java_options.append(f"-Dlog4j2.configurationFile=file:{quiet}")
+    if master.startswith("local") and not os.environ.get("SPARK_LOCAL_DIRS") and "spark.local.dir" not in (conf or {}):
+        # Spark's scratch files in one directory per process, removed by a later start if this
+        # process is killed before Spark's own shutdown hook runs
+        scratch = local_scratch_dir()
+        os.makedirs(scratch, exist_ok=True)
+        settings["spark.local.dir"] = scratch
+        java_options.append(f"-Djava.io.tmpdir={scratch}")
+    if java_options:
+        settings["spark.driver.extraJavaOptions"] = " ".join(java_options)
+        settings["spark.executor.extraJavaOptions"] = " ".join(java_options)
     settings.update(conf or {})
     for key, value in settings.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
+    if SparkSession.getActiveSession() is None:
+        with _jvm_banner_dropped():
+            spark = builder.getOrCreate()
+    else:
+        spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel(log_level)
     return spark
+
+
+JVM_BANNER = b"WARNING: Using incubator modules:"
+"""Printed by the JVM itself when it starts (Spark 4 adds the vector incubator module), before
+any logging configuration can act."""
+
+
+@contextlib.contextmanager
+def _jvm_banner_dropped():
+    """Start the JVM with its standard error passing through a filter that drops the JVM's
+    incubator-module banner and forwards everything else, for the JVM's whole life."""
+    try:
+        sys.stderr.flush()
+        read_end, write_end = os.pipe()
+        saved = os.dup(2)
+        forward_to = os.dup(2)
+    except (OSError, ValueError):  # no file descriptor 2 to filter
+        yield
+        return
+    os.dup2(write_end, 2)
+    os.close(write_end)
+    threading.Thread(target=_forward_stderr, args=(read_end, forward_to), daemon=True, name="jvm-stderr").start()
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _forward_stderr(read_end: int, forward_to: int) -> None:
+    with os.fdopen(read_end, "rb", buffering=0) as lines:
+        for line in iter(lines.readline, b""):
+            if not line.startswith(JVM_BANNER):
+                os.write(forward_to, line)

@@ -2,8 +2,8 @@
 
 A query event whose ``tables`` is NULL (the key was absent) or whose ``command`` is NULL (a
 Debezium DDL event) and that has ``sql`` gets them from
-:func:`replfilter.evaluation.sql_events.analyse_statement` — the evaluation issue's reader
-(sqlglot's MySQL dialect plus a tokenizer), so Spark and the evaluator read a statement alike.
+:func:`replfilter.evaluation.sql_events.analyse_event_sql` — the reader ``replfilter evaluate``
+uses (sqlglot's MySQL dialect plus a tokenizer), so Spark and the evaluator read a statement alike.
 
 Batched: the distinct ``(sql, default_db)`` pairs of the batch are parsed in Python with
 ``mapInArrow`` (one Arrow batch of texts at a time, each distinct text parsed once), and the
@@ -20,8 +20,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType, StringType, StructField, StructType
 
-from .ingest import INGESTED_COLUMNS, Ingested
-from .schema import EVENT_COLUMNS, EVENT_SCHEMA
+from .schema import EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, Ingested
 
 _RESULT = StructType(
     [
@@ -71,6 +70,8 @@ def analyse_texts(texts: DataFrame) -> DataFrame:
                 except SqlEventsError as err:
                     row["_r_error"] = f"cannot derive the tables from the SQL text: {err}"
                 else:
+                    if a.undecided is not None:  # never a silent APPLY or SKIP on a guessed table list
+                        row["_r_error"] = f"undecided: {a.undecided}"
                     row.update(
                         _r_command=a.command.value,
                         _r_tables=[t.to_dict() for t in a.tables],
@@ -111,6 +112,8 @@ def resolve_sql_tables(df: DataFrame) -> Ingested:
         F.col("_r_error").alias("reason"),
         F.coalesce(F.col("record"), event_json).alias("record"),
         F.lit(None).cast("string").alias("source_file"),
+        F.lit(None).cast("long").alias("line"),
+        F.lit(None).cast("binary").alias("record_bytes"),
     )
     return Ingested(rest.unionByName(resolved), dead)
 

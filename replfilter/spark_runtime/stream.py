@@ -17,17 +17,9 @@ or ``debezium`` JSON) and handles each micro-batch in ``foreachBatch``
    ``Session.update`` (only for filter types not reconfigured meanwhile: a CHANGE REPLICATION
    FILTER resets a type's counter, and the batch was decided by the old rules).
 
-Exactly once. Structured Streaming records a batch's input in the checkpoint's offset log
-before running it and marks it done in the commit log after ``foreachBatch`` returns; after a
-crash the last batch is run again with the same input and the same batch id. So the sink is
-made idempotent per batch id: every output is written to ``<dir>/_tmp/batch_id=N`` first, then
-a manifest ``output_dir/_replfilter/batch_id=N.json`` is written atomically (write + rename),
-then each temporary directory is renamed to ``<dir>/batch_id=N``. A batch run again finds the
-manifest and only finishes the renames — it neither recomputes (the state may have changed
-since) nor writes twice. Without the manifest, nothing of the batch is visible and the
-temporary output is simply overwritten. The manifest records the checkpoint's query id, so an
-output directory written by a different stream (an old checkpoint deleted, batch ids starting
-again at 0) is refused rather than mixed.
+Exactly once: every output is written aside, then a manifest commits the batch, then the outputs
+are renamed into place; a batch run again after a crash only finishes the renames
+(:mod:`.sink`).
 
 Stopping at a batch boundary: :meth:`EventStream.request_stop` waits for a running batch to
 finish and makes any later batch refuse to start (raising, so Spark does not commit it), then
@@ -38,25 +30,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import sys
 import threading
 import time
-import uuid
-from dataclasses import asdict, dataclass, field
-from typing import Callable, TextIO
-from urllib.parse import urlparse
+from dataclasses import dataclass
+from typing import Callable, Sequence, TextIO
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
-from ..core.filters import FilterType
+from ..evaluation.evaluator import with_counts
 from ..server.session import Session
 from ..replica.state import ReplicaState
 from .ingest import (
-    INGESTED_COLUMNS,
-    Ingested,
     lines_fallback,
     mark_event_rows,
     normalize_event_rows,
@@ -67,10 +53,13 @@ from .ingest import (
 )
 from . import literals
 from .known_keys import KnownKeys
-from .schema import DECISION_COLUMNS, EVENT_COLUMNS, EVENT_SCHEMA
+from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, Ingested
+from .sink import BatchOutputs, BatchSink, BatchStats, is_local, join_path, local_path
 from .sql_tables import key_needs_sql, resolve_sql_tables
 from .transform import (
     CODE_COLUMN,
+    HASH_COLUMN,
+    KEY_COLUMNS,
     BatchDecisions,
     collect_keys,
     decide_keys,
@@ -80,6 +69,17 @@ from .transform import (
 )
 
 OUTPUT_COLUMNS = (*INGESTED_COLUMNS, *DECISION_COLUMNS)
+
+
+@dataclass(frozen=True)
+class IngestedBatch:
+    """A batch read and checked (pass 1): its events, its dead letters, its distinct keys with
+    their counts, and the number of dead letters when already known without a count."""
+
+    events: DataFrame
+    dead: DataFrame
+    keys: list
+    dead_count: int | None
 
 
 class StopRequested(RuntimeError):
@@ -108,154 +108,7 @@ class StreamConfig:
 
     @property
     def dead_dir(self) -> str:
-        return self.dead_letter_dir or _join(self.output_dir, "_dead_letter")
-
-
-@dataclass
-class BatchStats:
-    batch_id: int
-    events: int = 0
-    applied: int = 0
-    skipped: int = 0
-    dead: int = 0
-    distinct_keys: int | None = 0
-    """Distinct decision keys of the batch; None when it was decided in one pass (not counted)."""
-    files: int = 0
-    seconds: float = 0.0
-    recovered: bool = False
-    one_pass: bool = False
-    one_pass_missed: bool = False
-    """Tried in one pass, but a row was new (or not valid): decided again by the two passes."""
-    counts: dict[str, dict[str, int]] = field(default_factory=dict)
-    file_names: list[str] = field(default_factory=list)
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> "BatchStats":
-        data = json.loads(text)
-        data.pop("query_id", None)
-        return cls(**data)
-
-
-# --- files: local paths with os, anything else through Hadoop's FileSystem -------------------
-
-
-def _join(base: str, *parts: str) -> str:
-    return "/".join([base.rstrip("/"), *parts])
-
-
-def _is_local(path: str) -> bool:
-    scheme = urlparse(path).scheme
-    return scheme in ("", "file") or len(scheme) == 1  # "C:" on Windows
-
-
-def _local(path: str) -> str:
-    return urlparse(path).path if path.startswith("file:") else path
-
-
-class _Store:
-    """The few file operations the sink needs, atomic renames included."""
-
-    def __init__(self, spark):
-        self._spark = spark
-
-    def _hadoop(self, path: str):
-        jvm = self._spark._jvm
-        p = jvm.org.apache.hadoop.fs.Path(path)
-        return p.getFileSystem(self._spark._jsc.hadoopConfiguration()), p
-
-    def exists(self, path: str) -> bool:
-        if _is_local(path):
-            return os.path.exists(_local(path))
-        fs, p = self._hadoop(path)
-        return bool(fs.exists(p))
-
-    def delete(self, path: str) -> None:
-        if _is_local(path):
-            shutil.rmtree(_local(path), ignore_errors=True)
-            if os.path.isfile(_local(path)):
-                os.remove(_local(path))
-            return
-        fs, p = self._hadoop(path)
-        fs.delete(p, True)
-
-    def rename(self, src: str, dst: str) -> None:
-        """Atomic on POSIX file systems and HDFS (object stores copy; see README)."""
-        if _is_local(src):
-            os.makedirs(os.path.dirname(_local(dst)) or ".", exist_ok=True)
-            os.rename(_local(src), _local(dst))
-            return
-        fs, s = self._hadoop(src)
-        _, d = self._hadoop(dst)
-        fs.mkdirs(d.getParent())
-        if not fs.rename(s, d):
-            raise OSError(f"could not rename {src} to {dst}")
-
-    def write_text(self, path: str, text: str) -> None:
-        """Write atomically: a temporary file renamed into place."""
-        tmp = f"{path}.{uuid.uuid4().hex}.tmp"
-        if _is_local(path):
-            os.makedirs(os.path.dirname(_local(path)) or ".", exist_ok=True)
-            with open(_local(tmp), "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(_local(tmp), _local(path))
-            return
-        fs, p = self._hadoop(tmp)
-        out = fs.create(p, True)
-        out.write(bytearray(text.encode("utf-8")))
-        out.close()
-        self.rename(tmp, path)
-
-    def read_text(self, path: str) -> str | None:
-        if _is_local(path):
-            try:
-                with open(_local(path), encoding="utf-8") as handle:
-                    return handle.read()
-            except FileNotFoundError:
-                return None
-        if not self.exists(path):
-            return None
-        fs, p = self._hadoop(path)
-        stream = fs.open(p)
-        try:
-            return self._spark._jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8")
-        finally:
-            stream.close()
-
-
-# --- counters ----------------------------------------------------------------------------------
-
-
-def counter_update(start: ReplicaState, counts: dict[str, dict[FilterType, int]]) -> Callable[[ReplicaState], ReplicaState]:
-    """A ``Session.update`` function adding a batch's counts to the current state, for each
-    (channel, type) whose rules and statistics are still those the batch was decided with."""
-
-    def change(current: ReplicaState) -> ReplicaState:
-        from dataclasses import replace
-
-        state = current
-        for name, increments in counts.items():
-            before, now = start.channel(name), state.channel(name)
-            if before is None or now is None or not now.configured:
-                continue  # as evaluator.with_counts: an unconfigured channel has no counters
-            kept = {
-                ftype: n
-                for ftype, n in increments.items()
-                if n and _same_slot(before.filters[ftype], now.filters[ftype])
-            }
-            if kept:
-                state = state.with_channel(replace(now, filters=now.filters.with_counts(kept)))
-        return state
-
-    return change
-
-
-def _same_slot(a, b) -> bool:
-    return (a.rules, a.configured_by, a.active_since) == (b.rules, b.configured_by, b.active_since)
+        return self.dead_letter_dir or join_path(self.output_dir, "_dead_letter")
 
 
 # --- the stream --------------------------------------------------------------------------------
@@ -278,7 +131,8 @@ class EventStream:
         self.on_batch = on_batch
         self.on_batch_start: Callable[[int], None] | None = None
         self.progress = progress
-        self.store = _Store(spark)
+        self.sink = BatchSink(spark, config.output_dir, config.dead_dir, config.skipped_dir, config.checkpoint_dir)
+        self.store = self.sink.store
         self.query = None
         self.batches: list[BatchStats] = []
         self.running_batch: int | None = None
@@ -299,15 +153,17 @@ class EventStream:
         if c.input_format == "parquet":
             df = reader.schema(EVENT_SCHEMA).parquet(c.events_dir)
         elif c.input_format in ("json", "debezium"):
-            df = reader.text(c.events_dir)
+            df = reader.option("lineSep", "\n").text(c.events_dir)  # only a line feed ends a line
         else:
             raise ValueError(f"unknown input format {c.input_format!r}")
-        return df.withColumn("_file", F.col("_metadata.file_path"))
+        return df.withColumn("_file", F.col("_metadata.file_path")).withColumn("_block", F.col("_metadata.file_block_start"))
 
-    def _ingest_checked(self, marked: DataFrame, fallback: Callable[[DataFrame], Ingested], state: ReplicaState, keep):
+    def _ingest_checked(
+        self, marked: DataFrame, fallback: Callable[[DataFrame], Ingested], state: ReplicaState, keep
+    ) -> "IngestedBatch":
         """Rows checked natively (``_ok``: Parquet rows, or parsed JSON lines): pass 1 groups by
         the key and the check, so one scan gives the keys and whether there are bad rows at all;
-        only when there are (or foreign channels) does anything else run — ``fallback``, the
+        only when there are (among them records of channels the replica lacks) does anything else run — ``fallback``, the
         reference reader on the rows the check did not accept, among them; its results are kept
         (``keep``), so that it runs once for every output of the batch."""
         c = self.config
@@ -315,7 +171,7 @@ class EventStream:
         good = marked.where(F.col("_ok")).select(*INGESTED_COLUMNS)
         clean = all(row["_ok"] for row in rows)
         if clean:
-            ingested = Ingested(good, _empty_dead(self.spark))
+            ingested = Ingested(good, self.spark.createDataFrame([], DEAD_LETTER_SCHEMA))
         else:
             checked = fallback(marked)
             ingested = Ingested(good.unionByName(checked.events), checked.dead)
@@ -323,17 +179,22 @@ class EventStream:
         if c.relay_channel is not None and channels - {c.relay_channel}:
             ingested = _claim_relay_events(ingested, c.relay_channel)
             clean = False
-        if channels - set(state.channel_names):
-            ingested = split_unknown_channels(ingested, state)
-            clean = False
+        # (a record of a channel the replica lacks failed the native check: ``fallback`` made it
+        # a dead letter, line and file kept)
         if clean:
-            return ingested.events, ingested.dead, _merge_keys(rows), 0
-        events, dead = keep(ingested.events), keep(ingested.dead)
-        return events, dead, collect_keys(events), None
+            return IngestedBatch(ingested.events, ingested.dead, _merge_keys(rows), dead_count=0)
+        events = keep(ingested.events)
+        return IngestedBatch(events, keep(ingested.dead), collect_keys(events), dead_count=None)
 
-    def _marked(self, df: DataFrame) -> DataFrame:
+    def _marked(self, df: DataFrame, channels: Sequence[str] | None = None) -> DataFrame:
         """Parquet rows checked natively (``_ok``), relay log channels claimed."""
-        return self._relay(mark_event_rows(df, source_col="_file"))
+        return self._relay(mark_event_rows(df, source_col="_file", channels=channels))
+
+    def _channels(self, state: ReplicaState) -> tuple[str, ...] | None:
+        """The channels events may name, checked as the records are read (so that a record of
+        another channel is a dead letter with its line and file); None in a relay log, whose
+        foreign channels are claimed after reading."""
+        return None if self.config.relay_channel is not None else tuple(state.channel_names)
 
     def _relay(self, marked: DataFrame) -> DataFrame:
         """In a relay log, an event that names no channel is this channel's."""
@@ -348,7 +209,9 @@ class EventStream:
         the cache, not the files."""
         return self.config.one_pass and self.config.input_format == "parquet"
 
-    def _decide_in_one_pass(self, df: DataFrame, state: ReplicaState, outputs) -> tuple[BatchDecisions | None, bool]:
+    def _decide_in_one_pass(
+        self, df: DataFrame, state: ReplicaState, outputs: BatchOutputs
+    ) -> tuple[BatchDecisions | None, bool]:
         """Write a Parquet batch's outputs in one pass over remembered keys (:mod:`.known_keys`):
         the decisions, or None when not tried or when the batch has a row this cannot decide
         (its output is then written again); and whether it was tried."""
@@ -367,12 +230,12 @@ class EventStream:
             kept = frame.where(F.col(CODE_COLUMN).isin(plan.codes(decision)))
             return with_outcome_columns(kept, list(INGESTED_COLUMNS), plan.decisions)
 
-        self._write(rewrite_databases(only(observed, "APPLY")).select(*OUTPUT_COLUMNS), outputs[0][0])
+        self.sink.write(rewrite_databases(only(observed, "APPLY")).select(*OUTPUT_COLUMNS), outputs.applied)
         decisions = plan.counted(observation.get, state)
         if decisions is None:
             self.known_keys.missed()
-        elif self.config.skipped_dir:
-            self._write(only(coded, "SKIP").select(*OUTPUT_COLUMNS), outputs[2][0])
+        elif outputs.skipped is not None:
+            self.sink.write(only(coded, "SKIP").select(*OUTPUT_COLUMNS), outputs.skipped)
         return decisions, True
 
     def ingest(self, df: DataFrame, state: ReplicaState, keep=None) -> Ingested:
@@ -412,58 +275,12 @@ class EventStream:
         if self.on_batch is not None:
             self.on_batch(stats)
 
-    def _manifest_path(self, batch_id: int) -> str:
-        return _join(self.config.output_dir, "_replfilter", f"batch_id={batch_id}.json")
-
-    def _outputs(self, batch_id: int) -> list[tuple[str, str]]:
-        """(temporary, final) directory per output of this batch."""
-        c = self.config
-        dirs = [c.output_dir, c.dead_dir] + ([c.skipped_dir] if c.skipped_dir else [])
-        return [(_join(d, "_tmp", f"batch_id={batch_id}"), _join(d, f"batch_id={batch_id}")) for d in dirs]
-
-    def batch_files(self, batch_id: int) -> list[str]:
-        """The files of batch ``batch_id``, from the file source's log in the checkpoint (written
-        before the batch runs): ``sources/0/N``, or ``N.compact`` every tenth batch."""
-        base = _join(self.config.checkpoint_dir, "sources", "0")
-        for name, only_this in ((str(batch_id), False), (f"{batch_id}.compact", True)):
-            text = self.store.read_text(_join(base, name))
-            if text is None:
-                continue
-            files = []
-            for line in text.splitlines()[1:]:  # the first line is the log version ("v1")
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue
-                if not only_this or entry.get("batchId") == batch_id:
-                    files.append(entry.get("path", ""))
-            return sorted(files)
-        return []
-
-    def query_id(self) -> str:
-        """The checkpoint's query id (stable across restarts of the same checkpoint)."""
-        if self._query_id is None:
-            text = self.store.read_text(_join(self.config.checkpoint_dir, "metadata"))
-            self._query_id = json.loads(text)["id"] if text else "no-checkpoint"
-        return self._query_id
-
     def _process(self, df: DataFrame, batch_id: int) -> BatchStats:
         started = time.perf_counter()
-        manifest_path = self._manifest_path(batch_id)
-        manifest = self.store.read_text(manifest_path)
-        if manifest is not None:
-            data = json.loads(manifest)
-            if data.get("query_id") != self.query_id():
-                raise RuntimeError(
-                    f"{self.config.output_dir} already holds batch {batch_id} of another stream "
-                    f"(query {data.get('query_id')}, this checkpoint is query {self.query_id()}): "
-                    "use an empty output directory with a new checkpoint"
-                )
-            self._finish_renames(batch_id)
-            stats = BatchStats.from_json(manifest)
-            stats.recovered = True
-            stats.seconds = time.perf_counter() - started
-            return stats
+        recorded = self.sink.recorded(batch_id)
+        if recorded is not None:
+            recorded.seconds = time.perf_counter() - started
+            return recorded
 
         state = self.session.state  # the state at the start of this batch
         persisted: list[DataFrame] = []
@@ -476,8 +293,8 @@ class EventStream:
             return frame
 
         try:
-            file_names = self.batch_files(batch_id)
-            outputs = self._outputs(batch_id)
+            file_names = self.sink.batch_files(batch_id)
+            outputs = self.sink.outputs(batch_id)
             decisions, tried = self._decide_in_one_pass(df, state, outputs)
             one_pass = decisions is not None
             if one_pass:
@@ -491,62 +308,54 @@ class EventStream:
                 frame.unpersist()
         stats = self._stats(batch_id, decisions, dead_count, file_names, one_pass)
         stats.one_pass_missed = tried and not one_pass
-        record = json.loads(stats.to_json())
-        record["query_id"] = self.query_id()
-        self.store.write_text(manifest_path, json.dumps(record, sort_keys=True))
-        self._finish_renames(batch_id)
+        self.sink.commit(stats)
         if decisions.counts:
-            self.session.update(counter_update(state, decisions.counts))
+            counts = decisions.counts
+            self.session.update(lambda current: with_counts(current, counts, decided_with=state))
         stats.seconds = time.perf_counter() - started
         return stats
 
-    def _decide_in_two_passes(self, df: DataFrame, state: ReplicaState, outputs, keep) -> tuple[BatchDecisions, int]:
+    def _decide_in_two_passes(
+        self, df: DataFrame, state: ReplicaState, outputs: BatchOutputs, keep
+    ) -> tuple[BatchDecisions, int]:
         """Ingest, count the keys (pass 1), decide them, write the outputs (pass 2)."""
         if self.config.input_format == "parquet":
-            events, dead, keys, dead_known = self._ingest_checked(self._marked(df), rows_fallback, state, keep)
+            channels = self._channels(state)
+            batch = self._ingest_checked(
+                self._marked(df, channels), lambda marked: rows_fallback(marked, channels), state, keep
+            )
         elif self.config.input_format == "json":
             # Kept without the lines' text (+0.3 s per 625,000 lines to cache, against +1.3 s
             # with it): only lines the native check refuses need it, and a batch that has any
             # parses its lines again for them.
-            parsed = parse_event_lines(df, source_col="_file").parsed
-            kept = keep(parsed.drop("_record"))
-            events, dead, keys, dead_known = self._ingest_checked(
-                self._relay(kept), lambda _kept: lines_fallback(parsed), state, keep
+            channels = self._channels(state)
+            read = parse_event_lines(df, source_col="_file", channels=channels)
+            parsed = read.parsed
+            kept = keep(parsed.drop("_record", "_pos", "_block"))
+            batch = self._ingest_checked(
+                self._relay(kept), lambda _kept: lines_fallback(parsed, channels, read.lines), state, keep
             )
         else:
             ingested = self.ingest(df, state, keep)
-            events, dead = keep(ingested.events), ingested.dead
-            keys = collect_keys(events)
-            dead_known = None
+            events = keep(ingested.events)
+            batch = IngestedBatch(events, ingested.dead, collect_keys(events), dead_count=None)
+        events, dead, keys, dead_count = batch.events, batch.dead, batch.keys, batch.dead_count
         if any(key_needs_sql(row) for row in keys):
             resolved = resolve_sql_tables(events)
             events, dead = keep(resolved.events), dead.unionByName(resolved.dead)
             keys = collect_keys(events)
-            dead_known = None
+            dead_count = None
         decisions = decide_keys(keys, state)
         applied = rewrite_databases(join_decisions(events, decisions, only="APPLY")).select(*OUTPUT_COLUMNS)
-        self._write(applied, outputs[0][0])
-        dead_count = dead_known if dead_known is not None else dead.count()
+        self.sink.write(applied, outputs.applied)
+        if dead_count is None:
+            dead_count = dead.count()
         if dead_count:
-            self._write(dead, outputs[1][0])
-        if self.config.skipped_dir:
+            self.sink.write(dead, outputs.dead)
+        if outputs.skipped is not None:
             skipped = join_decisions(events, decisions, only="SKIP").select(*OUTPUT_COLUMNS)
-            self._write(skipped, outputs[2][0])
+            self.sink.write(skipped, outputs.skipped)
         return decisions, dead_count
-
-    def _write(self, frame: DataFrame, path: str, count: bool = False) -> int:
-        self.store.delete(path)
-        frame.write.mode("overwrite").parquet(path)
-        if count:
-            return self.spark.read.parquet(path).count()
-        return 0
-
-    def _finish_renames(self, batch_id: int) -> None:
-        for tmp, final in self._outputs(batch_id):
-            if self.store.exists(final):
-                continue
-            if self.store.exists(tmp):
-                self.store.rename(tmp, final)
 
     @staticmethod
     def _stats(batch_id: int, decisions: BatchDecisions, dead: int, file_names: list[str], one_pass: bool) -> BatchStats:
@@ -567,7 +376,6 @@ class EventStream:
         self._files_done += stats.files
         if self.progress is None:
             return
-        rate = stats.events / stats.seconds if stats.seconds > 0 else 0.0
         of = f"/{self._total_files}" if self._total_files else ""
         note = (
             " (already written before a restart)" if stats.recovered
@@ -578,7 +386,7 @@ class EventStream:
         line = (
             f"batch {stats.batch_id}: {stats.events:,} events: {stats.applied:,} applied, "
             f"{stats.skipped:,} skipped, {stats.dead:,} dead letters; files {self._files_done}{of}; "
-            f"{stats.seconds:.1f} s, {rate:,.0f} events/s{note}"
+            f"{stats.seconds:.1f} s{_rate(stats)}{note}"
         )
         self.progress.write(line + "\n")
         self.progress.flush()
@@ -588,9 +396,9 @@ class EventStream:
     def start(self, available_now: bool = False):
         """Start the query (returns at once). ``available_now``: process what is there, then end."""
         c = self.config
-        if available_now and _is_local(c.events_dir) and os.path.isdir(_local(c.events_dir)):
+        if available_now and is_local(c.events_dir) and os.path.isdir(local_path(c.events_dir)):
             self._total_files = sum(
-                1 for name in os.listdir(_local(c.events_dir)) if not name.startswith((".", "_"))
+                1 for name in os.listdir(local_path(c.events_dir)) if not name.startswith((".", "_"))
             )
         writer = self.source().writeStream.foreachBatch(self.process_batch).option("checkpointLocation", c.checkpoint_dir)
         if c.query_name:
@@ -631,18 +439,21 @@ class EventStream:
         return self._stop
 
 
-def _empty_dead(spark) -> DataFrame:
-    from .schema import DEAD_LETTER_SCHEMA
+RATE_MIN_EVENTS = 1_000
+"""A batch's rate is shown from this many events: below, the fixed cost of a batch (a Spark job or
+two) is all it would measure."""
 
-    return spark.createDataFrame([], DEAD_LETTER_SCHEMA)
+
+def _rate(stats: BatchStats) -> str:
+    if stats.events < RATE_MIN_EVENTS or stats.seconds <= 0:
+        return ""
+    return f", {stats.events / stats.seconds:,.0f} events/s"
 
 
 def _merge_keys(rows) -> list[dict]:
     """Key rows grouped with extra columns (_ok, _source) -> one row per key, counts summed."""
-    from .transform import HASH_COLUMN, KEY_COLUMNS
-
     merged: dict[tuple, dict] = {}
-    if all(_value(row, "_ok") for row in rows):  # nothing to merge: drop the flag
+    if all(row["_ok"] for row in rows):  # nothing to merge: drop the flag
         out = []
         for row in rows:
             values = row.asDict(recursive=True) if hasattr(row, "asDict") else dict(row)
@@ -661,10 +472,6 @@ def _merge_keys(rows) -> list[dict]:
     return list(merged.values())
 
 
-def _value(row, name: str):
-    return row[name]
-
-
 def _claim_relay_events(ingested: Ingested, channel: str) -> Ingested:
     """Events in channel ``channel``'s relay log: no channel named -> this channel; another
     channel named -> dead letter (a relay log belongs to one channel)."""
@@ -677,10 +484,10 @@ def _claim_relay_events(ingested: Ingested, channel: str) -> Ingested:
         F.concat(F.lit("event for channel '"), named, F.lit(f"' in the relay log of channel '{channel}'")).alias("reason"),
         F.coalesce(F.col("record"), event_json).alias("record"),
         F.lit(None).cast("string").alias("source_file"),
+        F.lit(None).cast("long").alias("line"),
+        F.lit(None).cast("binary").alias("record_bytes"),
     )
     return Ingested(claimed, ingested.dead.unionByName(foreign))
 
 
-__all__ = ["BatchStats", "EventStream", "StopRequested", "StreamConfig", "counter_update"]
-
-_ = sys  # progress defaults to sys.stderr in the CLI
+__all__ = ["BatchStats", "EventStream", "StopRequested", "StreamConfig"]

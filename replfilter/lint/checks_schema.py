@@ -1,0 +1,248 @@
+"""Checks that need the sources' schema (``--schema``, LOAD SCHEMA): rules that match nothing
+(RF601, typos, with the closest name as fix; RF304 when only letter case differs), tables a do
+and an ignore rule both match (RF602), what each rule admits or drops (RF603), and, with a
+workload, statements that would stop the replica because a table they use is not on it (RF604).
+
+Tables are taken as row events see them (mysql-filter-evaluation.md, section 3.4): each source
+table's database rewritten by the first matching rewrite rule, then decided by the evaluator.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter, defaultdict
+from typing import Iterator
+
+from ..core.filters import FilterType, Rule
+from ..evaluation.evaluator import compile_filters, decide_compiled
+from ..evaluation.events import RowEvent
+from ..replica.catalog import Catalog
+from .context import View
+from .findings import Finding
+from .patterns import KnownMatches
+
+FT = FilterType
+
+
+class SchemaTables:
+    """A channel's source tables, as (rewritten db, table) pairs, and the names rules compare."""
+
+    def __init__(self, view: View, catalog: Catalog) -> None:
+        compiled = compile_filters(view.filters, view.collation)
+        self.sources: list[tuple[str, str]] = []
+        self.tables: list[tuple[str, str]] = []
+        self.rewritten_dbs: dict[str, str] = {}
+        for db in catalog.databases():
+            rewrite = compiled.rewrite_db(db)
+            target = rewrite[1] if rewrite else db
+            self.rewritten_dbs[view.key(target)] = target
+            for table in catalog.tables(db):
+                self.sources.append((db, table.name))
+                self.tables.append((target, table.name))
+        self.source_dbs = {view.key(db): db for db in catalog.databases()}
+        self.keys = {view.key(f"{db}.{t}"): f"{db}.{t}" for db, t in self.tables}
+        self.tables_by_db: dict[str, list[str]] = defaultdict(list)
+        for db, t in self.tables:
+            self.tables_by_db[view.key(db)].append(f"{db}.{t}")
+        self._pass(view, compiled)
+
+    def _pass(self, view: View, compiled) -> None:
+        """One walk over the tables: the wild patterns each matches, and the evaluator's
+        decision for its row event -- decided with the matches already known, so 50,000 tables
+        cost 50,000 lookups, not 50,000 runs of a 1,000-pattern alternation."""
+        do_index, ignore_index = view.wild_index(FT.WILD_DO_TABLE), view.wild_index(FT.WILD_IGNORE_TABLE)
+        self.unmatched = {FT.WILD_DO_TABLE: set(range(len(do_index.patterns))),
+                          FT.WILD_IGNORE_TABLE: set(range(len(ignore_index.patterns)))}
+        self.first_do: list[str | None] = []
+        self.first_ignore: list[str | None] = []
+        self.decisions: list = []
+        seen_dbs: set[str] = set()
+        variants: dict[tuple, object] = {}
+        for (source_db, table), (db, _same) in zip(self.sources, self.tables):
+            subject = f"{db}.{table}"
+            do_hits, ignore_hits = do_index.match_indices(subject), ignore_index.match_indices(subject)
+            self.unmatched[FT.WILD_DO_TABLE].difference_update(do_hits)
+            self.unmatched[FT.WILD_IGNORE_TABLE].difference_update(ignore_hits)
+            if db not in seen_dbs:  # database statements are matched against "db."
+                seen_dbs.add(db)
+                self.unmatched[FT.WILD_DO_TABLE].difference_update(do_index.match_indices(f"{db}."))
+                self.unmatched[FT.WILD_IGNORE_TABLE].difference_update(ignore_index.match_indices(f"{db}."))
+            first_do = do_index.patterns[do_hits[0]] if do_hits else None
+            first_ignore = ignore_index.patterns[ignore_hits[0]] if ignore_hits else None
+            self.first_do.append(first_do)
+            self.first_ignore.append(first_ignore)
+            known = variants.get((first_do, first_ignore))
+            if known is None:
+                known = variants[(first_do, first_ignore)] = compiled.with_wild_lists(
+                    KnownMatches(first_do, bool(do_index.patterns)), KnownMatches(first_ignore, bool(ignore_index.patterns)))
+            self.decisions.append(decide_compiled(known, RowEvent(view.channel, source_db, table)))
+
+
+def _closest(name: str, candidates: list[str]) -> str | None:
+    """The name a typo probably meant: same first letter, length within 3, close by difflib."""
+    candidates = [c for c in candidates if c[:1] == name[:1] and abs(len(c) - len(name)) <= 3]
+    found = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
+    return found[0] if found else None
+
+
+def check_rules_match_nothing(view: View, schema: SchemaTables) -> Iterator[Finding]:
+    """RF601 (and RF304 for a letter-case-only miss under lower_case_table_names=0)."""
+    lower_dbs = {db.lower(): db for db in schema.rewritten_dbs.values()}
+    lower_keys = {k.lower(): v for k, v in schema.keys.items()}
+    for ftype in (FT.DO_DB, FT.IGNORE_DB):
+        for rule in view.rules(ftype):
+            if view.key(str(rule)) in schema.rewritten_dbs:
+                continue
+            yield _missing(view, ftype, rule, "database", lower_dbs.get(str(rule).lower()),
+                           _closest(str(rule), sorted(schema.rewritten_dbs.values())))
+    for ftype in (FT.DO_TABLE, FT.IGNORE_TABLE):
+        for rule in view.rules(ftype):
+            if view.key(str(rule)) in schema.keys:
+                continue
+            db = str(rule).partition(".")[0]
+            same_db = schema.tables_by_db.get(view.key(db))
+            candidates = same_db if same_db else [f"{d}.{str(rule).partition('.')[2]}" for d in schema.rewritten_dbs.values()]
+            yield _missing(view, ftype, rule, "table", lower_keys.get(str(rule).lower()), _closest(str(rule), sorted(candidates)))
+    for ftype in (FT.WILD_DO_TABLE, FT.WILD_IGNORE_TABLE):
+        patterns = view.wild_index(ftype).patterns
+        for position in sorted(schema.unmatched[ftype]):
+            rule = patterns[position]
+            yield Finding(view.channel, "RF601", f"{ftype.keyword} '{rule}' matches no table of the schema (a typo?)", ftype, rule)
+    for rule in view.rules(FT.REWRITE_DB):
+        source = rule[0]  # type: ignore[index]
+        if view.key(source) not in schema.source_dbs:
+            yield Finding(view.channel, "RF601",
+                          f"REPLICATE_REWRITE_DB from '{source}': the schema has no database '{source}' (a typo?)",
+                          FT.REWRITE_DB, rule)
+
+
+def _missing(view: View, ftype: FilterType, rule: Rule, what: str, case_twin: str | None, close: str | None) -> Finding:
+    if case_twin is not None and not view.collation.case_insensitive:
+        return Finding(view.channel, "RF304",
+                       f"{ftype.keyword} '{rule}' matches no {what} of the schema, which has '{case_twin}': under "
+                       f"lower_case_table_names=0 letter case must match",
+                       ftype, rule, view.fix({ftype: view.replaced(ftype, rule, [case_twin])}))
+    fix = view.fix({ftype: view.replaced(ftype, rule, [close])}) if close is not None else None
+    hint = f"; '{close}' exists" if close is not None else ""
+    return Finding(view.channel, "RF601", f"{ftype.keyword} '{rule}' matches no {what} of the schema (a typo?){hint}",
+                   ftype, rule, fix)
+
+
+def _first_hit(view: View, db: str, table: str, db_type: FilterType, table_type: FilterType,
+               wild_type: FilterType, first_wild: str | None) -> tuple | None:
+    """The first rule of one kind (do or ignore) that names this table: database, exact table,
+    then wild pattern (``first_wild``, found by the schema pass)."""
+    if view.key(db) in view.keys(db_type):
+        return (db_type, db)
+    if view.key(f"{db}.{table}") in view.keys(table_type):
+        return (table_type, f"{db}.{table}")
+    if first_wild is not None:
+        return (wild_type, first_wild)
+    return None
+
+
+def check_do_and_ignore(view: View, schema: SchemaTables) -> Iterator[Finding]:
+    """RF602: tables that a do rule and an ignore rule both match; one finding per pair of
+    rules, with how many tables and which way the evaluator decides them."""
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    has_do = any(view.rules(t) for t in (FT.DO_DB, FT.DO_TABLE, FT.WILD_DO_TABLE))
+    has_ignore = any(view.rules(t) for t in (FT.IGNORE_DB, FT.IGNORE_TABLE, FT.WILD_IGNORE_TABLE))
+    if not (has_do and has_ignore):
+        return
+    for position, (db, table) in enumerate(schema.tables):
+        do = _first_hit(view, db, table, FT.DO_DB, FT.DO_TABLE, FT.WILD_DO_TABLE, schema.first_do[position])
+        ignore = _first_hit(view, db, table, FT.IGNORE_DB, FT.IGNORE_TABLE, FT.WILD_IGNORE_TABLE, schema.first_ignore[position])
+        if do is not None and ignore is not None:
+            groups[(*do, *ignore)].append(position)
+    for (do_type, do, ignore_type, ignore), positions in groups.items():
+        db, table = schema.tables[positions[0]]
+        verdict = "replicated" if schema.decisions[positions[0]].applied else "skipped"
+        yield Finding(
+            view.channel, "RF602",
+            f"{len(positions)} table(s) of the schema (e.g. {db}.{table}) match both {do_type.keyword} '{do}' and "
+            f"{ignore_type.keyword} '{ignore}'; the evaluator's order decides: they are {verdict}",
+            ignore_type, ignore,
+        )
+
+
+def check_rule_effect(view: View, schema: SchemaTables) -> Iterator[Finding]:
+    """RF603: per rule, the schema tables it admits or drops; per channel, the total."""
+    counts: Counter = Counter()
+    applied = by_default = 0
+    for decision in schema.decisions:
+        applied += decision.applied
+        if decision.filter_type is None:
+            by_default += 1
+        else:
+            counts[(decision.filter_type, decision.rule, decision.applied)] += 1
+    total = len(schema.sources)
+    yield Finding(view.channel, "RF603",
+                  f"replicates {applied} of the schema's {total} tables ({by_default} decided by no rule, by the defaults)")
+    for (ftype, rule, admits), n in sorted(counts.items(), key=lambda item: (item[0][0].value, str(item[0][1]))):
+        stored = next((r for r in view.rules(ftype) if str(r) == rule or f"({r[0]},{r[1]})" == rule), rule) if ftype is FT.REWRITE_DB else rule
+        yield Finding(view.channel, "RF603", f"{'admits' if admits else 'drops'} {n} of the schema's {total} tables", ftype, stored)
+
+
+def check_statements_that_stop(view: View, workload, replica: Catalog | None) -> Iterator[Finding]:
+    """RF604: the first workload statement, per binlog format, that the channel applies and
+    that the replica cannot run -- a table the filters kept off it (error 1146), or DDL its
+    catalog refuses. The replica's catalog follows the applied DDL of the workload, and the
+    error is the evaluation layer's (``applier_errors``, ``schema_follow``): one answer for
+    EXPLAIN, ``replfilter evaluate`` and the lint."""
+    from dataclasses import replace
+
+    from ..evaluation.applier_errors import applier_error, error_text
+    from ..evaluation.schema_follow import CatalogFollower
+
+    if replica is None:
+        return
+    compiled = compile_filters(view.filters, view.collation)
+    for fmt in ("STATEMENT", "ROW"):
+        follower = CatalogFollower(replica)
+        for statement in workload.statements:
+            stop = None
+            for event in (statement.statement_events if fmt == "STATEMENT" else statement.row_events):
+                event = replace(event, channel=view.channel)
+                decision = decide_compiled(compiled, event)
+                stop = follower.applied(event, decision.applied, decision.rewritten_db) or applier_error(
+                    event, decision.decision, decision.db, follower)
+                if stop is not None:
+                    break
+            if stop is not None:
+                sql = statement.sql if len(statement.sql) <= 80 else statement.sql[:77] + "..."
+                yield Finding(
+                    view.channel, "RF604",
+                    f"{workload.path}, line {statement.line}: under {fmt} format `{sql}` passes the filters and "
+                    f"the replica's SQL thread would stop with {error_text(stop)}",
+                    decision.filter_type, decision.rule, location=(workload.path, statement.line),
+                )
+                break  # the applier stops at the first one
+
+
+__all__ = ["SchemaTables", "check_do_and_ignore", "check_rule_effect", "check_rules_match_nothing",
+           "check_statements_that_stop"]
+
+
+def check_shared_tables(passes: dict[str, SchemaTables], collation_key) -> Iterator[Finding]:
+    """RF403 with a schema: replica tables (after rewrites) that several channels apply rows
+    to, counted per pair of channels, from the evaluator's decisions on each source's tables."""
+    writers: dict[str, list[str]] = defaultdict(list)
+    names: dict[str, str] = {}
+    for channel, schema in passes.items():
+        for (db, table), decision in zip(schema.tables, schema.decisions):
+            if decision.applied:
+                key = collation_key(f"{db}.{table}")
+                names.setdefault(key, f"{db}.{table}")
+                if not writers[key] or writers[key][-1] != channel:
+                    writers[key].append(channel)
+    pairs: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for key, channels in writers.items():
+        for i, later in enumerate(channels):
+            for earlier in channels[:i]:
+                pairs[(earlier, later)].append(names[key])
+    for (earlier, later), tables in pairs.items():
+        yield Finding(
+            later, "RF403",
+            f"channels '{earlier}' and '{later}' both apply rows to {len(tables)} table(s) of the schema "
+            f"(e.g. {tables[0]}): two sources would write them",
+        )
