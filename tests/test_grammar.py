@@ -1183,6 +1183,7 @@ def test_every_84_source_option_parses(option: str) -> None:
 @pytest.mark.parametrize("option", [
     "REQUIRE_TABLE_PRIMARY_KEY_CHECK = MAYBE", "ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = ON", "SOURCE_SSL = 'yes'",
     "SOURCE_HOST = h", "SOURCE_PORT = 1.5", "IGNORE_SERVER_IDS = 1", "SOURCE_SSL_CA = NULL", "NO_SUCH_OPTION = 1",
+    "GTID_ONLY = 2", "SOURCE_CONNECTION_AUTO_FAILOVER = 5",
 ])
 def test_source_option_values_of_the_wrong_kind_are_syntax_errors(option: str) -> None:
     assert error_of(f"CHANGE REPLICATION SOURCE TO {option}").code == 1064
