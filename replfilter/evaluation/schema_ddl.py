@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator, Sequence
 
+from ..dialect.lexical import expand_executable_comments
 from ..core.errors import MySQLError
 from ..core.filters import fold_case
 from ..core.version import DEFAULT_VERSION
@@ -265,45 +266,11 @@ def _body_columns(body: str) -> tuple[str, ...] | None:
     raise _SyntaxError
 
 
-_VERSIONED = re.compile(r"""'(?:[^'\\]+|\\.|'')*'|"(?:[^"\\]+|\\.|"")*"|`(?:[^`]+|``)*`|/\*!(\d{5})?|\*/""", re.S)
-
-
 def execute_versioned_comments(sql: str, version: int = SERVER_VERSION_ID) -> str:
     """The text the server executes: ``/*!NNNNN ... */`` opened up when NNNNN <= ``version``
-    (or has no number), dropped otherwise; quotes are respected. The markers become blanks so
-    offsets and line numbers stay where they were."""
-    if "/*!" not in sql:
-        return sql
-    out: list[str] = []
-    last = 0
-    skipping_from: int | None = None
-    inside = False
-    for match in _VERSIONED.finditer(sql):
-        text = match.group(0)
-        if text.startswith("/*!"):
-            if inside:
-                continue                        # MySQL does not nest versioned comments
-            inside = True
-            number = match.group(1)
-            if number is not None and int(number) > version:
-                out.append(sql[last:match.start()])
-                skipping_from = match.start()
-            else:
-                out.append(sql[last:match.start()] + " " * len(text))
-            last = match.end()
-        elif text == "*/":
-            if not inside:
-                continue
-            inside = False
-            if skipping_from is not None:
-                out.append(" ")
-                skipping_from = None
-            else:
-                out.append(sql[last:match.start()] + "  ")
-            last = match.end()
-    if skipping_from is None:
-        out.append(sql[last:])
-    return "".join(out)
+    (or has no number), blanked otherwise; the dialect's one reading of executable comments
+    (``replfilter.dialect.lexical``), shared with scripts and the shell."""
+    return expand_executable_comments(sql, version)
 
 
 @lru_cache(maxsize=16)
