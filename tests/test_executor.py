@@ -1361,3 +1361,13 @@ def test_positions_with_auto_position_give_1776() -> None:
     replica.run("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', SOURCE_AUTO_POSITION = 1")
     assert replica.fails("CHANGE REPLICATION SOURCE TO SOURCE_LOG_FILE = 'b.1'") == ER_1776
     replica.run("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 0, SOURCE_LOG_FILE = 'b.1'")
+
+
+def test_use_statement_sets_the_sessions_default_database() -> None:
+    replica = Replica()
+    assert replica.session.default_database is None
+    replica.run("USE `my db`")
+    assert replica.session.default_database == "my db"
+    explained = replica.run("EXPLAIN REPLICATION OF 'INSERT INTO t VALUES (1)' FORMAT STATEMENT")
+    assert "db=my db" in str(explained.rows[0])  # type: ignore[union-attr]
+    assert replica.fails("USE").code == 1064

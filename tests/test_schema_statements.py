@@ -224,3 +224,19 @@ def test_a_corrupt_catalog_file_is_an_error_naming_it(tmp_path: Path):
     (tmp_path / "replica_catalog.json").write_text("{")
     status, _out, err = run(["--datadir", str(tmp_path), "-e", "SHOW DATABASES"])
     assert status == 1 and "replica_catalog.json" in err and "Corrupt" in err
+
+
+def test_schema_prefix_colon_alone_is_the_default_channels_source():
+    status, out, err = run([f"--schema=:{NODATA}", "-e", "SHOW DATABASES"])
+    assert status == 0 and err == "" and out.split() == ["Database", "shop"]
+
+
+def test_every_front_end_takes_schema():
+    for command in (["evaluate", "--help"], ["stream", "--help"]):
+        out, err = io.StringIO(), io.StringIO()
+        with pytest.raises(SystemExit):
+            import contextlib
+
+            with contextlib.redirect_stdout(out):
+                cli.main(command, stdout=out, stderr=err)
+        assert "--schema" in out.getvalue(), command

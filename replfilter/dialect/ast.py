@@ -162,6 +162,13 @@ class SelectPerformanceSchema:
 
 
 @dataclass(frozen=True)
+class UseDatabase:
+    """``USE db``: the session's default database (EXPLAIN REPLICATION's, when it names none)."""
+
+    database: str
+
+
+@dataclass(frozen=True)
 class ShowReplicas:
     """``SHOW REPLICAS``; ``legacy`` for 8.0's ``SHOW SLAVE HOSTS`` (its column names)."""
 
@@ -239,6 +246,7 @@ Statement = Union[
     SelectPerformanceSchema,
     SelectVariables,
     ShowReplicas,
+    UseDatabase,
     ShowWarnings,
     ExplainReplication,
     ReplayEvents,
