@@ -660,6 +660,10 @@ def test_banner_and_status_show_the_simulated_version(shell):
     assert "replfilter " in run.out and "a simulated MySQL 8.0.40 replica (replication filters)" in run.out
     run = shell("status" + ENTER, session=Session())
     assert "a simulated MySQL 8.4.3 replica (replication filters)" in run.out
+    shell_object = Shell(Session(ReplicaState.fresh(version=ServerVersion.MYSQL_8_0)), ShellSettings(history=False),
+                         io.StringIO(), io.StringIO(), environ={})
+    shell_object.prompt_template = "v\\v> "
+    assert shell_object.prompt_text() == "v8.0.40> "
 
 
 def test_warnings_and_nowarning(shell):
