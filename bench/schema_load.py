@@ -15,7 +15,7 @@ wall time measures the neighbours too.
   schema with and without a large data section (one-line extended INSERTs, as mysqldump writes
   them): the peak must not grow with the data section.
 
-    python bench/schema_load.py [--tables 50000] [--data-mb 200]
+    python bench/schema_load.py [--tables 50000] [--data-mb 1000] [--data-tables 1000]
 
 Target (issue): >= 5,000 tables/s on the 50,000-table dump.
 """
@@ -137,7 +137,7 @@ def with_rules() -> ReplicaState:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tables", type=int, default=50_000)
-    parser.add_argument("--data-mb", type=int, default=200)
+    parser.add_argument("--data-mb", type=int, default=1000, help="data section size (at least one ~1 MB line per table)")
     parser.add_argument("--data-tables", type=int, default=1_000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

@@ -419,3 +419,30 @@ def test_bytes_that_are_not_utf8_show_as_the_server_shows_them(tmp_path: Path) -
     ran = subprocess.run([sys.executable, "-m", "replfilter"], input=b"SHOW \xff WARNINGS;\n", capture_output=True, timeout=60)
     assert b"near '\\xFF WARNINGS' at line 1" in ran.stderr
     assert b"udc" not in ran.stderr
+
+
+def test_executable_comments_in_a_script(tmp_path: Path) -> None:
+    script = write(tmp_path, "ec.sql", "/*!80000 SELECT @@version */;\n/*!99999 SHOW WARNINGS */;\nSHOW /*!80000 COUNT(*) */ WARNINGS;\n")
+    status, out, err = run(["-f", script])
+    assert status == 1
+    assert out == "@@version\n8.4.3\n@@session.warning_count\n1\n"
+    assert err == "ERROR 1065 (42000) at line 2: Query was empty\n"
+
+
+# ---- USE db -------------------------------------------------------------------------------------------
+
+
+def test_use_sets_the_default_database_of_explain_replication() -> None:
+    status, out, err = run(["--replicate-do-db=db1", "-e",
+                            "USE db1;\nEXPLAIN REPLICATION OF 'INSERT INTO t VALUES (1)' FORMAT STATEMENT;\n"
+                            "use `db2`\nEXPLAIN REPLICATION OF 'INSERT INTO t VALUES (1)' FORMAT STATEMENT"])
+    assert (status, err) == (0, "")
+    decisions = [line.split("\t")[3] for line in out.splitlines() if "\tSTATEMENT\t" in line]
+    assert decisions == ["APPLY", "SKIP"]
+
+
+def test_use_of_a_database_the_loaded_schema_lacks_is_1049(tmp_path: Path) -> None:
+    schema = write(tmp_path, "s.sql", "CREATE DATABASE db1;\nCREATE TABLE db1.t (a INT);\n")
+    status, out, err = run(["--schema", schema, "-f", "-e", "USE db1;\nUSE nope;\nUSE db1"])
+    assert status == 1
+    assert err == "ERROR 1049 (42000) at line 2: Unknown database 'nope'\n"

@@ -625,10 +625,12 @@ def test_select_with_backticked_names() -> None:
     assert statement == ast.SelectPerformanceSchema("performance_schema", "replication_applier_filters", ("FILTER_RULE",))
 
 
-def test_select_where_needs_a_column_on_the_left() -> None:
-    assert error_of("SELECT * FROM performance_schema.replication_applier_filters WHERE 1 = 1") == syntax_error(
-        "1 = 1"
-    )
+def test_select_where_beyond_the_dialect_is_a_query_for_sqlglot_not_a_syntax_error() -> None:
+    for text in ["SELECT * FROM performance_schema.replication_applier_filters WHERE 1 = 1",
+                 "SELECT * FROM performance_schema.replication_applier_filters WHERE COUNTER > 0",
+                 "SELECT FILTER_NAME AS f, COUNT(*) AS n FROM performance_schema.replication_applier_filters GROUP BY FILTER_NAME"]:
+        assert parse_statement(text) == ast.QueryPerformanceSchema(text)
+    assert error_of("SELECT * FROM performance_schema.replication_applier_filters WHERE").code == 1064
 
 
 def test_show_warnings() -> None:
@@ -691,8 +693,32 @@ def test_keywords_are_whole_words() -> None:
 
 
 def test_syntax_error_of_an_unknown_statement() -> None:
-    assert error_of("FLUSH LOGS") == syntax_error("FLUSH LOGS")
-    assert error_of("select 1") == syntax_error("1")
+    assert error_of("FLUSHING LOGS") == syntax_error("FLUSHING LOGS")
+    assert error_of("select 1 +") == syntax_error("1 +")
+
+
+NOT_SIMULATED = (
+    "This version of MySQL doesn't yet support '{kind} statements other than those of the replication "
+    "filter dialect in replfilter (it does not simulate them)'"
+)
+
+
+@pytest.mark.parametrize("text", [
+    "select 1", "SHOW VARIABLES LIKE 'server%'", "SET @x = 1", "SELECT @x := 1",
+    "SELECT * FROM mysql.user WHERE user > 'a'", "CREATE TABLE t (a INT)", "INSERT INTO t VALUES (1)",
+])
+def test_ordinary_mysql_statements_are_1235_not_1064(text: str) -> None:
+    """A 1064 means the text is not MySQL: a MySQL statement replfilter does not simulate is 1235."""
+    kind = text.split()[0].upper()
+    assert error_of(text) == MySQLError(1235, "42000", NOT_SIMULATED.format(kind=kind))
+
+
+@pytest.mark.parametrize("text", [
+    "SHOW REPLICA STATUS FOR CHANNEL", "SHOW WARNINGZ", "START SLAVE", "CHANGE MASTER TO MASTER_HOST = 'h'",
+    "\u017fELECT 1", "foo bar", "RESET REPLICA ALL ALL",
+])
+def test_broken_dialect_statements_stay_syntax_errors(text: str) -> None:
+    assert error_of(text).code == 1064
 
 
 def test_unterminated_string_is_a_syntax_error_near_the_quote() -> None:
@@ -1051,6 +1077,33 @@ def test_84_refuses_the_removed_spellings(text: str, near: str) -> None:
     parse_statement(text, V80)  # 8.0 reads every one of them
 
 
+def test_splitter_plain_text_fast_path_changes_nothing() -> None:
+    """Taking plain text whole (up to the first quote, comment, backslash or delimiter) cuts the
+    input exactly as the character-by-character scan does."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from replfilter.dialect import splitter
+
+    pieces = st.sampled_from(["a", "x y", " ", "  ", ";", "'", '"', "`", "\\", "\\g", "\\G", "\\c", "\\q", "#", "-- ", "--",
+                              "-", "/*", "*/", "/*!", "/", "\n", "\n\n", "$$", "delimiter $$\n", "quit\n", "é", "\t"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(pieces, max_size=30))
+    def check(parts: list[str]) -> None:
+        text = "".join(parts)
+        fast = split_statements(text)
+        original = splitter._plain_prefix_end
+        splitter._plain_prefix_end = lambda line, delimiter: 0
+        try:
+            slow = split_statements(text)
+        finally:
+            splitter._plain_prefix_end = original
+        assert fast == slow
+
+    check()
+
+
 # ---- START REPLICA UNTIL / connection options, every CHANGE REPLICATION SOURCE option --------------
 
 
@@ -1133,3 +1186,24 @@ def test_every_84_source_option_parses(option: str) -> None:
 ])
 def test_source_option_values_of_the_wrong_kind_are_syntax_errors(option: str) -> None:
     assert error_of(f"CHANGE REPLICATION SOURCE TO {option}").code == 1064
+
+
+# ---- executable comments ------------------------------------------------------------------------
+
+
+def test_executable_comments_run_up_to_the_simulated_version() -> None:
+    """``/*!NNNNN text */`` is statement text when NNNNN <= the server's version (80403 for 8.4,
+    80040 for 8.0), a comment otherwise; ``/*! text */`` always runs."""
+    assert parse_statement("/*!80000 SHOW WARNINGS */") == ast.ShowWarnings()
+    assert parse_statement("SHOW /*!50700 COUNT(*) */ WARNINGS") == ast.ShowWarnings(count_only=True)
+    assert parse_statement("/*! SHOW WARNINGS */") == ast.ShowWarnings()
+    assert parse_statement("SHOW /*!99999 COUNT(*) */ WARNINGS") == ast.ShowWarnings()
+    assert error_of("/*!99999 SHOW WARNINGS */") == MySQLError(1065, "42000", "Query was empty")
+    assert parse_statement("/*!80400 SHOW REPLICAS */") == ast.ShowReplicas()
+    with pytest.raises(MySQLError) as info:
+        parse_statement("/*!80400 SHOW REPLICAS */", V80)
+    assert info.value.code == 1065
+    # Errors quote the text as written; quotes hide the markers.
+    assert error_of("/*!80000 SHOW WARNINGZ */") == syntax_error("WARNINGZ */")
+    assert parse_statement("SHOW REPLICA STATUS FOR CHANNEL '/*!99999 x */'") == ast.ShowReplicaStatus("/*!99999 x */")
+    assert error_of("/*!80000 SHOW WARNINGS").code == 1064  # never closed

@@ -150,3 +150,25 @@ def test_lint_is_still_a_name() -> None:
     """LINT is not reserved: it can still name a database, as REPLAY and EXPLAIN's words can."""
     node = parse_statement("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (lint)")
     assert node.filters[0].rules == ("lint",)  # type: ignore[union-attr]
+
+
+def test_an_option_fix_that_empties_a_channel_type_says_the_global_rules_still_apply() -> None:
+    from replfilter.core.filters import FilterType
+    from replfilter.lint.findings import Fix
+
+    assert Fix(None, ((FilterType.IGNORE_TABLE, ()),)).options() == ("(no --replicate-ignore-table)",)
+    assert Fix("eu", ((FilterType.IGNORE_TABLE, ()),)).options() == (
+        "(no --replicate-ignore-table=eu:...; the global --replicate-ignore-table rules would still be copied in)",)
+
+
+def test_readme_example_is_what_lint_prints(tmp_path: Path, monkeypatch) -> None:
+    """README's lint example: the my.cnf it shows, and exactly the output it shows."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("$ cat my.cnf\n"):]
+    cnf = section[len("$ cat my.cnf\n"):section.index("$ replfilter lint")]
+    command = "$ replfilter lint --defaults-file my.cnf --binlog-format ROW\n"
+    shown = section[section.index(command) + len(command):section.index("```")]
+    (tmp_path / "my.cnf").write_text(cnf, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = lint(["--defaults-file", "my.cnf", "--binlog-format", "ROW"])
+    assert out == shown and status == 2

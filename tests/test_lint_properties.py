@@ -144,3 +144,24 @@ def test_wild_index_matches_as_the_evaluators_wild_list(patterns, name, lctn) ->
     index = WildIndex(tuple(patterns), collation)
     assert index.first_match(name) == WildList(patterns, collation).first_match(name)
     assert index.all_matches(name) == [p for p in patterns if like(name, p, collation)]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(configs, configs, st.sampled_from([None, "ROW"]))
+def test_fixes_cure_their_findings_on_several_channels(global_config, channel_config, binlog_format) -> None:
+    """Global rules, a channel with its own rules of some types (RF401 territory), and a channel
+    that only inherits: every fix, run as printed, cures its finding on its channel."""
+    session = Session()
+    session.execute_text(Fix(None, tuple((t, tuple(r)) for t, r in global_config.items())).statement())
+    session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'a'")
+    session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'b'")
+    own = tuple((t, tuple(r)) for t, r in channel_config.items() if r)
+    if own:
+        session.execute_text(Fix("a", own).statement())
+    options = LintOptions(binlog_format=binlog_format)
+    for finding in lint_state(session.state, options):
+        if finding.fix is None:
+            continue
+        cured = Session(session.state)
+        cured.execute_text(finding.fix_text)
+        assert identity(finding) not in {identity(f) for f in lint_state(cured.state, options)}, (finding.message, finding.fix_text)

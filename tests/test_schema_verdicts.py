@@ -364,3 +364,13 @@ def test_start_replica_and_reset_replica_clear_the_last_sql_error(tmp_path) -> N
         assert last_error() == (1146, "Error executing row event: 'Table 'test.t7' doesn't exist'")
         session.execute_sql(clear)
         assert last_error() == (0, "")
+
+
+def test_explain_follows_the_script_on_the_replica_catalog() -> None:
+    """A script's applied DDL changes the replica's catalog for the statements after it; a DDL
+    the replica's server refuses is the applier's error too."""
+    state = _session().state.with_replica_catalog(_catalog(("test", "t1", ("a",))))
+    rows = explain_sql(state, "CREATE TABLE t7 (a INT); INSERT INTO t7 VALUES (1); CREATE TABLE t1 (a INT)",
+                       "test", ("STATEMENT",))
+    assert [r.applier_error for r in rows] == [None, None, "ERROR 1050 (42S01): Table 't1' already exists"]
+    assert explain_sql(state, "INSERT INTO t7 VALUES (1)", "test", ("STATEMENT",))[0].applier_error is not None

@@ -230,13 +230,6 @@ def test_bad_input_gets_an_error_and_a_fresh_prompt(terminal):
     assert "Traceback" not in screen
 
 
-def test_first_prompt_well_under_a_second(terminal):
-    term = terminal("--no-history")
-    term.wait_for_prompt()
-    elapsed = time.monotonic() - term.started
-    assert elapsed < 1.5, f"first prompt after {elapsed:.2f} s"  # bench/startup_shell.py measures it precisely
-
-
 # ---- the shell as the mysql client: each behaviour as a person meets it ---------------------------
 
 

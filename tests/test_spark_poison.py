@@ -40,14 +40,14 @@ def _session() -> Session:
 
 def _evaluate(files: dict[str, bytes]) -> list[tuple[str, object]]:
     """What ``replfilter evaluate`` makes of each file's lines: ('APPLY'|'SKIP', event dict) or
-    ('error', reason, line bytes), blank lines left out."""
+    ('error', reason, line bytes, file, line number), blank lines left out."""
     evaluator = LineEvaluator(_session().state)
     out = []
-    for data in files.values():
+    for name, data in files.items():
         lines = list(split_lines(io.BytesIO(data)))
         for result in evaluator.results(lines):
             if result.error is not None:
-                out.append(("error", result.error, lines[result.line - 1]))
+                out.append(("error", result.error, lines[result.line - 1], name, result.line))
             else:
                 out.append((result.decision.decision.value, result.event.to_dict()))
     return out
@@ -80,7 +80,7 @@ def _stream_outcomes(spark, config) -> list[tuple[str, object]]:
     if Path(config.dead_dir).exists() and any(Path(config.dead_dir).glob("batch_id=*")):
         for row in spark.read.parquet(config.dead_dir).collect():
             raw = bytes(row["record_bytes"]) if row["record_bytes"] is not None else row["record"].encode("utf-8")
-            out.append(("error", row["reason"], raw))
+            out.append(("error", row["reason"], raw, Path(row["source_file"]).name, row["line"]))
     return out
 
 
@@ -110,7 +110,9 @@ def test_a_directory_of_poison_finishes_and_every_line_is_accounted_for_once(spa
     assert {bytes(r["record_bytes"]) for r in not_utf8} >= {b"\x00\xff\xfe", BAD_DB}
     assert all(r["reason"].startswith("not UTF-8 text: byte 0x") for r in not_utf8)
     assert any("more than 4,300 digits" in r["reason"] for r in dead)
-    assert all(r["source_file"] for r in dead if "does not exist" not in r["reason"])
+    assert all(r["source_file"] and r["line"] for r in dead)
+    by_file = {(Path(r["source_file"]).name, r["line"]) for r in dead}
+    assert {("truncated.jsonl", 2), ("unknown.jsonl", 1), ("odd.jsonl", 2), ("odd.jsonl", 3), ("odd.jsonl", 4)} <= by_file
 
     # a rerun on the same checkpoint writes nothing twice
     again = type(stream)(spark, _session(), config)

@@ -137,6 +137,8 @@ class ScriptRunner:
                 self.err.flush()
         elif name == "system":
             self._system(command, file_name)
+        elif name == "use":
+            self._use(command, file_name)
         elif name == UNKNOWN_COMMAND:
             self._client_error(f"ERROR{_where(command, file_name)}: Unknown command '{command.argument}'.\n")
         else:
@@ -155,6 +157,21 @@ class ScriptRunner:
             return
         self.out.flush()
         subprocess.run(command.argument, shell=True, check=False, stdout=_fileno_or_none(self.out))
+
+    def _use(self, command: ClientCommand, file_name: str | None) -> None:
+        """com_use: the first word (quotes and backticks removed) becomes the session's default
+        database, as mysql_select_db does; the server's refusal is reported as a statement's."""
+        words = command.argument.split()
+        if not words:
+            self._client_error("ERROR: USE must be followed by a database name\n")
+            return
+        name = words[0].rstrip(";").strip("`'\"")  # mysql's get_arg: the first word, no ';'
+        if self.delimiter != ";" and name.endswith(self.delimiter):
+            name = name[: -len(self.delimiter)]
+        try:
+            self.session.use_database(name)
+        except MySQLError as error:
+            self._error(error, StatementText(f"USE {name}", command.line), file_name)
 
     def _source(self, path: str, line: int | None, file_name: str | None) -> None:
         if not path:

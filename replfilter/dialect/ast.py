@@ -42,7 +42,7 @@ class ChangeReplicationFilter:
     channel: str | None = None
 
     def effective(self) -> dict[FilterType, tuple[Rule | QualifiedName, ...]]:
-        """Type -> list, the last occurrence of a type winning completely (spec 2.3)."""
+        """Type -> list, the last occurrence of a type winning completely (mysql-filter-statements.md, section 2.3)."""
         result: dict[FilterType, tuple[Rule | QualifiedName, ...]] = {}
         for fdef in self.filters:
             result[fdef.ftype] = fdef.rules
@@ -162,6 +162,21 @@ class SelectPerformanceSchema:
 
 
 @dataclass(frozen=True)
+class QueryPerformanceSchema:
+    """A MySQL SELECT on the performance_schema filter tables that the grammar's SELECT does not
+    read (other operators, aliases, GROUP BY, functions): answered with sqlglot."""
+
+    sql: str
+
+
+@dataclass(frozen=True)
+class UseDatabase:
+    """``USE db``: the session's default database (EXPLAIN REPLICATION's, when it names none)."""
+
+    database: str
+
+
+@dataclass(frozen=True)
 class ShowReplicas:
     """``SHOW REPLICAS``; ``legacy`` for 8.0's ``SHOW SLAVE HOSTS`` (its column names)."""
 
@@ -239,6 +254,8 @@ Statement = Union[
     SelectPerformanceSchema,
     SelectVariables,
     ShowReplicas,
+    UseDatabase,
+    QueryPerformanceSchema,
     ShowWarnings,
     ExplainReplication,
     ReplayEvents,

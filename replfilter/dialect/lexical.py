@@ -75,3 +75,71 @@ def unquote_identifier(token: str) -> str:
 
 def quote_identifier(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
+
+
+def expand_executable_comments(text: str, version_id: int) -> str:
+    """MySQL's executable comments, as its lexer reads them (sql_lex.cc, ``/*!``): the text of
+    ``/*! ... */`` and of ``/*!NNNNN ... */`` with NNNNN <= ``version_id`` is statement text; a
+    ``/*!NNNNN ... */`` for a later version is a comment. Quotes and other comments are left as
+    they are.
+
+    The result has the length of ``text``, the comment's markers (and a skipped comment) turned
+    into spaces, so a position in it is the same position in ``text`` (for the "near" of 1064)."""
+    if "/*!" not in text:
+        return text
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "'\"`":
+            end = _quoted_end(text, i)
+            out.append(text[i:end])
+            i = end
+        elif text.startswith("/*!", i):
+            close = text.find("*/", i + 3)
+            if close < 0:  # never closed: left as it is, a syntax error as in MySQL
+                out.append(text[i:])
+                break
+            digits = text[i + 3 : i + 8]
+            start = i + 3
+            enabled = True
+            if len(digits) == 5 and digits.isdigit():
+                start = i + 8
+                enabled = int(digits) <= version_id
+            if enabled:
+                out.append(" " * (start - i) + text[start:close] + "  ")
+            else:
+                out.append(" " * (close + 2 - i))
+            i = close + 2
+        elif text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            end = n if close < 0 else close + 2
+            out.append(text[i:end])
+            i = end
+        elif ch == "#" or (text.startswith("--", i) and (i + 2 >= n or text[i + 2] in " \t\r\n")):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            out.append(text[i:end])
+            i = end
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _quoted_end(text: str, start: int) -> int:
+    """Where the quoted literal or name opened at ``start`` ends (doubled quotes and, outside
+    backticks, backslash escapes inside); the text's end when it is never closed."""
+    quote = text[start]
+    i = start + 1
+    while i < len(text):
+        if text[i] == "\\" and quote != "`":
+            i += 2
+        elif text[i] == quote:
+            if i + 1 < len(text) and text[i + 1] == quote:
+                i += 2
+            else:
+                return i + 1
+        else:
+            i += 1
+    return len(text)

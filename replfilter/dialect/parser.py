@@ -12,11 +12,12 @@ from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast
+from .other_statements import reads_filter_tables_only, statement_kind
 from .grammar import ascii_lower, ascii_upper, is_reserved, lark_parser
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..core.filters import FilterType, fold_case
 from ..core.version import DEFAULT_VERSION, ServerVersion
-from .lexical import quote_string, unescape_string, unquote_identifier
+from .lexical import expand_executable_comments, quote_string, unescape_string, unquote_identifier
 from .source_options import canonical_name, is_known_option, resolve_source_option
 from .splitter import StatementText, split_statements, ClientCommand
 
@@ -40,7 +41,7 @@ def _check_no_linefeed(value: str) -> str:
 
 
 def _check_db_part(name: str) -> str:
-    """The grammar's ``schema`` check on the db part of DO/IGNORE_TABLE (spec 2.2)."""
+    """The grammar's ``schema`` check on the db part of DO/IGNORE_TABLE (mysql-filter-statements.md, section 2.2)."""
     if not name or len(name.encode("utf-8")) > MAX_IDENT_BYTES or name.endswith(" "):
         raise MySQLError.of(ER.WRONG_DB_NAME, name[:100])
     if len(name) > MAX_IDENT_CHARS:
@@ -187,6 +188,9 @@ class ToAst(Transformer):
 
     def show_status(self, _kw: Token, legacy: bool, _status: Token, channel: str | None) -> ast.ShowReplicaStatus:
         return ast.ShowReplicaStatus(channel, legacy)
+
+    def use_database(self, _use: Token, name: str) -> ast.UseDatabase:
+        return ast.UseDatabase(name)
 
     def show_replicas(self, _show: Token, _replicas: Token) -> ast.ShowReplicas:
         return ast.ShowReplicas()
@@ -442,7 +446,8 @@ def parse_statement(text: str, version: ServerVersion = DEFAULT_VERSION) -> ast.
         raise MySQLError(1065, "42000", "Query was empty")
     if len(statements) > 1:
         stripped = text.strip()
-        raise syntax_error(stripped, _second_statement_position(stripped), version)
+        position = _second_statement_position(expand_executable_comments(stripped, version.number))
+        raise syntax_error(stripped, position, version)
     return statements[0]
 
 
@@ -466,12 +471,15 @@ def _second_statement_position(text: str) -> int:
 def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.Statement]:
     """Parse ``;``-separated statements with the grammar itself (no client commands)."""
     text = text.strip()
+    # Executable comments become statement text; the expansion keeps every position, so errors
+    # quote the text as written.
+    expanded = expand_executable_comments(text, version.number)
     try:
-        return _lark(version).parse(text)  # type: ignore[return-value]
+        return _lark(version).parse(expanded)  # type: ignore[return-value]
     except ParseFailure as exc:
-        raise syntax_error(text, exc.position, version) from None
+        failure = syntax_error(text, exc.position, version)
     except UnexpectedInput as exc:
-        raise syntax_error(text, _error_position(text, exc), version) from None
+        failure = syntax_error(text, _error_position(text, exc), version)
     except MySQLError as error:
         # A check made while parsing (1729 for SOURCE_DELAY, 1525 for a line feed): MySQL goes
         # on parsing after 1729, so every legacy spelling of the statement has warned. (After
@@ -479,6 +487,19 @@ def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.
         if not error.warnings:
             error.warnings = parse_time_warnings(text, len(text), version)
         raise
+    return [_other_statement(expanded, failure)]
+
+
+def _other_statement(text: str, failure: MySQLError) -> ast.Statement:
+    """Text the grammar cannot read: a query on the filter tables (answered with sqlglot), 1235
+    for another ordinary MySQL statement, else the syntax error (other_statements.py)."""
+    kind = statement_kind(text)
+    if kind is None:
+        raise failure
+    if kind == "SELECT" and reads_filter_tables_only(text):
+        return ast.QueryPerformanceSchema(text.strip())
+    raise MySQLError.of(ER.NOT_SUPPORTED_YET, f"{kind} statements other than those of the replication "
+                        "filter dialect in replfilter (it does not simulate them)")
 
 
 def parse(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.Statement]:

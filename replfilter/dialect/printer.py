@@ -128,6 +128,16 @@ def _(stmt: ast.SelectPerformanceSchema) -> str:
 
 
 @to_sql.register
+def _(stmt: ast.QueryPerformanceSchema) -> str:
+    return stmt.sql
+
+
+@to_sql.register
+def _(stmt: ast.UseDatabase) -> str:
+    return f"USE {quote_identifier(stmt.database)}"
+
+
+@to_sql.register
 def _(stmt: ast.ShowReplicas) -> str:
     return "SHOW SLAVE HOSTS" if stmt.legacy else "SHOW REPLICAS"
 

@@ -172,6 +172,14 @@ class StatementBuffer:
         out: list[str] = []  # characters of this line accepted into the statement
         need_space = False  # a comment ended: the next character is preceded by a space
         i, n = 0, len(line)
+        if self._quote is None:
+            # Plain text up to the first character that may start a quote, a comment, a command
+            # or the delimiter is taken whole: the loop below would accept it character by
+            # character (a pasted dump is mostly such text).
+            i = _plain_prefix_end(line, self.delimiter)
+            plain = line[:i] if self._parts else line[:i].lstrip()
+            if plain:
+                out.append(plain)
         while i < n:
             # Runs of characters that cannot start anything (a quote, comment, command or the
             # delimiter) are taken whole: the same result as one by one, at regex speed, which
@@ -345,6 +353,18 @@ def _word_command(line: str, delimiter: str = DEFAULT_DELIMITER) -> tuple[str, s
     if argument:
         return None  # e.g. "status of x": not a client command, let the server refuse it
     return (name, "")
+
+
+_MAY_BE_SPECIAL = re.compile(r"['\"`\\#/-]")
+
+
+def _plain_prefix_end(line: str, delimiter: str) -> int:
+    """Where the first character that is not plain statement text is (a quote, ``\\``, ``#``,
+    ``-``, ``/`` or the delimiter), or the line's length."""
+    match = _MAY_BE_SPECIAL.search(line)
+    end = match.start() if match else len(line)
+    found = line.find(delimiter, 0, end) if delimiter else -1
+    return end if found < 0 else found
 
 
 def _prompt_argument(line: str) -> str:

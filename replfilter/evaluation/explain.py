@@ -14,11 +14,11 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from ..core.filters import fold_case
-from ..replica.catalog import Catalog
 from ..replica.state import ReplicaState
 from .applier_errors import applier_error, error_text
 from .evaluator import SKIP, TRIGGER_NOT_FOUND, CompiledFilters, Decision, channel_filters, compile_filters, decide_compiled
 from .events import CommandKind, Event, QueryEvent, RowEvent, TableRef, TransactionEvent
+from .schema_follow import CatalogFollower
 
 _CREATES = frozenset({CommandKind.CREATE_TABLE, CommandKind.CREATE_VIEW, CommandKind.CREATE_TRIGGER,
                       CommandKind.CREATE_DB, CommandKind.CREATE_PROCEDURE, CommandKind.CREATE_FUNCTION,
@@ -95,10 +95,13 @@ def explain_sql(
     else:
         names = list(channels)
     compiled = {name: compile_filters(channel_filters(state, name), state.collation) for name in names}
-    replica = state.replica_catalog
     rows: list[ExplainRow] = []
     for fmt in binlog_formats:
         for name in names:
+            # the replica's catalog as the script's applied statements change it (CREATE TABLE t7;
+            # INSERT INTO t7 is fine), each channel and format on its own copy
+            follower = CatalogFollower(state.replica_catalog)
+            replica = follower if follower.known else None
             for derived in script_events(sql, default_db, fmt, channel=name, catalog=state.source_catalog(name)):
                 fmt_name = derived.binlog_format.value
                 if not derived.events and not derived.unknown_rows:
@@ -115,7 +118,9 @@ def explain_sql(
                         ))
                     if not derived.tables_known and trigger is None:
                         decision = _unless_tables_matter(decision, event, compiled[name], derived.note)
-                    error = applier_error(event, decision.decision, decision.db, replica)
+                    error = follower.applied(event, decision.applied, decision.rewritten_db)
+                    if error is None:
+                        error = applier_error(event, decision.decision, decision.db, replica)
                     rows.append(ExplainRow(
                         name, fmt_name, event, decision, derived.tables_known, derived.note,
                         error_text(error) if error is not None else None,
@@ -133,7 +138,7 @@ def explain_sql(
 
 
 def _with_trigger_table(
-    event: QueryEvent, trigger: tuple[str | None, str], compiled: CompiledFilters, replica: Catalog | None
+    event: QueryEvent, trigger: tuple[str | None, str], compiled: CompiledFilters, replica: CatalogFollower | None
 ) -> QueryEvent:
     """A DROP TRIGGER event with its table list as the replica builds it: the trigger's table,
     found in the replica's catalog in the trigger's database (its qualifier, else the session's

@@ -175,39 +175,20 @@ def tables_ok(
     saw_updating = False
     ci = c.ci
     for db, name, updating in tables:
-        if updating is not True:
-            if updating is None:
-                subject = f"{db}.{name}"
-                hit = _table_hit(c, subject, fold_case(subject) if ci else subject)
-                if hit is not None:
-                    return None, None, None, (
-                        f"undecided: whether {subject!r} is updating is not known, and it decides "
-                        f"the statement if it is ({hit[3]}): give the source's schema with `--schema`, "
-                        "or qualify the SET columns"
-                    )
-                saw_updating = True  # one of the candidates owns the column
+        if updating is False:
             continue
-        saw_updating = True
         subject = f"{db}.{name}"
-        key = fold_case(subject) if ci else subject
-        if c.do_table:
-            rule = c.do_table.get(key)
-            if rule is not None:
-                trace.bump(FT.DO_TABLE)
-                return APPLY, FT.DO_TABLE, rule, f"table {subject!r} is in replicate-do-table"
-        if c.ignore_table:
-            rule = c.ignore_table.get(key)
-            if rule is not None:
-                trace.bump(FT.IGNORE_TABLE)
-                return SKIP, FT.IGNORE_TABLE, rule, f"table {subject!r} is in replicate-ignore-table"
-        rule = c.wild_do.first_match(subject)
-        if rule is not None:
-            trace.bump(FT.WILD_DO_TABLE)
-            return APPLY, FT.WILD_DO_TABLE, rule, f"table {subject!r} matches replicate-wild-do-table"
-        rule = c.wild_ignore.first_match(subject)
-        if rule is not None:
-            trace.bump(FT.WILD_IGNORE_TABLE)
-            return SKIP, FT.WILD_IGNORE_TABLE, rule, f"table {subject!r} matches replicate-wild-ignore-table"
+        hit = _table_hit(c, subject, fold_case(subject) if ci else subject)
+        if hit is not None:
+            if updating is None:
+                return None, None, None, (
+                    f"undecided: whether {subject!r} is updating is not known, and it decides "
+                    f"the statement if it is ({hit[3]}): give the source's schema with `--schema`, "
+                    "or qualify the SET columns"
+                )
+            trace.bump(hit[1])
+            return hit
+        saw_updating = True  # (an unknown one too: one of a column's candidates owns it)
     if not saw_updating:
         return SKIP, None, None, "the statement's table list has no updating table"
     if c.has_do_tables:

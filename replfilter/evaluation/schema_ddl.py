@@ -13,14 +13,13 @@ whether that is a warning (loading a schema file) or the applier stopping (repla
 Atomic DDL (8.0+): ``DROP TABLE a, missing`` and ``RENAME TABLE`` with a bad pair change nothing.
 
 How text is read: the statement head (object kind, names, ``IF [NOT] EXISTS``) by the project's
-tokenizer (``sql_tokens.tokenize``); view queries, ``CREATE TABLE ... SELECT`` and any table body
-the plain reading below does not take, by sqlglot's MySQL dialect, which yields column
-definitions and the tables a query reads. A plain ``CREATE TABLE t (...) options`` (every table
-of a mysqldump) has its columns read from the tokens: the first name of each element that is not
-a key or constraint. That is the same answer sqlglot gives (a property test checks it) at a
-fraction of the cost, which is what lets a 50,000-table dump load in seconds. Versioned comments must already
-have been resolved (``schema_loader.execute_versioned_comments``): what is left of ``/*! */``
-markers here is executed, as ``sql_events`` does.
+tokenizer (``sql_tokens.tokenize``); view queries, ``CREATE TABLE ... SELECT``/``LIKE`` and any
+table body with more than column and key definitions, by sqlglot's MySQL dialect, which yields
+column definitions and the tables a query reads. A plain ``CREATE TABLE t (...) options`` (every
+table of a mysqldump) has its columns read by one quote-aware regular-expression pass over the
+body: the first name of each element that is not a key or constraint. That is the answer sqlglot
+gives (a property test checks it) at a fraction of the cost, which is what lets a 50,000-table
+dump load in seconds. Versioned comments are resolved first (:func:`execute_versioned_comments`).
 
 Choices (README, "Where replfilter chooses"): temporary tables are session objects and are not
 kept; a view's columns are its select list's names (``*`` expanded from the catalog); the trigger,
@@ -36,11 +35,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator, Sequence
 
+from ..dialect.lexical import expand_executable_comments
 from ..core.errors import MySQLError
 from ..core.filters import fold_case
 from ..core.version import DEFAULT_VERSION
 from ..replica.catalog import Catalog, CatalogBuilder, RoutineDef, RoutineKind, TableDef, TriggerDef
-from .sql_tokens import SqlEventsError, Token, tokenize
+from .sql_tokens import SqlEventsError, Token, TokenCursor, tokenize
 
 # --- the server's errors (number, SQLSTATE, 8.4 text) ------------------------------------------
 
@@ -223,8 +223,9 @@ def event_text(sql: str) -> str:
     return sql[:body] + "(`_` int)"
 
 
+@lru_cache(maxsize=16)
 def _body_columns(body: str) -> tuple[str, ...] | None:
-    """The columns of ``( column and key definitions ) [table options]``: the first name of
+    """(Cached: the replica's replay reads the same body right after the source's.) The columns of ``( column and key definitions ) [table options]``: the first name of
     each top-level element that is not a key, index or constraint. None when the text holds
     more than that (``... SELECT``, ``LIKE``, comments): the caller reads it with sqlglot."""
     columns: list[str] = []
@@ -265,45 +266,11 @@ def _body_columns(body: str) -> tuple[str, ...] | None:
     raise _SyntaxError
 
 
-_VERSIONED = re.compile(r"""'(?:[^'\\]+|\\.|'')*'|"(?:[^"\\]+|\\.|"")*"|`(?:[^`]+|``)*`|/\*!(\d{5})?|\*/""", re.S)
-
-
 def execute_versioned_comments(sql: str, version: int = SERVER_VERSION_ID) -> str:
     """The text the server executes: ``/*!NNNNN ... */`` opened up when NNNNN <= ``version``
-    (or has no number), dropped otherwise; quotes are respected. The markers become blanks so
-    offsets and line numbers stay where they were."""
-    if "/*!" not in sql:
-        return sql
-    out: list[str] = []
-    last = 0
-    skipping_from: int | None = None
-    inside = False
-    for match in _VERSIONED.finditer(sql):
-        text = match.group(0)
-        if text.startswith("/*!"):
-            if inside:
-                continue                        # MySQL does not nest versioned comments
-            inside = True
-            number = match.group(1)
-            if number is not None and int(number) > version:
-                out.append(sql[last:match.start()])
-                skipping_from = match.start()
-            else:
-                out.append(sql[last:match.start()] + " " * len(text))
-            last = match.end()
-        elif text == "*/":
-            if not inside:
-                continue
-            inside = False
-            if skipping_from is not None:
-                out.append(" ")
-                skipping_from = None
-            else:
-                out.append(sql[last:match.start()] + "  ")
-            last = match.end()
-    if skipping_from is None:
-        out.append(sql[last:])
-    return "".join(out)
+    (or has no number), blanked otherwise; the dialect's one reading of executable comments
+    (``replfilter.dialect.lexical``), shared with scripts and the shell."""
+    return expand_executable_comments(sql, version)
 
 
 @lru_cache(maxsize=16)
@@ -347,8 +314,9 @@ _TABLE_ELEMENT_KEYWORDS = frozenset({"PRIMARY", "KEY", "INDEX", "UNIQUE", "CONST
                                      "SPATIAL", "CHECK", "PERIOD"})
 
 
-class _Session:
-    """One statement against the catalog, reading tokens left to right."""
+class _Session(TokenCursor):
+    """One statement against the catalog, reading tokens left to right (the moves are
+    :class:`TokenCursor`'s; a malformed statement is :class:`_SyntaxError`, MySQL's 1064)."""
 
     def __init__(self, builder: CatalogBuilder, sql: str, tokens: Sequence[Token], default_db: str,
                  body: int | None = None):
@@ -356,49 +324,23 @@ class _Session:
         self.definer: str | None = None
         self.b = builder
         self.sql = sql
-        self.tokens = tokens
-        self.pos = 0
+        super().__init__(tokens)
         self.default_db = default_db
 
-    # -- token moves --
-
-    @property
-    def done(self) -> bool:
-        return self.pos >= len(self.tokens)
-
-    def peek(self, offset: int = 0) -> Token | None:
-        i = self.pos + offset
-        return self.tokens[i] if i < len(self.tokens) else None
-
-    def word(self, offset: int = 0) -> str:
-        tok = self.peek(offset)
-        return tok.upper if tok is not None else ""
-
-    def accept(self, *words: str) -> bool:
-        if self.word() in words:
-            self.pos += 1
-            return True
-        return False
-
-    def accept_op(self, op: str) -> bool:
-        tok = self.peek()
-        if tok is not None and tok.kind == "op" and tok.text == op:
-            self.pos += 1
-            return True
-        return False
+    # -- token moves: TokenCursor's, with this reader's own errors --
 
     def expect(self, *words: str) -> None:
         if not self.accept(*words):
             raise _SyntaxError
 
-    def name(self) -> str:
+    def name(self, what: str = "name") -> str:
         tok = self.peek()
         if tok is None or tok.kind not in ("word", "ident", "string"):
             raise _SyntaxError
         self.pos += 1
         return tok.text
 
-    def qualified(self) -> tuple[str | None, str]:
+    def qualified(self, what: str = "table name") -> tuple[str | None, str]:
         first = self.name()
         if self.accept_op("."):
             return first, self.name()
@@ -550,49 +492,15 @@ class _Session:
                 raise _SyntaxError
             self.b.put_table(TableDef(self._db_name(db), name, found.columns))
             return
-        if self.body is None or not self.done:
-            if self.body is not None:
-                raise _NeedAllTokens
-            columns = self._plain_body_columns()
-        else:
+        if self.body is not None:
+            if not self.done:
+                raise _NeedAllTokens          # more than a name before the body: read it all
             columns = _body_columns(self.sql[self.body:])
             if columns is None:
-                raise _NeedAllTokens
-        if columns is None:
+                raise _NeedAllTokens          # LIKE, ... SELECT, comments: the full reading
+        else:
             columns = self._table_columns(self.sql[self.tokens[0].start:], db)
         self.b.put_table(TableDef(self._db_name(db), name, columns))
-
-    def _plain_body_columns(self) -> tuple[str, ...] | None:
-        """The columns of ``( column and key definitions ) [table options]``: the first name of
-        each top-level element that is not a key, index or constraint. None when the statement
-        has more than that (``... SELECT``, ``AS``, ``IGNORE/REPLACE``): sqlglot reads those."""
-        if not self.accept_op("("):
-            return None
-        columns: list[str] = []
-        depth, expect_element = 1, True
-        for index in range(self.pos, len(self.tokens)):
-            tok = self.tokens[index]
-            if tok.kind == "op":
-                if tok.text == "(":
-                    depth += 1
-                elif tok.text == ")":
-                    depth -= 1
-                    if depth == 0:
-                        rest = self.tokens[index + 1:]
-                        if any(t.upper in ("SELECT", "AS", "IGNORE", "REPLACE", "WITH", "TABLE", "VALUES") for t in rest):
-                            return None
-                        return tuple(columns)
-                elif tok.text == "," and depth == 1:
-                    expect_element = True
-                    continue
-            if expect_element and depth == 1:
-                expect_element = False
-                if tok.upper in _TABLE_ELEMENT_KEYWORDS:
-                    continue
-                if tok.kind not in ("word", "ident"):
-                    raise _SyntaxError
-                _add_column(columns, tok.text)
-        raise _SyntaxError
 
     def _db_name(self, db: str) -> str:
         return self.b.database_name(db) or db

@@ -46,6 +46,10 @@ class CatalogFollower:
         """The table as the applied events left it (None: missing, or no schema known)."""
         return self._builder.table(db, name) if self._builder is not None else None
 
+    def trigger(self, db: str, name: str):
+        """The trigger as the applied events left it (None: missing, or no schema known)."""
+        return self._builder.trigger(db, name) if self._builder is not None else None
+
     @property
     def catalog(self) -> Catalog | None:
         return self._builder.freeze() if self._builder is not None else None

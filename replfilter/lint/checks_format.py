@@ -20,6 +20,15 @@ from .patterns import escape_like, tokens
 FT = FilterType
 
 
+def sql_name(name: str) -> str:
+    """A name as it would be written in SQL: bare when it can be, backticked otherwise."""
+    import re
+
+    from ..dialect.lexical import quote_identifier
+
+    return name if re.fullmatch(r"[A-Za-z0-9_$]+", name) and not name.isdigit() else quote_identifier(name)
+
+
 def statement_possible(binlog_format: str | None) -> bool:
     """Unless the source is known to log rows, statements may arrive (None: not known)."""
     return binlog_format != "ROW"
@@ -135,7 +144,7 @@ def check_rewrite_statement_format(view: View, binlog_format: str | None) -> Ite
         source, target = rule  # type: ignore[misc]
         other = _other_db(view, source, target)
         message = (
-            f"{fmt}: only the default database is rewritten, so `INSERT INTO {source}.t ...` run under "
+            f"{fmt}: only the default database is rewritten, so `INSERT INTO {sql_name(source)}.t ...` run under "
             f"`USE {other}` is applied to {source}.t on the replica, not to {target}.t; DDL is always "
             f"logged as a statement"
         )
@@ -167,7 +176,7 @@ def check_db_rules_statement_format(view: View, binlog_format: str | None) -> It
         if as_statement.decision is not as_row.decision:
             example = statement
             message += (
-                f": `USE {statement.default_db}; UPDATE {statement.tables[0].db}.t SET ...` is "
+                f": `USE {sql_name(statement.default_db)}; UPDATE {sql_name(str(statement.tables[0].db))}.t SET ...` is "
                 f"{verdict_text(as_statement)} under STATEMENT format and {verdict_text(as_row)} under ROW"
             )
             break

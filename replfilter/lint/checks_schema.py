@@ -15,7 +15,7 @@ from typing import Iterator
 
 from ..core.filters import FilterType, Rule
 from ..evaluation.evaluator import compile_filters, decide_compiled
-from ..evaluation.events import DML_COMMANDS, CommandKind, QueryEvent, RowEvent
+from ..evaluation.events import RowEvent
 from ..replica.catalog import Catalog
 from .context import View
 from .findings import Finding
@@ -128,32 +128,32 @@ def _missing(view: View, ftype: FilterType, rule: Rule, what: str, case_twin: st
                    ftype, rule, fix)
 
 
+def _first_hit(view: View, db: str, table: str, db_type: FilterType, table_type: FilterType,
+               wild_type: FilterType, first_wild: str | None) -> tuple | None:
+    """The first rule of one kind (do or ignore) that names this table: database, exact table,
+    then wild pattern (``first_wild``, found by the schema pass)."""
+    if view.key(db) in view.keys(db_type):
+        return (db_type, db)
+    if view.key(f"{db}.{table}") in view.keys(table_type):
+        return (table_type, f"{db}.{table}")
+    if first_wild is not None:
+        return (wild_type, first_wild)
+    return None
+
+
 def check_do_and_ignore(view: View, schema: SchemaTables) -> Iterator[Finding]:
     """RF602: tables that a do rule and an ignore rule both match; one finding per pair of
     rules, with how many tables and which way the evaluator decides them."""
     groups: dict[tuple, list[int]] = defaultdict(list)
-    do_db, ignore_db = view.keys(FT.DO_DB), view.keys(FT.IGNORE_DB)
-    do_table, ignore_table = view.keys(FT.DO_TABLE), view.keys(FT.IGNORE_TABLE)
+    has_do = any(view.rules(t) for t in (FT.DO_DB, FT.DO_TABLE, FT.WILD_DO_TABLE))
+    has_ignore = any(view.rules(t) for t in (FT.IGNORE_DB, FT.IGNORE_TABLE, FT.WILD_IGNORE_TABLE))
+    if not (has_do and has_ignore):
+        return
     for position, (db, table) in enumerate(schema.tables):
-        name = f"{db}.{table}"
-        key = view.key(name)
-        if view.key(db) in do_db:
-            do: tuple | None = (FT.DO_DB, db)
-        elif key in do_table:
-            do = (FT.DO_TABLE, name)
-        elif schema.first_do[position] is not None:
-            do = (FT.WILD_DO_TABLE, schema.first_do[position])
-        else:
-            continue
-        if view.key(db) in ignore_db:
-            ignore: tuple | None = (FT.IGNORE_DB, db)
-        elif key in ignore_table:
-            ignore = (FT.IGNORE_TABLE, name)
-        elif schema.first_ignore[position] is not None:
-            ignore = (FT.WILD_IGNORE_TABLE, schema.first_ignore[position])
-        else:
-            continue
-        groups[(*do, *ignore)].append(position)
+        do = _first_hit(view, db, table, FT.DO_DB, FT.DO_TABLE, FT.WILD_DO_TABLE, schema.first_do[position])
+        ignore = _first_hit(view, db, table, FT.IGNORE_DB, FT.IGNORE_TABLE, FT.WILD_IGNORE_TABLE, schema.first_ignore[position])
+        if do is not None and ignore is not None:
+            groups[(*do, *ignore)].append(position)
     for (do_type, do, ignore_type, ignore), positions in groups.items():
         db, table = schema.tables[positions[0]]
         verdict = "replicated" if schema.decisions[positions[0]].applied else "skipped"
@@ -184,44 +184,39 @@ def check_rule_effect(view: View, schema: SchemaTables) -> Iterator[Finding]:
 
 
 def check_statements_that_stop(view: View, workload, replica: Catalog | None) -> Iterator[Finding]:
-    """RF604: an applied statement or row event that uses a table the replica does not have
-    stops the replica's SQL thread (error 1146, Table doesn't exist)."""
+    """RF604: the first workload statement, per binlog format, that the channel applies and
+    that the replica cannot run -- a table the filters kept off it (error 1146), or DDL its
+    catalog refuses. The replica's catalog follows the applied DDL of the workload, and the
+    error is the evaluation layer's (``applier_errors``, ``schema_follow``): one answer for
+    EXPLAIN, ``replfilter evaluate`` and the lint."""
+    from dataclasses import replace
+
+    from ..evaluation.applier_errors import applier_error, error_text
+    from ..evaluation.schema_follow import CatalogFollower
+
     if replica is None:
         return
     compiled = compile_filters(view.filters, view.collation)
-    created: set[str] = set()
-    for statement in workload.statements:
-        for fmt, events in (("STATEMENT", statement.statement_events), ("ROW", statement.row_events)):
-            for event in events:
-                from dataclasses import replace
-
+    for fmt in ("STATEMENT", "ROW"):
+        follower = CatalogFollower(replica)
+        for statement in workload.statements:
+            stop = None
+            for event in (statement.statement_events if fmt == "STATEMENT" else statement.row_events):
                 event = replace(event, channel=view.channel)
                 decision = decide_compiled(compiled, event)
-                if not decision.applied:
-                    continue
-                missing = _missing_tables(view, event, decision.db or "", replica, created)
-                if isinstance(event, QueryEvent) and event.command is CommandKind.CREATE_TABLE:
-                    created.update(view.key(f"{t.db or decision.db}.{t.table}") for t in event.tables if t.updating)
-                if missing:
-                    yield Finding(
-                        view.channel, "RF604",
-                        f"{workload.path}, line {statement.line}: under {fmt} format `{statement.sql[:80]}` is applied "
-                        f"but the replica has no table {missing[0]} (the filters kept it out): the SQL thread would stop "
-                        f"with error 1146",
-                        decision.filter_type, decision.rule, location=(workload.path, statement.line),
-                    )
+                stop = follower.applied(event, decision.applied, decision.rewritten_db) or applier_error(
+                    event, decision.decision, decision.db, follower)
+                if stop is not None:
                     break
-
-
-def _missing_tables(view: View, event, db: str, replica: Catalog, created: set[str]) -> list[str]:
-    if isinstance(event, RowEvent):
-        names = [(db, event.table)]
-    elif isinstance(event, QueryEvent) and event.command in DML_COMMANDS:
-        names = [(t.db if t.db is not None else db, t.table) for t in event.tables]
-    else:
-        return []
-    return [f"{d}.{t}" for d, t in names
-            if replica.table(d, t) is None and view.key(f"{d}.{t}") not in created]
+            if stop is not None:
+                sql = statement.sql if len(statement.sql) <= 80 else statement.sql[:77] + "..."
+                yield Finding(
+                    view.channel, "RF604",
+                    f"{workload.path}, line {statement.line}: under {fmt} format `{sql}` passes the filters and "
+                    f"the replica's SQL thread would stop with {error_text(stop)}",
+                    decision.filter_type, decision.rule, location=(workload.path, statement.line),
+                )
+                break  # the applier stops at the first one
 
 
 __all__ = ["SchemaTables", "check_do_and_ignore", "check_rule_effect", "check_rules_match_nothing",

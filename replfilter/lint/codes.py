@@ -124,8 +124,8 @@ _SCHEMA = (
          "channel replicates in all.",
          RULES),
     Code("RF604", "statement-stops-replica", "error",
-         "(schema + workload) An applied statement or row event uses a table the filters kept off "
-         "the replica: the SQL thread stops with error 1146.",
+         "(schema + workload) A statement that passes the filters but that the replica cannot run "
+         "(a table the filters kept off it: error 1146): the SQL thread stops.",
          INTERACTIONS + "; mysql-filter-evaluation.md section 3.1"),
 )
 _ALL = _ALL + _SCHEMA

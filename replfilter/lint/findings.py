@@ -62,8 +62,12 @@ class Fix:
         prefix = "" if self.channel is None else f"{self.channel}:"
         out: list[str] = []
         for ftype, rules in self.types:
-            if not rules:
+            if not rules and self.channel is None:
                 out.append(f"(no --{ftype.option})")
+            elif not rules:
+                # A channel with no rules of a type gets the global ones copied in at start-up
+                # (mysql-filter-statements.md, section 5.2): options cannot empty it alone.
+                out.append(f"(no --{ftype.option}={self.channel}:...; the global --{ftype.option} rules would still be copied in)")
             for rule in rules:
                 value = f"{rule[0]}->{rule[1]}" if isinstance(rule, tuple) else rule
                 out.append(f"--{ftype.option}={prefix}{value}")

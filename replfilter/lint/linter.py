@@ -7,7 +7,7 @@ will receive (as the evaluator decides its events: ``channel_filters``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 from ..evaluation.evaluator import channel_filters
@@ -41,7 +41,6 @@ class LintOptions:
     channel: str | None = None
     origins: tuple[RuleOrigin, ...] = ()
     workload: Workload | None = None
-    extra: tuple[Finding, ...] = field(default=())
 
 
 def views_of(state: ReplicaState, channel: str | None = None) -> list[View]:
@@ -83,7 +82,6 @@ def lint_state(state: ReplicaState, options: LintOptions = LintOptions()) -> lis
         findings.extend(checks_channels.check_unfiltered_channel(views))
         refs = [StartupRuleRef(o.channel, o.ftype, o.rule) for o in options.origins if o.channel is not None]  # type: ignore[arg-type]
         findings.extend(checks_channels.check_discarded_channel_rules(state, refs))
-    findings.extend(options.extra)
     located = [_locate(f, options.origins) for f in findings]
     kept = [f for f in located if not _silenced(f, options)]
     return sorted(kept, key=sort_key)

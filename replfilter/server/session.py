@@ -8,6 +8,7 @@ included), and it is thread-safe because the Spark applier moves counters from i
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 import time
 from typing import Callable, Iterable
 
@@ -16,7 +17,6 @@ from ..core.errors import Condition, MySQLError
 from ..core.errors import ER
 from ..replica.executor import Execution, PartialChange, deprecation_warnings, execute
 from ..evaluation.extensions import explain_replication, replay_events
-from ..lint.statement import lint_replication
 from .load_schema import load_schema_statement
 from ..core.results import Ok, Result, ResultSet
 from ..replica.show_status import ProgressSource
@@ -49,6 +49,9 @@ class Session:
         self._diagnostics: tuple[Condition, ...] = ()
         self._lock = threading.RLock()
         self._listeners: list[StateListener] = []
+        self.default_database: str | None = None
+        """The session's default database (``USE db``): EXPLAIN REPLICATION's when it names none;
+        the shell's ``status`` and prompt show it."""
         self.progress: ProgressSource | None = None
         """Live SHOW REPLICA STATUS columns per channel (set by the Spark applier)."""
 
@@ -85,6 +88,8 @@ class Session:
             return self._show_warnings(statement)
         if isinstance(statement, ast.SelectVariables):
             return self._select_variables(statement)
+        if isinstance(statement, ast.UseDatabase):
+            return self._use_database(statement)
         failure: MySQLError | None = None
         with self._lock:
             old = self._state
@@ -113,8 +118,12 @@ class Session:
         """The replfilter statements that are not MySQL; REPLAY reads its file here (the
         executor does no I/O)."""
         if isinstance(statement, ast.ExplainReplication):
+            if statement.default_db is None and self.default_database is not None:
+                statement = replace(statement, default_db=self.default_database)
             return Execution(self._state, explain_replication(self._state, statement))
         if isinstance(statement, ast.LintReplication):
+            from ..lint.statement import lint_replication  # the checks load when first used
+
             return Execution(self._state, lint_replication(self._state, statement))
         if isinstance(statement, ast.ReplayEvents):
             result, state = replay_events(self._state, statement, _read_lines(statement.path))
@@ -168,6 +177,22 @@ class Session:
         rows = tuple((c.level, c.code, c.message) for c in self._diagnostics)
         return ResultSet(("Level", "Code", "Message"), rows)
 
+
+    def _use_database(self, statement: ast.UseDatabase) -> Result:
+        self.use_database(statement.database)
+        return Ok()
+
+    def use_database(self, database: str) -> None:
+        """``USE db`` (and the client's ``use``): any name while no schema is known (replfilter
+        cannot tell); once the replica's catalog is loaded, a database it does not have is 1049,
+        as on the server, and the default database stays."""
+        catalog = self._state.replica_catalog
+        if catalog is not None and not catalog.has_database(database):
+            error = MySQLError(1049, "42000", f"Unknown database '{database[:192]}'")
+            self._diagnostics = (Condition.from_error(error),)
+            raise error
+        self.default_database = database
+        self._diagnostics = ()
 
     def _select_variables(self, statement: ast.SelectVariables) -> Result:
         """``SELECT @@version``...: uses no table, so like SHOW WARNINGS it keeps the previous

@@ -157,7 +157,7 @@ class Shell:
 
     def default_database(self) -> str | None:
         """The session's default database (None: mysql's ``(none)``)."""
-        return getattr(self.session, "default_database", None)
+        return self.session.default_database
 
     # ---- the loop
     def run(self, input: Any = None, output: Any = None) -> int:

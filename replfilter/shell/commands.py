@@ -272,15 +272,19 @@ def _rehash(shell: "Shell", argument: str) -> None:
 @command("connect", "r", "Reconnect to the server. Optional arguments are db and host.", argument="[db [host]]")
 def _connect(shell: "Shell", argument: str) -> None:
     """com_connect on the simulated server: the replica (channels, filters) lives in the server
-    and stays; the session starts anew (no warnings, a new connection id). A database argument
-    needs the session's default database, which this replica does not keep."""
+    and stays; the session starts anew (no warnings, a new connection id) in the database given,
+    if any, which the server may refuse (1049 once a schema is loaded)."""
+    from ..client.formatting import format_error
+    from ..core.errors import MySQLError
+    from .errormark import printable
+
     words = argument.split()
-    if words and not hasattr(shell.session, "default_database"):
-        shell.out.error("ERROR: \nconnect <db>: replfilter has no default database to set; "
-                        "type 'connect' alone to reconnect.\n")
-        return
-    if words and hasattr(shell.session, "use_database"):
-        shell.session.use_database(words[0])
+    if words:
+        try:
+            shell.session.use_database(words[0].strip("`'\""))
+        except MySQLError as error:
+            shell.out.error(printable(format_error(error)) + "\n")
+            return
     shell.connection_id += 1
     shell.session.reset_connection()
     database = shell.default_database()
@@ -335,14 +339,9 @@ def _system(shell: "Shell", argument: str) -> None:
 
 @command("use", "u", "Use another database. Takes database name as argument.", argument="<db>")
 def _use(shell: "Shell", argument: str) -> None:
-    """com_use: ``USE db`` on the server, then "Database changed". Until the session keeps a
-    default database, the command says it is not available (mysql has no such refusal: the
-    database is the server's to keep)."""
+    """com_use: ``USE db`` on the server, then "Database changed"."""
     if not argument.strip():
         shell.out.error("ERROR: \nUSE must be followed by a database name\n")
-        return
-    if not hasattr(shell.session, "default_database"):
-        shell.out.error("ERROR: The client command 'use' is not available in replfilter: the session has no default database yet.\n")
         return
     from ..core.errors import MySQLError
     from ..client.formatting import format_error

@@ -38,7 +38,8 @@ from typing import Callable, Iterator, Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import BinaryType, StringType, StructField, StructType
+from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
+from pyspark.sql.window import Window
 
 from ..evaluation.event_lines import JSON_BLANKS
 from ..evaluation.events import CommandKind, TransactionKind
@@ -74,6 +75,8 @@ def _python_parse_schema() -> StructType:
         StructField("_error", StringType(), True),
         StructField("source_file", StringType(), True),
         StructField("record_bytes", BinaryType(), True),
+        StructField("_pos", LongType(), True),
+        StructField("_block", LongType(), True),
     ])
 
 
@@ -101,10 +104,14 @@ def _parse_in_python(df: DataFrame, how: str, channels: Sequence[str] | None = N
         for batch in batches:
             records = batch.column("_record").to_pylist()
             sources = batch.column("_source").to_pylist()
+            names = batch.schema.names
+            positions = batch.column("_pos").to_pylist() if "_pos" in names else [None] * len(records)
+            blocks = batch.column("_block").to_pylist() if "_block" in names else [None] * len(records)
             rows = []
-            for record, source in zip(records, sources):
+            for record, source, position, block in zip(records, sources, positions, blocks):
                 row = {name: None for name in out_schema.names}
                 row["source_file"] = source
+                row["_pos"], row["_block"] = position, block
                 try:
                     if how == "json":
                         event = _read_line(record)
@@ -133,12 +140,36 @@ def _parse_in_python(df: DataFrame, how: str, channels: Sequence[str] | None = N
     return df.mapInArrow(run, out_schema)
 
 
-def _split_python(parsed: DataFrame) -> Ingested:
+def _split_python(parsed: DataFrame, lines: DataFrame | None = None) -> Ingested:
     events = parsed.where(F.col("_error").isNull()).select(*INGESTED_COLUMNS)
-    dead = parsed.where(F.col("_error").isNotNull()).select(
-        F.col("_error").alias("reason"), F.col("record"), F.col("source_file"), F.col("record_bytes")
+    dead = parsed.where(F.col("_error").isNotNull())
+    if lines is None:
+        line = F.lit(None).cast("long")
+    else:
+        dead = _with_line_numbers(dead, lines)
+        line = F.col("_line")
+    dead = dead.select(
+        F.col("_error").alias("reason"), F.col("record"), F.col("source_file"), line.alias("line"), F.col("record_bytes")
     )
     return Ingested(events, dead)
+
+
+def _with_line_numbers(dead: DataFrame, lines: DataFrame) -> DataFrame:
+    """``_line``: each dead letter's line number in its file, 1-based, blank lines counted.
+
+    Lines get consecutive positions within a partition as they are scanned (``_pos``, taken
+    before any filter), and a file's lines are read block by block (``_block``: the byte offset
+    the block starts at), each block within one partition. So a line's number is its position
+    minus its block's first, plus the lines of the file's earlier blocks. Only batches with dead
+    letters pay for it: one more aggregate over their lines, a few rows per file."""
+    blocks = lines.groupBy(F.col("_source").alias("_in_file"), F.col("_block").alias("_in_block")).agg(
+        F.min("_pos").alias("_first"), F.count(F.lit(1)).alias("_n")
+    )
+    earlier = Window.partitionBy("_in_file").orderBy("_in_block").rowsBetween(Window.unboundedPreceding, -1)
+    blocks = blocks.withColumn("_before", F.coalesce(F.sum("_n").over(earlier), F.lit(0)))
+    keys = F.col("source_file").eqNullSafe(F.col("_in_file")) & (F.col("_block") == F.col("_in_block"))
+    joined = dead.join(F.broadcast(blocks), keys, "left")
+    return joined.withColumn("_line", F.col("_pos") - F.col("_first") + 1 + F.col("_before"))
 
 
 # --- event JSON lines --------------------------------------------------------------------------
@@ -290,16 +321,24 @@ def parse_event_lines(
     raw = f"cast(`{value_col}` as binary)"
     # byte-wise: a string function would replace the bytes of a line that is not UTF-8
     without_cr = F.expr(f"CASE WHEN endswith({raw}, X'0D') THEN substr({raw}, 1, octet_length({raw}) - 1) ELSE {raw} END")
-    lines = df.select(without_cr.cast("string").alias("_record"), _source(df, source_col).alias("_source"))
-    lines = lines.where(F.btrim(F.col("_record"), F.lit(JSON_BLANKS)) != "")
+    positioned = "_block" in df.columns and source_col is not None
+    every_line = df.select(
+        without_cr.cast("string").alias("_record"),
+        _source(df, source_col).alias("_source"),
+        # taken as the lines are scanned, before any filter: dead letters' line numbers
+        (F.monotonically_increasing_id() if positioned else F.lit(None).cast("long")).alias("_pos"),
+        (F.col("_block") if positioned else F.lit(None).cast("long")).alias("_block"),
+    )
+    lines = every_line.where(F.btrim(F.col("_record"), F.lit(JSON_BLANKS)) != "")
     parsed = lines.withColumn("_j", F.expr("try_parse_json(_record)")).withColumn("_e", _event_struct())
     parsed = parsed.withColumn("_ok", _native_ok() & F.is_valid_utf8(F.col("_record")) & _known_channel(channels))
-    parsed = parsed.select("_record", "_source", "_ok", *_native_event_columns())
+    parsed = parsed.select("_record", "_source", "_pos", "_block", "_ok", *_native_event_columns())
     if keep is not None:
         parsed = keep(parsed)
     native = parsed.where(F.col("_ok")).select(*INGESTED_COLUMNS)
-    fallback = lines_fallback(parsed, channels)
-    return Ingested(native.unionByName(fallback.events), fallback.dead, parsed)
+    numbered = every_line.select("_source", "_block", "_pos") if positioned else None
+    fallback = lines_fallback(parsed, channels, numbered)
+    return Ingested(native.unionByName(fallback.events), fallback.dead, parsed, numbered)
 
 
 def _known_channel(channels: Sequence[str] | None) -> Column:
@@ -308,11 +347,16 @@ def _known_channel(channels: Sequence[str] | None) -> Column:
     return F.coalesce(F.col("_e.channel"), F.lit("")).isin(*channels) if channels else F.lit(False)
 
 
-def lines_fallback(parsed: DataFrame, channels: Sequence[str] | None = None) -> Ingested:
+def lines_fallback(
+    parsed: DataFrame, channels: Sequence[str] | None = None, lines: DataFrame | None = None
+) -> Ingested:
     """The reference reader (``from_json``, in Python) on the parsed lines the native check did
-    not accept (``_ok`` false): the events it makes of them and its dead letters."""
-    refused = parsed.where(~F.col("_ok")).select(F.col("_record").cast("binary").alias("_record"), "_source")
-    return _split_python(_parse_in_python(refused, "json", channels))
+    not accept (``_ok`` false): the events it makes of them and its dead letters (numbered from
+    ``lines``, :attr:`Ingested.lines`, when given)."""
+    refused = parsed.where(~F.col("_ok")).select(
+        F.col("_record").cast("binary").alias("_record"), "_source", "_pos", "_block"
+    )
+    return _split_python(_parse_in_python(refused, "json", channels), lines)
 
 
 # --- event rows (Parquet) ----------------------------------------------------------------------
@@ -466,6 +510,7 @@ def parse_debezium(df: DataFrame, value_col: str = "value", channel: str = "", s
     )
     dead = parsed.where(~is_kind.isin("row", "truncate", "ddl", "transaction")).select(
         reason.alias("reason"), F.col("_record").alias("record"), F.col("_source").alias("source_file"),
+        F.lit(None).cast("long").alias("line"),
         F.lit(None).cast("binary").alias("record_bytes"),
     )
     return Ingested(events, dead)
@@ -486,6 +531,7 @@ def split_unknown_channels(ingested: Ingested, state: ReplicaState) -> Ingested:
         F.concat(F.lit("event for channel '"), F.col("channel"), F.lit("', which does not exist on this replica")).alias("reason"),
         F.coalesce(F.col("record"), event_json).alias("record"),
         F.lit(None).cast("string").alias("source_file"),
+        F.lit(None).cast("long").alias("line"),
         F.lit(None).cast("binary").alias("record_bytes"),
     )
     return Ingested(events, ingested.dead.unionByName(dead))
@@ -509,7 +555,9 @@ def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_
         df = spark.read.schema(_parquet_read_schema()).parquet(path)
         ingested = normalize_event_rows(df.withColumn("_file", F.col("_metadata.file_path")), source_col="_file")
     elif fmt in ("debezium", "json"):
-        lines = spark.read.option("lineSep", "\n").text(path).withColumn("_file", F.col("_metadata.file_path"))
+        lines = spark.read.option("lineSep", "\n").text(path).select(
+            "value", F.col("_metadata.file_path").alias("_file"), F.col("_metadata.file_block_start").alias("_block")
+        )
         if fmt == "debezium":
             ingested = parse_debezium(lines, channel=channel, source_col="_file")
         else:

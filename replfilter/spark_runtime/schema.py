@@ -89,11 +89,13 @@ DEAD_LETTER_SCHEMA = StructType(
         StructField("reason", StringType(), False),
         StructField("record", StringType(), True),
         StructField("source_file", StringType(), True),
+        StructField("line", LongType(), True),
         StructField("record_bytes", BinaryType(), True),
     ]
 )
 """A record that is not an event (or names an unknown channel): why, and the record as read
-(the JSON line, or the Parquet row as JSON). A line that is not UTF-8 text keeps its exact bytes
+(the JSON line, or the Parquet row as JSON), the file it came from and, for a line of a JSON
+file, its line number (counted as ``wc -l`` and ``replfilter evaluate`` count). A line that is not UTF-8 text keeps its exact bytes
 in ``record_bytes`` (``record`` then shows them with U+FFFD for each byte that is not UTF-8);
 ``record_bytes`` is NULL for every other dead letter."""
 
@@ -107,6 +109,9 @@ class Ingested:
     events: DataFrame
     dead: DataFrame
     parsed: DataFrame | None = None
+    lines: DataFrame | None = None
+    """Every line read (blank ones too), with its file, file block and position in the scan: what
+    the line numbers of dead letters are counted from."""
 
 
 def ddl(schema: StructType) -> str:

@@ -112,6 +112,7 @@ def resolve_sql_tables(df: DataFrame) -> Ingested:
         F.col("_r_error").alias("reason"),
         F.coalesce(F.col("record"), event_json).alias("record"),
         F.lit(None).cast("string").alias("source_file"),
+        F.lit(None).cast("long").alias("line"),
         F.lit(None).cast("binary").alias("record_bytes"),
     )
     return Ingested(rest.unionByName(resolved), dead)

@@ -156,7 +156,7 @@ class EventStream:
             df = reader.option("lineSep", "\n").text(c.events_dir)  # only a line feed ends a line
         else:
             raise ValueError(f"unknown input format {c.input_format!r}")
-        return df.withColumn("_file", F.col("_metadata.file_path"))
+        return df.withColumn("_file", F.col("_metadata.file_path")).withColumn("_block", F.col("_metadata.file_block_start"))
 
     def _ingest_checked(
         self, marked: DataFrame, fallback: Callable[[DataFrame], Ingested], state: ReplicaState, keep
@@ -329,9 +329,12 @@ class EventStream:
             # with it): only lines the native check refuses need it, and a batch that has any
             # parses its lines again for them.
             channels = self._channels(state)
-            parsed = parse_event_lines(df, source_col="_file", channels=channels).parsed
-            kept = keep(parsed.drop("_record"))
-            batch = self._ingest_checked(self._relay(kept), lambda _kept: lines_fallback(parsed, channels), state, keep)
+            read = parse_event_lines(df, source_col="_file", channels=channels)
+            parsed = read.parsed
+            kept = keep(parsed.drop("_record", "_pos", "_block"))
+            batch = self._ingest_checked(
+                self._relay(kept), lambda _kept: lines_fallback(parsed, channels, read.lines), state, keep
+            )
         else:
             ingested = self.ingest(df, state, keep)
             events = keep(ingested.events)
@@ -481,6 +484,7 @@ def _claim_relay_events(ingested: Ingested, channel: str) -> Ingested:
         F.concat(F.lit("event for channel '"), named, F.lit(f"' in the relay log of channel '{channel}'")).alias("reason"),
         F.coalesce(F.col("record"), event_json).alias("record"),
         F.lit(None).cast("string").alias("source_file"),
+        F.lit(None).cast("long").alias("line"),
         F.lit(None).cast("binary").alias("record_bytes"),
     )
     return Ingested(claimed, ingested.dead.unionByName(foreign))
