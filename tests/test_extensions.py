@@ -156,3 +156,23 @@ def test_explain_replication_format_mixed() -> None:
     session.execute_text("CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (db1.t)")
     rows = session.execute_text("EXPLAIN REPLICATION OF 'UPDATE t SET a = UUID()' DEFAULT DATABASE db1 FORMAT = MIXED").rows
     assert [(r[1], r[2], r[3]) for r in rows] == [("MIXED", "rows db1.t", "SKIP")]
+
+
+def test_replay_reads_lines_as_evaluate_does(session: Session, tmp_path: Path) -> None:
+    """A byte that is not UTF-8 is that line's warning, and a bare carriage return does not end a
+    line: the replay decides the rest, with the line numbers ``wc -l`` and ``replfilter evaluate``
+    give."""
+    events = tmp_path / "e.jsonl"
+    events.write_bytes(
+        b'{"v": 1, "type": "row", "channel": "a", "db": "db1", "table": "t"}\n'
+        b'\xff\n'
+        b'{"v": 1, "type": "row", "channel": "a", "db": "db2",\r "table": "t3"}\r\n'
+    )
+    result = session.execute_text(f"REPLAY EVENTS FROM '{events}'")
+    assert result.as_dicts() == [  # type: ignore[union-attr]
+        {"Channel": "a", "Decision": "APPLY", "Events": 1},
+        {"Channel": "a", "Decision": "SKIP", "Events": 1},
+    ]
+    warnings = rows(session, "SHOW WARNINGS")
+    assert len(warnings) == 1
+    assert f"{events}: line 2: not UTF-8 text: byte 0xFF at byte 1 of the line" in warnings[0]["Message"]

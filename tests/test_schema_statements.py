@@ -107,6 +107,23 @@ def test_load_schema_for_a_missing_channel_or_file_fails_and_changes_nothing(tmp
     assert session.state.replica_catalog is None
 
 
+def test_a_binary_file_or_a_directory_as_schema_is_refused_whole_naming_it(tmp_path: Path):
+    binary = tmp_path / "dump.bin"
+    binary.write_bytes(b"CREATE DATABASE d;\n\x7fELF\x00\x01\x02")
+    session = Session()
+    with pytest.raises(MySQLError) as error:
+        session.execute_text(f"LOAD SCHEMA FROM '{binary}'")
+    assert error.value.code == 1016
+    assert "not a text file (a NUL byte on line 2)" in error.value.message
+    with pytest.raises(MySQLError) as folder:
+        session.execute_text(f"LOAD SCHEMA FROM '{tmp_path}'")
+    assert folder.value.code == 1016 and "Is a directory" in folder.value.message
+    assert session.state.replica_catalog is None
+    status, _out, err = run(["--schema", str(binary), "-e", "SHOW DATABASES"])
+    assert (status, err) == (1, f"replfilter: [ERROR] --schema: cannot read '{binary}': "
+                                "not a text file (a NUL byte on line 2)\n")
+
+
 def test_load_schema_for_channel_replays_through_that_channels_filters():
     session = Session()
     for sql in ("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'eu'",
@@ -147,6 +164,16 @@ def test_schema_option_for_an_unknown_channel_is_discarded_with_a_warning():
     status, _out, err = run([f"--schema=eu:{NODATA}", "-e", "SHOW DATABASES"])
     assert status == 1          # the schema was discarded: SHOW says the catalog is unknown
     assert "replica channel 'eu' does not exist" in err
+
+
+def test_schema_option_naming_a_file_with_a_colon_says_how_to_load_it(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("a:b.sql").write_text("CREATE DATABASE d;\n")
+    status, _out, err = run(["--schema=a:b.sql", "-e", "SHOW DATABASES"])
+    assert status == 1 and "replica channel 'a' does not exist" in err
+    assert "--schema=:a:b.sql" in err and "LOAD SCHEMA FROM 'a:b.sql'" in err
+    status, out, _err = run(["--schema=:a:b.sql", "-e", "SHOW DATABASES"])
+    assert status == 0 and "d" in out.split()
 
 
 def test_evaluate_takes_schema_and_follows_applied_ddl(tmp_path: Path):

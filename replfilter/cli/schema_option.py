@@ -13,6 +13,7 @@ sources' catalogs are loaded (README, "Where replfilter chooses").
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Sequence, TextIO
 
 from ..evaluation.schema_loader import SchemaFileError, load_schema_file
@@ -41,9 +42,14 @@ def load_schema_options(session: Session, values: Sequence[str], stderr: TextIO)
     for value in values:
         channel, path = split_schema_value(value)
         if channel is not None and session.state.channel(channel) is None:
+            hint = ""
+            if os.path.isfile(value):
+                # A file name with a colon reads as channel:FILE, as --replicate-* values do.
+                hint = (f" (a file named '{value}' is read as channel:FILE: name its channel before it, "
+                        f"e.g. --schema=:{value} for the default channel, or use LOAD SCHEMA FROM '{value}')")
             stderr.write(
                 f"replfilter: [Warning] --schema={value}: replica channel '{channel}' does not exist. "
-                "The schema has been discarded.\n"
+                f"The schema has been discarded{hint}.\n"
             )
             continue
         try:

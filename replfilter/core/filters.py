@@ -127,7 +127,7 @@ def normalise_rules(ftype: FilterType, rules: Iterable[Rule], collation: NameCol
 
 
 def display_rules(ftype: FilterType, rules: tuple[Rule, ...]) -> str:
-    """The SHOW REPLICA STATUS / P_S FILTER_RULE text (spec section 7.2): comma-joined, no
+    """The SHOW REPLICA STATUS / P_S FILTER_RULE text (mysql-filter-statements.md, section 7.2): comma-joined, no
     escaping; table rules sorted by plain byte comparison; rewrite pairs as ``(from,to)``."""
     if ftype is FilterType.REWRITE_DB:
         return ",".join(f"({src},{dst})" for src, dst in rules)  # type: ignore[misc]

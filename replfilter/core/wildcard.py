@@ -1,4 +1,4 @@
-"""LIKE matching for ``replicate-wild-do-table`` / ``replicate-wild-ignore-table`` (spec section 4).
+"""LIKE matching for ``replicate-wild-do-table`` / ``replicate-wild-ignore-table`` (mysql-filter-evaluation.md, section 4).
 
 The server matches the whole configured rule as one LIKE pattern against the single string
 ``db + "." + table`` (``db + "."`` for database statements): ``%`` is any run (empty included),

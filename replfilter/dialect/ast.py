@@ -42,7 +42,7 @@ class ChangeReplicationFilter:
     channel: str | None = None
 
     def effective(self) -> dict[FilterType, tuple[Rule | QualifiedName, ...]]:
-        """Type -> list, the last occurrence of a type winning completely (spec 2.3)."""
+        """Type -> list, the last occurrence of a type winning completely (mysql-filter-statements.md, section 2.3)."""
         result: dict[FilterType, tuple[Rule | QualifiedName, ...]] = {}
         for fdef in self.filters:
             result[fdef.ftype] = fdef.rules

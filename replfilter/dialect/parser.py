@@ -41,7 +41,7 @@ def _check_no_linefeed(value: str) -> str:
 
 
 def _check_db_part(name: str) -> str:
-    """The grammar's ``schema`` check on the db part of DO/IGNORE_TABLE (spec 2.2)."""
+    """The grammar's ``schema`` check on the db part of DO/IGNORE_TABLE (mysql-filter-statements.md, section 2.2)."""
     if not name or len(name.encode("utf-8")) > MAX_IDENT_BYTES or name.endswith(" "):
         raise MySQLError.of(ER.WRONG_DB_NAME, name[:100])
     if len(name) > MAX_IDENT_CHARS:

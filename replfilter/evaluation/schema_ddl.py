@@ -40,7 +40,7 @@ from ..core.errors import MySQLError
 from ..core.filters import fold_case
 from ..core.version import DEFAULT_VERSION
 from ..replica.catalog import Catalog, CatalogBuilder, RoutineDef, RoutineKind, TableDef, TriggerDef
-from .sql_tokens import SqlEventsError, Token, tokenize
+from .sql_tokens import SqlEventsError, Token, TokenCursor, tokenize
 
 # --- the server's errors (number, SQLSTATE, 8.4 text) ------------------------------------------
 
@@ -314,8 +314,9 @@ _TABLE_ELEMENT_KEYWORDS = frozenset({"PRIMARY", "KEY", "INDEX", "UNIQUE", "CONST
                                      "SPATIAL", "CHECK", "PERIOD"})
 
 
-class _Session:
-    """One statement against the catalog, reading tokens left to right."""
+class _Session(TokenCursor):
+    """One statement against the catalog, reading tokens left to right (the moves are
+    :class:`TokenCursor`'s; a malformed statement is :class:`_SyntaxError`, MySQL's 1064)."""
 
     def __init__(self, builder: CatalogBuilder, sql: str, tokens: Sequence[Token], default_db: str,
                  body: int | None = None):
@@ -323,49 +324,23 @@ class _Session:
         self.definer: str | None = None
         self.b = builder
         self.sql = sql
-        self.tokens = tokens
-        self.pos = 0
+        super().__init__(tokens)
         self.default_db = default_db
 
-    # -- token moves --
-
-    @property
-    def done(self) -> bool:
-        return self.pos >= len(self.tokens)
-
-    def peek(self, offset: int = 0) -> Token | None:
-        i = self.pos + offset
-        return self.tokens[i] if i < len(self.tokens) else None
-
-    def word(self, offset: int = 0) -> str:
-        tok = self.peek(offset)
-        return tok.upper if tok is not None else ""
-
-    def accept(self, *words: str) -> bool:
-        if self.word() in words:
-            self.pos += 1
-            return True
-        return False
-
-    def accept_op(self, op: str) -> bool:
-        tok = self.peek()
-        if tok is not None and tok.kind == "op" and tok.text == op:
-            self.pos += 1
-            return True
-        return False
+    # -- token moves: TokenCursor's, with this reader's own errors --
 
     def expect(self, *words: str) -> None:
         if not self.accept(*words):
             raise _SyntaxError
 
-    def name(self) -> str:
+    def name(self, what: str = "name") -> str:
         tok = self.peek()
         if tok is None or tok.kind not in ("word", "ident", "string"):
             raise _SyntaxError
         self.pos += 1
         return tok.text
 
-    def qualified(self) -> tuple[str | None, str]:
+    def qualified(self, what: str = "table name") -> tuple[str | None, str]:
         first = self.name()
         if self.accept_op("."):
             return first, self.name()

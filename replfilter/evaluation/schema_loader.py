@@ -237,13 +237,26 @@ def load_schema_lines(
     return LoadResult(state, tuple(warnings + replica.warnings), stats)
 
 
+_BINARY_SNIFF = 8192
+"""How much of a schema file is looked at for a NUL byte. mysqldump writes NUL as ``\\0`` and
+the mysql client refuses a raw one outside --binary-mode, so a NUL near the start means the
+file is not SQL text (an executable, an archive): it is refused whole rather than read as one
+long 1064."""
+
+
 def load_schema_file(state: ReplicaState, path: str, channel: str | None = None, replay: bool = True) -> LoadResult:
     """:func:`load_schema_lines` on a file; bytes that are not UTF-8 are kept as they are
     (a dump's data section may hold any bytes) and cannot stop the load."""
     try:
         handle = open(path, encoding="utf-8", errors="surrogateescape", newline="")
+        with open(path, "rb") as raw:
+            head = raw.read(_BINARY_SNIFF)
     except OSError as err:
         raise SchemaFileError(err.errno, err.strerror, path) from None
+    if b"\0" in head:
+        handle.close()
+        line = head.count(b"\n", 0, head.index(b"\0")) + 1
+        raise SchemaFileError(0, f"not a text file (a NUL byte on line {line})", path)
     with handle:
         try:
             return load_schema_lines(state, handle, path, channel, replay)

@@ -322,8 +322,9 @@ def start_replica(state: ReplicaState, stmt: ast.StartReplica) -> Execution:
         if already:
             warnings.append(Condition.note(ER.REPLICA_CHANNEL_WAS_RUNNING, channel.name))
             continue
-        # UNTIL applies to an applier this statement starts (spec: start_slave_threads sets the
-        # until condition only when it starts the SQL thread).
+        # UNTIL applies to an applier this statement starts (mysql-filter-statements.md, section
+        # 4.5; the server's start_slave_threads sets the until condition only when it starts the
+        # SQL thread).
         until = stmt.until if want_sql and not channel.sql_running else channel.until
         state = state.with_channel(replace(
             channel, io_running=channel.io_running or want_io, sql_running=channel.sql_running or want_sql,

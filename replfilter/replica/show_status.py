@@ -143,8 +143,9 @@ def status_row(channel: Channel) -> tuple[Value, ...]:
 def show_replica_status(
     state: ReplicaState, channel_name: str | None, legacy: bool = False, progress: ProgressSource | None = None
 ) -> ResultSet:
-    """Spec 4.7: all configured non-GR channels in name order, or the one named (3074 first, then
-    3139 for the GR applier channel; an unconfigured channel gives an empty result)."""
+    """All configured non-GR channels in name order, or the one named (3074 first, then 3139 for
+    the GR applier channel; an unconfigured channel gives an empty result): mysql-filter-statements.md,
+    section 4.7."""
     if channel_name is None:
         channels = list(state.configured_channels())
     else:
