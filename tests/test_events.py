@@ -129,3 +129,10 @@ def test_command_kind_properties() -> None:
     assert drop_tmp.exempt_from_table_rules
     assert not QueryEvent(command=CK.DROP_TABLE, temporary=True).exempt_from_table_rules
     assert QueryEvent(command=CK.SET_OPTION).exempt_from_table_rules
+
+
+def test_a_json_syntax_error_says_what_and_at_which_column_once():
+    with pytest.raises(EventFormatError) as info:
+        from_json('{"bad json')
+    assert "not valid JSON: Unterminated string starting at column 2" in str(info.value)
+    assert " at at " not in str(info.value)

@@ -51,7 +51,9 @@ def from_json(text: str | bytes, source_catalog: SourceCatalogs | None = None) -
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
-        raise EventFormatError("", f"not valid JSON: {err.msg} at column {err.colno}") from None
+        # json's own message can end in "at" ("Unterminated string starting at"): the column ends it
+        what = err.msg[:-3] if err.msg.endswith(" at") else err.msg
+        raise EventFormatError("", f"not valid JSON: {what} at column {err.colno}") from None
     return from_dict(data, source_catalog)
 
 
