@@ -643,6 +643,12 @@ def test_status(shell, tmp_path):
     assert run.out.count("lower_case_table_names:\t0") == 2
     assert f"Data directory:\t\t{tmp_path}" in run.out
     assert "| 'ch1'   | Yes        | h1          | No        | No         |            6 |" in run.out
+    assert "Current database:\t\n" in run.out
+
+
+def test_status_shows_the_database_use_chose(shell):
+    run = shell("use sales" + ENTER + "status" + ENTER)
+    assert "Database changed" in run.out and "Current database:\tsales\n" in run.out
 
 
 def test_executable_comments_in_the_shell(shell):
