@@ -1371,3 +1371,21 @@ def test_use_statement_sets_the_sessions_default_database() -> None:
     explained = replica.run("EXPLAIN REPLICATION OF 'INSERT INTO t VALUES (1)' FORMAT STATEMENT")
     assert "db=my db" in str(explained.rows[0])  # type: ignore[union-attr]
     assert replica.fails("USE").code == 1064
+
+
+def test_queries_on_the_filter_tables_beyond_the_grammar_are_answered() -> None:
+    """Other operators, LIKE/IN, aliases and GROUP BY on the performance_schema filter tables run
+    (sqlglot), with the server's case-insensitive string comparisons; other SELECTs are 1235."""
+    replica = multi_source("a")
+    replica.run("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (d1, d2), REPLICATE_IGNORE_TABLE = (x.y) FOR CHANNEL 'a'")
+    result = replica.run("SELECT CHANNEL_NAME AS c, FILTER_NAME, COUNTER FROM performance_schema.replication_applier_filters "
+                         "WHERE COUNTER >= 0 AND filter_name LIKE 'replicate_do%'")
+    assert result == ResultSet(("c", "FILTER_NAME", "COUNTER"), (("a", "REPLICATE_DO_DB", 0),))
+    result = replica.run("SELECT FILTER_NAME, COUNT(*) AS n FROM performance_schema.replication_applier_filters "
+                         "GROUP BY FILTER_NAME ORDER BY FILTER_NAME DESC")
+    assert result.rows == (("REPLICATE_IGNORE_TABLE", 1), ("REPLICATE_DO_DB", 1))  # type: ignore[union-attr]
+    result = replica.run("SELECT * FROM performance_schema.replication_applier_filters f WHERE f.FILTER_NAME IN ('Replicate_Do_DB')")
+    assert result.columns[:3] == ("CHANNEL_NAME", "FILTER_NAME", "FILTER_RULE")  # type: ignore[union-attr]
+    assert [r[2] for r in result.rows] == ["d1,d2"]  # type: ignore[union-attr]
+    assert replica.fails("SELECT 1").code == 1235
+    assert replica.fails("SELECT * FROM performance_schema.replication_applier_filters JOIN mysql.user").code == 1235

@@ -122,3 +122,57 @@ def test_extension_syntax_round_trips(text: str, node: object) -> None:
 def test_extension_keywords_are_not_reserved_names() -> None:
     statement = parse_statement("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (replay, events, format, statement)")
     assert statement.filters[0].rules == ("replay", "events", "format", "statement")  # type: ignore[union-attr]
+
+
+# ---- FORMAT MIXED: unsafe statements are logged as rows (evaluation/mixed_format.py) ----------------
+
+
+@pytest.mark.parametrize("sql, as_rows", [
+    ("UPDATE t SET a = UUID()", True),
+    ("INSERT INTO t VALUES (CURRENT_USER)", True),
+    ("UPDATE t SET a = @@server_id", True),
+    ("DELETE FROM t LIMIT 10", True),
+    ("DELETE FROM t ORDER BY id LIMIT 10", False),
+    ("INSERT IGNORE INTO t SELECT * FROM u", True),
+    ("INSERT INTO t SELECT * FROM u ON DUPLICATE KEY UPDATE a = 1", True),
+    ("REPLACE INTO t SELECT * FROM u", True),
+    ("UPDATE t SET a = RAND(), b = NOW()", False),
+    ("INSERT INTO t VALUES ('UUID()', \"@@x\")", False),
+    ("UPDATE t SET a = 1", False),
+])
+def test_mixed_logs_unsafe_statements_as_rows(sql: str, as_rows: bool) -> None:
+    from replfilter.evaluation.sql_events import BinlogFormat, script_events
+
+    (derived,) = script_events(sql, "db1", BinlogFormat.MIXED)
+    kinds = {type(event).__name__ for event in derived.events}
+    assert kinds == ({"RowEvent"} if as_rows else {"QueryEvent"}), (sql, derived.note)
+    assert derived.note is not None and "MIXED" in derived.note
+
+
+def test_explain_replication_format_mixed() -> None:
+    from replfilter.server.session import Session
+
+    session = Session()
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (db1.t)")
+    rows = session.execute_text("EXPLAIN REPLICATION OF 'UPDATE t SET a = UUID()' DEFAULT DATABASE db1 FORMAT = MIXED").rows
+    assert [(r[1], r[2], r[3]) for r in rows] == [("MIXED", "rows db1.t", "SKIP")]
+
+
+def test_replay_reads_lines_as_evaluate_does(session: Session, tmp_path: Path) -> None:
+    """A byte that is not UTF-8 is that line's warning, and a bare carriage return does not end a
+    line: the replay decides the rest, with the line numbers ``wc -l`` and ``replfilter evaluate``
+    give."""
+    events = tmp_path / "e.jsonl"
+    events.write_bytes(
+        b'{"v": 1, "type": "row", "channel": "a", "db": "db1", "table": "t"}\n'
+        b'\xff\n'
+        b'{"v": 1, "type": "row", "channel": "a", "db": "db2",\r "table": "t3"}\r\n'
+    )
+    result = session.execute_text(f"REPLAY EVENTS FROM '{events}'")
+    assert result.as_dicts() == [  # type: ignore[union-attr]
+        {"Channel": "a", "Decision": "APPLY", "Events": 1},
+        {"Channel": "a", "Decision": "SKIP", "Events": 1},
+    ]
+    warnings = rows(session, "SHOW WARNINGS")
+    assert len(warnings) == 1
+    assert f"{events}: line 2: not UTF-8 text: byte 0xFF at byte 1 of the line" in warnings[0]["Message"]

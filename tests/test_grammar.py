@@ -625,8 +625,11 @@ def test_select_with_backticked_names() -> None:
     assert statement == ast.SelectPerformanceSchema("performance_schema", "replication_applier_filters", ("FILTER_RULE",))
 
 
-def test_select_where_beyond_the_dialect_is_not_simulated_not_a_syntax_error() -> None:
-    assert error_of("SELECT * FROM performance_schema.replication_applier_filters WHERE 1 = 1").code == 1235
+def test_select_where_beyond_the_dialect_is_a_query_for_sqlglot_not_a_syntax_error() -> None:
+    for text in ["SELECT * FROM performance_schema.replication_applier_filters WHERE 1 = 1",
+                 "SELECT * FROM performance_schema.replication_applier_filters WHERE COUNTER > 0",
+                 "SELECT FILTER_NAME AS f, COUNT(*) AS n FROM performance_schema.replication_applier_filters GROUP BY FILTER_NAME"]:
+        assert parse_statement(text) == ast.QueryPerformanceSchema(text)
     assert error_of("SELECT * FROM performance_schema.replication_applier_filters WHERE").code == 1064
 
 
@@ -702,9 +705,7 @@ NOT_SIMULATED = (
 
 @pytest.mark.parametrize("text", [
     "select 1", "SHOW VARIABLES LIKE 'server%'", "SET @x = 1", "SELECT @x := 1",
-    "SELECT * FROM performance_schema.replication_applier_filters WHERE COUNTER > 0",
-    "SELECT FILTER_NAME AS f, COUNT(*) AS n FROM performance_schema.replication_applier_filters GROUP BY FILTER_NAME",
-    "CREATE TABLE t (a INT)", "INSERT INTO t VALUES (1)",
+    "SELECT * FROM mysql.user WHERE user > 'a'", "CREATE TABLE t (a INT)", "INSERT INTO t VALUES (1)",
 ])
 def test_ordinary_mysql_statements_are_1235_not_1064(text: str) -> None:
     """A 1064 means the text is not MySQL: a MySQL statement replfilter does not simulate is 1235."""
@@ -1182,6 +1183,7 @@ def test_every_84_source_option_parses(option: str) -> None:
 @pytest.mark.parametrize("option", [
     "REQUIRE_TABLE_PRIMARY_KEY_CHECK = MAYBE", "ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = ON", "SOURCE_SSL = 'yes'",
     "SOURCE_HOST = h", "SOURCE_PORT = 1.5", "IGNORE_SERVER_IDS = 1", "SOURCE_SSL_CA = NULL", "NO_SUCH_OPTION = 1",
+    "GTID_ONLY = 2", "SOURCE_CONNECTION_AUTO_FAILOVER = 5",
 ])
 def test_source_option_values_of_the_wrong_kind_are_syntax_errors(option: str) -> None:
     assert error_of(f"CHANGE REPLICATION SOURCE TO {option}").code == 1064

@@ -14,7 +14,7 @@ LEGACY_TOO = ServerVersion.MYSQL_8_0  # 8.0's grammar: 8.4's plus the SLAVE/MAST
 from replfilter.dialect.printer import to_sql
 from replfilter.dialect import ast
 from replfilter.core.filters import FilterType
-from replfilter.dialect.source_options import MAX_SOURCE_DELAY, SUPPORTED_OPTIONS, UNSIMULATED_OPTIONS, UNSIMULATED_KINDS
+from replfilter.dialect.source_options import MAX_SOURCE_DELAY, SUPPORTED_OPTIONS, UNSIMULATED_OPTIONS, UNSIMULATED_KINDS, ZERO_OR_ONE_OPTIONS
 
 SETTINGS = settings(max_examples=150, deadline=None)
 
@@ -77,7 +77,12 @@ def source_options(draw: st.DrawFn) -> ast.SourceOption:
     else:
         name = draw(st.sampled_from(sorted(UNSIMULATED_OPTIONS)))
         kind = draw(st.sampled_from(sorted(UNSIMULATED_KINDS[name])))
-        value = draw(VALUE_OF_KIND[kind.split(":")[0]] if ":" not in kind else st.just(ast.OtherValue("word", kind.split(":")[1])))
+        if ":" in kind:
+            value = ast.OtherValue("word", kind.split(":")[1])
+        elif name in ZERO_OR_ONE_OPTIONS:
+            value = draw(st.integers(0, 1))
+        else:
+            value = draw(VALUE_OF_KIND[kind])
         written = name
     return ast.SourceOption(name, value, written)
 

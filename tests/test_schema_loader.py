@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from replfilter.evaluation.schema_ddl import apply_statement, execute_versioned_comments
+from replfilter.evaluation.schema_ddl import apply_statement
+from replfilter.evaluation.schema_text import execute_versioned_comments
 from replfilter.evaluation.schema_loader import SchemaFileError, load_schema_file, load_schema_lines
 from replfilter.replica.catalog import Catalog
 from replfilter.replica.state import ReplicaState
@@ -280,7 +281,7 @@ def test_temporary_tables_are_not_kept():
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from replfilter.evaluation.schema_ddl import _Session, _tokens  # noqa: E402  (the sqlglot reading)
+from replfilter.evaluation.schema_queries import table_columns  # noqa: E402  (the sqlglot reading)
 from replfilter.replica.catalog import CatalogBuilder  # noqa: E402
 
 _COLUMN_NAMES = st.sampled_from(["id", "a", "`key`", "`select`", "`a b`", "name", "`x``y`", "total", "`é`"])
@@ -300,8 +301,7 @@ def test_the_quick_body_reading_gives_the_columns_sqlglot_gives(columns, keys, o
     body = ",\n  ".join([f"{name} {kind}" for name, kind in columns] + keys)
     sql = f"CREATE TABLE `t` (\n  {body}\n){options}"
     catalog, errors = apply_statement(Catalog().with_database("d"), sql, "d")
-    session = _Session(CatalogBuilder(), sql, _tokens(sql), "d")
-    assert errors == () and catalog.table("d", "t").columns == tuple(session._table_columns(sql, "d"))
+    assert errors == () and catalog.table("d", "t").columns == table_columns(CatalogBuilder(), sql, "d")
 
 
 def test_create_table_parenthesised_like_copies_the_source():
@@ -326,7 +326,7 @@ def test_drop_trigger_is_replayed_by_the_triggers_table_on_the_replica():
        st.lists(_KEYS, max_size=3), st.sampled_from(["", " ENGINE=InnoDB", " COMMENT='x'", " AS SELECT * FROM src"]),
        st.sampled_from(["`t`", "d2.t", "IF NOT EXISTS `t`"]))
 def test_the_shortened_event_text_gives_the_same_event(columns, keys, options, name):
-    from replfilter.evaluation.schema_ddl import event_text
+    from replfilter.evaluation.schema_text import event_text
     from replfilter.evaluation.sql_events import statement_events
 
     body = ", ".join([f"{c} {kind}" for c, kind in columns] + keys)

@@ -643,6 +643,12 @@ def test_status(shell, tmp_path):
     assert run.out.count("lower_case_table_names:\t0") == 2
     assert f"Data directory:\t\t{tmp_path}" in run.out
     assert "| 'ch1'   | Yes        | h1          | No        | No         |            6 |" in run.out
+    assert "Current database:\t\n" in run.out
+
+
+def test_status_shows_the_database_use_chose(shell):
+    run = shell("use sales" + ENTER + "status" + ENTER)
+    assert "Database changed" in run.out and "Current database:\tsales\n" in run.out
 
 
 def test_executable_comments_in_the_shell(shell):
@@ -660,6 +666,10 @@ def test_banner_and_status_show_the_simulated_version(shell):
     assert "replfilter " in run.out and "a simulated MySQL 8.0.40 replica (replication filters)" in run.out
     run = shell("status" + ENTER, session=Session())
     assert "a simulated MySQL 8.4.3 replica (replication filters)" in run.out
+    shell_object = Shell(Session(ReplicaState.fresh(version=ServerVersion.MYSQL_8_0)), ShellSettings(history=False),
+                         io.StringIO(), io.StringIO(), environ={})
+    shell_object.prompt_template = "v\\v> "
+    assert shell_object.prompt_text() == "v8.0.40> "
 
 
 def test_warnings_and_nowarning(shell):

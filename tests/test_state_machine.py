@@ -22,6 +22,7 @@ from replfilter.dialect.printer import to_sql
 from replfilter.dialect import ast
 from replfilter.core.errors import MySQLError
 from replfilter.replica.executor import PartialChange
+from replfilter.core.version import ServerVersion
 from replfilter.core.filters import FILTER_TYPES, ConfiguredBy, FilterSet, FilterType, TypeSlot
 from replfilter.replica.perfschema import channel_filter_rows, format_timestamp, global_filter_rows
 from replfilter.core.results import ResultSet
@@ -71,11 +72,12 @@ def expected_display(ftype: FilterType, values: list[object], lctn: int) -> str:
 
 class ReplicaMachine(RuleBasedStateMachine):
     lctn = 0
+    version = ServerVersion.MYSQL_8_4
 
     def __init__(self) -> None:
         super().__init__()
         self.now = T0
-        self.session = Session(ReplicaState.fresh(self.lctn), clock=self._tick)
+        self.session = Session(ReplicaState.fresh(self.lctn, self.version), clock=self._tick)
 
     def _tick(self) -> int:
         self.now += 1_000
@@ -89,12 +91,12 @@ class ReplicaMachine(RuleBasedStateMachine):
         """Execute one statement; check the round trip and that a failure changed nothing."""
         before = self.state
         try:
-            statement = parse_statement(text)
+            statement = parse_statement(text, self.version)
         except MySQLError:
             statement = None
         if statement is not None:
             printed = to_sql(statement)
-            assert parse_statement(printed) == statement, (text, printed)
+            assert parse_statement(printed, self.version) == statement, (text, printed)
         try:
             result = self.session.execute_text(text)
         except MySQLError as error:
@@ -326,6 +328,19 @@ class CaseInsensitiveReplicaMachine(ReplicaMachine):
 def test_replica_state_machine_lctn_1() -> None:
     run_state_machine_as_test(
         CaseInsensitiveReplicaMachine,
+        settings=settings(max_examples=15, stateful_step_count=20, deadline=None, suppress_health_check=[HealthCheck.too_slow]),
+    )
+
+
+class Mysql80ReplicaMachine(ReplicaMachine):
+    """The same sequences on an 8.0 replica, where the SLAVE/MASTER spellings run (with 1287)."""
+
+    version = ServerVersion.MYSQL_8_0
+
+
+def test_replica_state_machine_mysql_80() -> None:
+    run_state_machine_as_test(
+        Mysql80ReplicaMachine,
         settings=settings(max_examples=15, stateful_step_count=20, deadline=None, suppress_health_check=[HealthCheck.too_slow]),
     )
 

@@ -162,6 +162,14 @@ class SelectPerformanceSchema:
 
 
 @dataclass(frozen=True)
+class QueryPerformanceSchema:
+    """A MySQL SELECT on the performance_schema filter tables that the grammar's SELECT does not
+    read (other operators, aliases, GROUP BY, functions): answered with sqlglot."""
+
+    sql: str
+
+
+@dataclass(frozen=True)
 class UseDatabase:
     """``USE db``: the session's default database (EXPLAIN REPLICATION's, when it names none)."""
 
@@ -247,6 +255,7 @@ Statement = Union[
     SelectVariables,
     ShowReplicas,
     UseDatabase,
+    QueryPerformanceSchema,
     ShowWarnings,
     ExplainReplication,
     ReplayEvents,

@@ -30,6 +30,25 @@ MAX_CHARS = 64 * 1024
 """Longer text (a pasted dump) is not worth a second reader: it stays a syntax error."""
 
 
+FILTER_TABLES = ("replication_applier_filters", "replication_applier_global_filters")
+
+
+def reads_filter_tables_only(text: str) -> bool:
+    """True for a SELECT (``statement_kind`` said so) whose tables are all performance_schema
+    filter tables, and that names at least one."""
+    import sqlglot
+    from sqlglot import exp
+
+    tree = sqlglot.parse_one(text, read="mysql")
+    if not isinstance(tree, exp.Select):
+        return False
+    tables = list(tree.find_all(exp.Table))
+    return bool(tables) and all(
+        t.name.lower() in FILTER_TABLES and (t.db or "performance_schema").lower() == "performance_schema"
+        for t in tables
+    )
+
+
 def statement_kind(text: str) -> str | None:
     """The kind (``SELECT``, ``SHOW``...) of an ordinary MySQL statement ``text`` is, or None
     when it is not one (a syntax error)."""

@@ -12,7 +12,7 @@ from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast
-from .other_statements import statement_kind
+from .other_statements import reads_filter_tables_only, statement_kind
 from .grammar import ascii_lower, ascii_upper, is_reserved, lark_parser
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..core.filters import FilterType, fold_case
@@ -438,15 +438,6 @@ def _error_position(text: str, exc: UnexpectedInput) -> int:
     return len(text)
 
 
-def _not_simulated(text: str) -> MySQLError | None:
-    """1235 for an ordinary MySQL statement the grammar does not read (other_statements.py)."""
-    kind = statement_kind(text)
-    if kind is None:
-        return None
-    return MySQLError.of(ER.NOT_SUPPORTED_YET, f"{kind} statements other than those of the replication "
-                         "filter dialect in replfilter (it does not simulate them)")
-
-
 def parse_statement(text: str, version: ServerVersion = DEFAULT_VERSION) -> ast.Statement:
     """Parse one statement (no terminator needed). Raises :class:`MySQLError` (1064 and the
     parse-time checks). An empty text is MySQL's "Query was empty" (1065)."""
@@ -486,9 +477,9 @@ def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.
     try:
         return _lark(version).parse(expanded)  # type: ignore[return-value]
     except ParseFailure as exc:
-        raise _not_simulated(text) or syntax_error(text, exc.position, version) from None
+        failure = syntax_error(text, exc.position, version)
     except UnexpectedInput as exc:
-        raise _not_simulated(text) or syntax_error(text, _error_position(text, exc), version) from None
+        failure = syntax_error(text, _error_position(text, exc), version)
     except MySQLError as error:
         # A check made while parsing (1729 for SOURCE_DELAY, 1525 for a line feed): MySQL goes
         # on parsing after 1729, so every legacy spelling of the statement has warned. (After
@@ -496,6 +487,19 @@ def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.
         if not error.warnings:
             error.warnings = parse_time_warnings(text, len(text), version)
         raise
+    return [_other_statement(expanded, failure)]
+
+
+def _other_statement(text: str, failure: MySQLError) -> ast.Statement:
+    """Text the grammar cannot read: a query on the filter tables (answered with sqlglot), 1235
+    for another ordinary MySQL statement, else the syntax error (other_statements.py)."""
+    kind = statement_kind(text)
+    if kind is None:
+        raise failure
+    if kind == "SELECT" and reads_filter_tables_only(text):
+        return ast.QueryPerformanceSchema(text.strip())
+    raise MySQLError.of(ER.NOT_SUPPORTED_YET, f"{kind} statements other than those of the replication "
+                        "filter dialect in replfilter (it does not simulate them)")
 
 
 def parse(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.Statement]:

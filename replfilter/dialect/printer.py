@@ -128,6 +128,11 @@ def _(stmt: ast.SelectPerformanceSchema) -> str:
 
 
 @to_sql.register
+def _(stmt: ast.QueryPerformanceSchema) -> str:
+    return stmt.sql
+
+
+@to_sql.register
 def _(stmt: ast.UseDatabase) -> str:
     return f"USE {quote_identifier(stmt.database)}"
 

@@ -61,6 +61,8 @@ UNSIMULATED_KINDS: dict[str, frozenset[str]] = {
     "GTID_ONLY": _NUMBER,
 }
 UNSIMULATED_OPTIONS = frozenset(UNSIMULATED_KINDS)
+ZERO_OR_ONE_OPTIONS = frozenset({"SOURCE_CONNECTION_AUTO_FAILOVER", "GTID_ONLY"})
+"""``real_ulong_num`` options whose other values are a syntax error in the grammar itself."""
 
 
 def value_kind(value: ast.SourceValue) -> str:
@@ -118,6 +120,8 @@ def resolve_source_option(written: str, value: ast.SourceValue) -> ast.SourceOpt
         kind_of = value_kind(value)
         if kind_of not in kinds and not (kind_of.startswith("word:") and "word" in kinds):
             return None
+        if name in ZERO_OR_ONE_OPTIONS and value not in (0, 1):
+            return None  # the grammar's action: syntax_error_at the value
         return ast.SourceOption(name, value, ascii_upper(written))
     if isinstance(value, ast.OtherValue):
         return None

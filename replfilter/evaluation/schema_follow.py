@@ -17,7 +17,8 @@ from ..core.errors import MySQLError
 from ..replica.catalog import Catalog, CatalogBuilder
 from ..replica.state import ReplicaState
 from .events import Event, QueryEvent
-from .schema_ddl import apply_to_builder, first_word, is_schema_statement
+from .schema_ddl import apply_to_builder
+from .schema_text import first_word, is_schema_statement
 
 
 class CatalogFollower:

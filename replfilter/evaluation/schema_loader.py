@@ -35,7 +35,9 @@ from ..dialect.splitter import ClientCommand, StatementBuffer, StatementText
 from ..replica.catalog import Catalog, CatalogBuilder
 from ..replica.state import ReplicaState
 from .evaluator import channel_filters, decide
-from .schema_ddl import apply_to_builder, event_text, execute_versioned_comments, first_word, is_schema_statement
+from .schema_ddl import apply_to_builder
+from .schema_errors import syntax_error
+from .schema_text import event_text, execute_versioned_comments, first_word, is_schema_statement
 from .events import CommandKind, QueryEvent, TableRef
 from .sql_events import BinlogFormat, statement_events
 from .sql_tokens import SqlEventsError
@@ -210,8 +212,6 @@ def load_schema_lines(
         word = first_word(text)
         if not is_schema_statement(word):
             if word and word not in _KNOWN_STATEMENT_WORDS:
-                from .schema_ddl import syntax_error
-
                 warnings.append(SchemaWarning(file, statement.line, syntax_error(text)))
             stats.skipped += 1
             continue

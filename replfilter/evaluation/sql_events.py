@@ -3,7 +3,7 @@
 Given a statement, the session's default database and a binlog format, derive what the replica's
 filters will see (mysql-filter-evaluation.md, sections 3.2, 3.4 and 3.5):
 
-* STATEMENT (and MIXED, taken as a safe statement): one :class:`QueryEvent` with the
+* STATEMENT (and MIXED for a safe statement, mixed_format.py): one :class:`QueryEvent` with the
   statement's command kind and its table list (updating flags as the server's parser sets them).
 * ROW: DDL stays a :class:`QueryEvent` (judged by the default database); DML becomes one
   :class:`RowEvent` per table it changes, with the table's written database or the default one.
@@ -28,6 +28,7 @@ from .events import CommandKind, Event, QueryEvent, RowEvent, TableRef
 from ..replica.catalog import Catalog
 from .sql_analysis import StatementAnalysis
 from .sql_readers import analyse_statement
+from .mixed_format import unsafe_reason
 from .sql_tokens import SqlEventsError, split_sql_script
 
 CK = CommandKind
@@ -136,18 +137,24 @@ def _derive(
     notes = list(a.notes)
     events: tuple[Event, ...] = ()
     effective_default = a.use_db if a.use_db is not None else default_db
+    # MIXED logs an unsafe statement as rows (mixed_format.py lists the cases modelled); DDL is
+    # always a statement.
+    unsafe = unsafe_reason(sql, a.command) if fmt is BinlogFormat.MIXED and (a.command.is_dml or a.create_select) else None
+    as_rows = fmt is BinlogFormat.ROW or unsafe is not None
     if not a.logged:
         pass
     elif default_db == "" and a.event_db is None and any(t.db is None for t in a.tables):
         notes.append("no database selected: the statement fails on the source (error 1046) and is not logged")
-    elif fmt is BinlogFormat.ROW:
+    elif as_rows:
+        if fmt is BinlogFormat.MIXED:
+            notes.append(f"MIXED: logged as rows, the statement is unsafe ({unsafe})")
         events = _row_events(sql, a, default_db, channel, notes)
     else:
         if fmt is BinlogFormat.MIXED:
-            notes.append("MIXED: assumed logged in statement format (an unsafe statement would be logged as rows)")
+            notes.append("MIXED: logged as a statement (safe as far as the text shows)")
         events = (_query_event(sql, a, default_db, channel),)
     unknown_rows: tuple[tuple[str, str], ...] = ()
-    if fmt is BinlogFormat.ROW and a.logged and (a.command.is_dml or a.create_select):
+    if as_rows and a.logged and (a.command.is_dml or a.create_select):
         unknown_rows = tuple(
             key for key in _changed_tables(a.tables, default_db, None) if key not in _changed_tables(a.tables, default_db)
         )

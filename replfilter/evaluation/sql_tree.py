@@ -25,8 +25,9 @@ class _QuietSqlglot(logging.Filter):
 
 
 @contextmanager
-def _quiet() -> Iterator[None]:
-    """sqlglot warns when it falls back to a generic Command; we detect that ourselves."""
+def quiet_sqlglot() -> Iterator[None]:
+    """sqlglot warns when it falls back to a generic Command; we detect that ourselves (and the
+    DDL reader, :mod:`.schema_queries`, reports what sqlglot cannot read as the server's 1064)."""
     logger = logging.getLogger("sqlglot")
     quiet = _QuietSqlglot()
     logger.addFilter(quiet)
@@ -72,7 +73,7 @@ def parse_tree(ctx: ReaderContext) -> exp.Expression | None:
     if not ctx.use_sqlglot:
         return None
     try:
-        with _quiet():
+        with quiet_sqlglot():
             trees = sqlglot.parse(_sqlglot_text(ctx), read="mysql")
     except Exception:  # sqlglot raises ParseError, TokenError and occasionally others
         return None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from ..dialect import ast
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..core.filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, NameCollation, Rule, fold_case
-from .perfschema import select_performance_schema
+from .perfschema import query_performance_schema, select_performance_schema
 from ..core.results import Ok, Result, ResultSet
 from .show_status import ProgressSource, show_replica_status
 from ..dialect.source_options import RECEIVER_OPTIONS, SUPPORTED_OPTIONS, stored_value
@@ -96,6 +96,8 @@ def _execute(state: ReplicaState, statement: ast.Statement, now_us: int, progres
             return Execution(state, show_replica_status(state, statement.channel, statement.legacy, progress))
         case ast.SelectPerformanceSchema():
             return Execution(state, select_performance_schema(state, statement))
+        case ast.QueryPerformanceSchema():
+            return Execution(state, query_performance_schema(state, statement.sql))
         case ast.ShowCatalog():
             return Execution(state, show_catalog(state, statement))
     raise TypeError(f"not a statement the executor runs: {statement!r}")

@@ -17,6 +17,7 @@ from ..core.errors import Condition, MySQLError
 from ..core.errors import ER
 from ..replica.executor import Execution, PartialChange, deprecation_warnings, execute
 from ..evaluation.extensions import explain_replication, replay_events
+from ..evaluation.event_lines import split_lines
 from .load_schema import load_schema_statement
 from ..core.results import Ok, Result, ResultSet
 from ..replica.show_status import ProgressSource
@@ -220,13 +221,13 @@ SERVER_ID = 1
 __all__ = ["Session", "wall_clock_us", "Ok", "ResultSet"]
 
 
-def _read_lines(path: str) -> list[str]:
+def _read_lines(path: str) -> list[bytes]:
+    """The event file's lines as bytes, cut as ``replfilter evaluate`` cuts them (only ``\\n``
+    ends a line), so a line that is not UTF-8 is that line's warning, not the whole file's refusal."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read().split("\n")
+        with open(path, "rb") as handle:
+            return list(split_lines(handle))
     except FileNotFoundError as exc:
         raise MySQLError.of(ER.FILE_NOT_FOUND, path, exc.errno, exc.strerror) from None
     except OSError as exc:
         raise MySQLError.of(ER.CANT_OPEN_FILE, path, exc.errno or 0, exc.strerror or str(exc)) from None
-    except UnicodeDecodeError as exc:
-        raise MySQLError.of(ER.CANT_OPEN_FILE, path, 0, f"not UTF-8 text at byte {exc.start}") from None

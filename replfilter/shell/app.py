@@ -147,7 +147,7 @@ class Shell:
 
     def _prompt_facts(self) -> PromptFacts:
         return PromptFacts(
-            self.prompt_counter, self.default_database(), self.buffer.delimiter, _server_version(),
+            self.prompt_counter, self.default_database(), self.buffer.delimiter, self.session.state.version.value,
             connection_id=self.connection_id,
         )
 
@@ -349,14 +349,6 @@ class Shell:
         self.out.write(tail)
         with self.out.paged():
             self.out.write(warnings)
-
-
-SIMULATED_VERSION = "8.4.0"
-
-
-def _server_version() -> str:
-    """The version the simulated server reports (``\\v`` in a prompt)."""
-    return SIMULATED_VERSION
 
 
 def run_shell(

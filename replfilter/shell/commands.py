@@ -162,6 +162,7 @@ def _status(shell: "Shell", argument: str) -> None:
         "--------------",
         f"replfilter {__version__}, a simulated MySQL {state.version.value} replica (replication filters)",
         "",
+        f"Current database:\t{shell.default_database() or ''}",  # mysql's com_status: empty for none
         f"Data directory:\t\t{settings.datadir or '(none: channels are not kept after exit)'}",
         f"lower_case_table_names:\t{state.collation.lower_case_table_names}",
         f"Using delimiter:\t{shell.buffer.delimiter}",
