@@ -446,15 +446,3 @@ def test_use_of_a_database_the_loaded_schema_lacks_is_1049(tmp_path: Path) -> No
     status, out, err = run(["--schema", schema, "-f", "-e", "USE db1;\nUSE nope;\nUSE db1"])
     assert status == 1
     assert err == "ERROR 1049 (42000) at line 2: Unknown database 'nope'\n"
-
-
-def test_execute_text_that_is_not_utf8_is_refused_as_a_script_file_is(tmp_path: Path):
-    # An argument with a byte that is not UTF-8 reaches Python as a lone surrogate: it is
-    # refused whole with the byte's offset, as the same text in a script file is.
-    text = "EXPLAIN REPLICATION OF 'INSERT INTO d.t" + "\udcff" + " VALUES (1)'"
-    status, out, err = run(["-e", text])
-    assert (status, out, err) == (1, "", "ERROR: The -e text is not UTF-8 text (byte 39)\n")
-    script = tmp_path / "bad.sql"
-    script.write_bytes(text.encode("utf-8", "surrogateescape"))
-    status, _out, err = run([str(script)])
-    assert status == 1 and "is not UTF-8 text (byte 39)" in err

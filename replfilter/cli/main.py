@@ -27,16 +27,6 @@ SUBCOMMAND_SYNOPSES = {
 """The usage lines of the subcommands, shown under ``replfilter``'s own (each has its ``--help``)."""
 
 
-def _first_undecodable_byte(text: str) -> int | None:
-    """The offset of the first byte of an argument that was not UTF-8 (Python keeps such bytes
-    as lone surrogates), or None."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as error:
-        return len(text[:error.start].encode("utf-8", "surrogateescape"))
-    return None
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="replfilter",
@@ -121,11 +111,6 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
                              system_command=args.system_command)
         runner = ScriptRunner(startup.session, stdout, stderr, options)
         if args.execute is not None:
-            bad = _first_undecodable_byte(args.execute)
-            if bad is not None:
-                # as a script file that is not UTF-8 (the statements are utf8mb4 text)
-                stderr.write(f"ERROR: The -e text is not UTF-8 text (byte {bad})\n")
-                return 1
             return runner.run_text(args.execute)
         if args.script is not None:
             return runner.run_file(args.script)
