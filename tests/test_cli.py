@@ -446,3 +446,17 @@ def test_use_of_a_database_the_loaded_schema_lacks_is_1049(tmp_path: Path) -> No
     status, out, err = run(["--schema", schema, "-f", "-e", "USE db1;\nUSE nope;\nUSE db1"])
     assert status == 1
     assert err == "ERROR 1049 (42000) at line 2: Unknown database 'nope'\n"
+
+
+def test_a_script_file_with_bytes_that_are_not_utf8_reads_as_standard_input_does(tmp_path: Path) -> None:
+    # README (the shell next to the mysql client): such bytes pass through and errors quote
+    # them as \xFF, for a script file and a sourced one as for standard input (a script file
+    # used to be refused whole).
+    script = tmp_path / "bad.sql"
+    script.write_bytes(b"SHOW \xff WARNINGS;\n")
+    status, _out, err = run([str(script)])
+    assert status == 1
+    assert err == ("ERROR 1064 (42000) at line 1: You have an error in your SQL syntax; check the manual that "
+                   "corresponds to your MySQL server version for the right syntax to use near '\\xFF WARNINGS' at line 1\n")
+    status, _out, err = run([], stdin=f"SOURCE {script};\n")
+    assert status == 1 and f"in file: '{script}'" in err and "near '\\xFF WARNINGS'" in err

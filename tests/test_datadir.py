@@ -336,3 +336,18 @@ def test_a_killed_catalog_writers_temporary_files_are_removed_too(tmp_path: Path
     (datadir / ".replica_catalog.k2j4").write_text("{")
     assert run(["--datadir", str(datadir), "-e", "SHOW WARNINGS"])[0] == 0
     assert sorted(os.listdir(datadir)) == ["replfilter.lock"]
+
+
+@pytest.mark.parametrize("name", ["connection_metadata.json", "replica_catalog.json"])
+def test_a_stored_file_that_is_not_utf8_or_has_a_huge_number_names_file_line_and_column(tmp_path: Path, name: str):
+    # both stored files are read by one reader: no codec wording, no traceback
+    datadir = tmp_path / "d"
+    datadir.mkdir()
+    (datadir / name).write_bytes(b'{\n  "a": "x\xd0"\n}\n')
+    status, _, err = run(["--datadir", str(datadir), "-e", "SHOW WARNINGS"])
+    assert status == 1
+    assert one_error_line(err) == (
+        f"replfilter: [ERROR] Corrupt '{datadir / name}' at line 2, column 10: not UTF-8 text (byte 0xD0)")
+    (datadir / name).write_text('{"a": ' + "9" * 5000 + "}")
+    status, _, err = run(["--datadir", str(datadir), "-e", "SHOW WARNINGS"])
+    assert (status, one_error_line(err)) == (1, f"replfilter: [ERROR] Corrupt '{datadir / name}': a number too long to be a setting")

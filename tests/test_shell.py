@@ -615,6 +615,15 @@ def test_source_runs_a_file_reports_errors_and_goes_on(shell, tmp_path):
     assert "ERROR: Usage: \\. <filename> | source <filename>\n" in run.err
 
 
+def test_source_of_a_file_with_bytes_that_are_not_utf8_reads_it_as_scripts_do(shell, tmp_path):
+    script = tmp_path / "ff.sql"
+    script.write_bytes(b"SHOW \xff WARNINGS;\nCHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'c';\n")
+    session = Session()
+    run = shell(f"source {script}" + ENTER, session=session)
+    assert f"ERROR 1064 (42000) at line 1 in file: '{script}': " in run.err and "near '\\xFF WARNINGS'" in run.err
+    assert session.state.channel("c") is not None  # the file was read, and went on after the error
+
+
 def test_delimiter_in_the_shell(shell, tmp_path):
     """After ``delimiter //`` Enter runs the input only once ``//`` ends it (``;`` is text), a
     sourced file's delimiter stays, ``status`` shows it, and a refused one is the client's error."""

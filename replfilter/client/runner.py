@@ -181,13 +181,12 @@ class ScriptRunner:
             self._client_error(f"ERROR: Failed to open file '{path}': source nested more than {MAX_SOURCE_DEPTH} deep\n")
             return
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            # bytes that are not UTF-8 pass through as on standard input and -e (README, "The
+            # shell next to the mysql client"): errors quote them as the server does, \xFF
+            text = Path(path).read_text(encoding="utf-8", errors="surrogateescape")
         except OSError as exc:
             # mysql: "ERROR: Failed to open file 'x', error: 2"
             self._client_error(f"ERROR: Failed to open file '{path}', error: {exc.errno}\n")
-            return
-        except UnicodeDecodeError as exc:
-            self._client_error(f"ERROR: File '{path}' is not UTF-8 text (byte {exc.start})\n")
             return
         self._depth += 1
         try:

@@ -44,14 +44,16 @@ def table_columns(builder: CatalogBuilder, text: str, db: str) -> tuple[str, ...
     if not isinstance(tree, exp.Create):
         raise SqlSyntaxError
     columns: list[str] = []
+    folded: set[str] = set()
     if isinstance(tree.this, exp.Schema):
         for element in tree.this.expressions:
             if isinstance(element, exp.ColumnDef):
-                add_column(columns, element.name)
+                add_column(columns, folded, element.name)
     query = tree.expression
     if query is not None:
         for column in query_columns(builder, query, db):
-            if not any(fold_case(column) == fold_case(c) for c in columns):
+            if fold_case(column) not in folded:
+                folded.add(fold_case(column))
                 columns.append(column)
     return tuple(columns)
 

@@ -74,6 +74,7 @@ def body_columns(body: str) -> tuple[str, ...] | None:
     reads the same body right after the source's). None when the text holds more than that
     (``... SELECT``, ``LIKE``, comments): the caller reads it with sqlglot."""
     columns: list[str] = []
+    folded: set[str] = set()
     depth, expect_element = 0, True
     for match in _COARSE.finditer(body):
         chunk = match.group()
@@ -107,7 +108,7 @@ def body_columns(body: str) -> tuple[str, ...] | None:
                 if name.upper() == "LIKE":
                     return None
                 continue
-        add_column(columns, name)
+        add_column(columns, folded, name)
     raise SqlSyntaxError
 
 
@@ -146,10 +147,14 @@ def is_schema_statement(first_word: str) -> bool:
 _SCHEMA_WORDS = frozenset({"CREATE", "ALTER", "DROP", "RENAME", "USE"})
 
 
-def add_column(columns: list[str], name: str) -> None:
-    """Append a column, refused as the server refuses a name already there (case-insensitive)."""
-    if any(fold_case(name) == fold_case(c) for c in columns):
+def add_column(columns: list[str], folded: set[str], name: str) -> None:
+    """Append a column, refused as the server refuses a name already there (case-insensitive).
+    ``folded`` holds the folded names of ``columns``: a set lookup keeps a table of thousands
+    of columns linear."""
+    key = fold_case(name)
+    if key in folded:
         raise Refused(duplicate_column(name))
+    folded.add(key)
     columns.append(name)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from ..core.errors import MySQLError
 from ..core.filters import NameCollation
 from .atomic_file import write_atomically
+from .stored_json import StoredFileError, read_stored_json
 from .catalog import Catalog, CatalogBuilder, RoutineDef, TableDef, TriggerDef
 
 CATALOG_FILE = "replica_catalog.json"
@@ -90,12 +91,9 @@ def load_catalog(directory: Path, collation: NameCollation) -> Catalog | None:
     if not path.exists():
         return None
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else str(exc)
-        raise CatalogStoreError(f"Can't read '{path}': {reason}") from None
-    except json.JSONDecodeError as exc:
-        raise CatalogStoreError(f"Corrupt '{path}' at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        document = read_stored_json(path)
+    except StoredFileError as exc:
+        raise CatalogStoreError(str(exc)) from None
     try:
         return catalog_from_document(document, collation)
     except (ValueError, TypeError, AttributeError, IndexError) as exc:

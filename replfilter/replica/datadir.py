@@ -37,6 +37,7 @@ from .atomic_file import write_atomically
 from .catalog_store import CATALOG_FILE, CatalogStoreError, load_catalog, save_catalog
 from .catalog_store import TEMPORARY_PREFIX as CATALOG_TEMPORARY_PREFIX
 from .executor import valid_channel_name
+from .stored_json import StoredFileError, read_stored_json
 from .state import DEFAULT_CHANNEL, MAX_CHANNELS, Channel, ReplicaState, SourceSettings
 
 METADATA_FILE = "connection_metadata.json"
@@ -197,20 +198,9 @@ class DataDirectory:
         if not self.metadata_path.exists():
             return (Channel(DEFAULT_CHANNEL),)
         try:
-            text = self.metadata_path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
-            raise DataDirError(f"Can't read '{self.metadata_path}': {reason}") from None
-        try:
-            document = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DataDirError(
-                f"Corrupt '{self.metadata_path}' at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-            ) from None
-        except RecursionError:  # e.g. 100,000 '[': no file this module writes nests that deep
-            raise DataDirError(f"Corrupt '{self.metadata_path}': nested too deeply") from None
-        except ValueError:  # a number past Python's 4,300-digit limit for int()
-            raise DataDirError(f"Corrupt '{self.metadata_path}': a number too long to be a setting") from None
+            document = read_stored_json(self.metadata_path)
+        except StoredFileError as exc:
+            raise DataDirError(str(exc)) from None
         try:
             return _channels_from_document(document)
         except (ValueError, TypeError, KeyError) as exc:
@@ -228,8 +218,6 @@ class DataDirectory:
             return state.with_replica_catalog(load_catalog(self.path, state.collation))
         except CatalogStoreError as exc:
             raise DataDirError(str(exc)) from None
-        except RecursionError:  # as for the metadata file: nothing written here nests that deep
-            raise DataDirError(f"Corrupt '{self.path / CATALOG_FILE}': nested too deeply") from None
 
     # ---- writing
     def save(self, state: ReplicaState) -> None:

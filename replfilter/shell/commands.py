@@ -120,13 +120,11 @@ def _source(shell: "Shell", argument: str) -> None:
         shell.out.error("ERROR: Usage: \\. <filename> | source <filename>\n")
         return
     try:
-        with open(path, encoding="utf-8") as handle:
+        # bytes that are not UTF-8 pass through as in scripts (errors quote them as \xFF)
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
             text = handle.read()
     except OSError as exc:
         shell.out.error(f"ERROR: Failed to open file '{path}', error: {exc.errno}\n")
-        return
-    except UnicodeDecodeError as exc:
-        shell.out.error(f"ERROR: File '{path}' is not UTF-8 text (byte {exc.start})\n")
         return
     # As in the interactive mysql client, errors inside the file are reported with their line and
     # file name and do not stop it (the monitor runs with --force).
