@@ -202,3 +202,33 @@ def test_huge_list_is_stored() -> None:
     session.execute_text(HUGE[2] + " FOR CHANNEL 'ch_1'")
     channel = session.state.channel("ch_1")
     assert channel is not None and len(channel.filters.rules(FilterType.DO_DB)) == 20_000
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL 'ch_\udca8'",  # a byte 0xA8
+        "CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (\udbf6.t)",  # a lone surrogate
+        "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('a\ud91b.%')",
+        "EXPLAIN REPLICATION OF 'UPDATE t SET a = \udcff'",
+    ],
+)
+def test_text_that_is_not_utf8_is_1300_and_stores_nothing(statement: str) -> None:
+    """Found by bench/fuzz_statements.py: such text was stored (a rule, a channel name) and every
+    later statement that compiled or showed it raised UnicodeEncodeError. The grammar reads these
+    statements, so the server's utf8mb4 refusal (1300) answers, and nothing changes."""
+    session = Session()
+    before = session.state
+    with pytest.raises(MySQLError) as refused:
+        session.execute_text(statement)
+    assert (refused.value.code, refused.value.sqlstate) == (1300, "HY000")
+    assert refused.value.message.startswith("Invalid utf8mb4 character string: '")
+    assert session.state == before
+    session.execute_text("SELECT * FROM performance_schema.replication_applier_global_filters")
+
+
+def test_a_startup_rule_that_is_not_utf8_stops_the_start() -> None:
+    from replfilter.replica.startup_options import StartupError, parse_rule
+
+    with pytest.raises(StartupError, match=r"Invalid utf8mb4 character string in --replicate-wild-do-table: 'FF2E25'"):
+        parse_rule("replicate-wild-do-table", "a\udcff.%")

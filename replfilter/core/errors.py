@@ -33,6 +33,7 @@ class ER(Enum):
     TOO_LONG_IDENT = ErrorSpec(1059, "42000", "Identifier name '%-.100s' is too long")
     WRONG_DB_NAME = ErrorSpec(1102, "42000", "Incorrect database name '%-.100s'")
     WRONG_VALUE = ErrorSpec(1525, "HY000", "Incorrect %-.32s value: '%-.128s'")
+    INVALID_CHARACTER_STRING = ErrorSpec(1300, "HY000", "Invalid %s character string: '%.64s'")
     INVALID_RPL_WILD_TABLE_FILTER_PATTERN = ErrorSpec(
         3067,
         "HY000",

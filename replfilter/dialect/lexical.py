@@ -77,6 +77,23 @@ def quote_identifier(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+def invalid_utf8(text: str) -> str | None:
+    """The bytes of ``text`` that are not UTF-8, from the first one, in hex as MySQL's 1300
+    quotes them (``'FF'``), or None when every character is. Such bytes reach the parser as lone
+    surrogates: the script and terminal readers keep undecodable bytes (``surrogateescape``), and
+    Python callers can pass any code point."""
+    first = next((i for i, c in enumerate(text) if "\ud800" <= c <= "\udfff"), None)
+    if first is None:
+        return None
+    return b"".join(_char_bytes(c) for c in text[first:first + 32]).hex().upper()
+
+
+def _char_bytes(char: str) -> bytes:
+    if "\udc80" <= char <= "\udcff":  # an undecodable byte, kept by surrogateescape
+        return bytes([ord(char) - 0xDC00])
+    return char.encode("utf-8", "surrogatepass")
+
+
 def expand_executable_comments(text: str, version_id: int) -> str:
     """MySQL's executable comments, as its lexer reads them (sql_lex.cc, ``/*!``): the text of
     ``/*! ... */`` and of ``/*!NNNNN ... */`` with NNNNN <= ``version_id`` is statement text; a

@@ -17,7 +17,7 @@ from .grammar import ascii_lower, ascii_upper, is_reserved, lark_parser
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..core.filters import FilterType, fold_case
 from ..core.version import DEFAULT_VERSION, ServerVersion
-from .lexical import expand_executable_comments, quote_string, unescape_string, unquote_identifier
+from .lexical import expand_executable_comments, invalid_utf8, quote_string, unescape_string, unquote_identifier
 from .source_options import canonical_name, is_known_option, resolve_source_option
 from .splitter import StatementText, split_statements, ClientCommand
 
@@ -475,7 +475,9 @@ def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.
     # quote the text as written.
     expanded = expand_executable_comments(text, version.number)
     try:
-        return _lark(version).parse(expanded)  # type: ignore[return-value]
+        statements = _lark(version).parse(expanded)
+    except UnicodeEncodeError:  # a name's length check met bytes that are not UTF-8
+        raise _not_utf8(text) from None
     except ParseFailure as exc:
         failure = syntax_error(text, exc.position, version)
     except UnexpectedInput as exc:
@@ -487,7 +489,19 @@ def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.
         if not error.warnings:
             error.warnings = parse_time_warnings(text, len(text), version)
         raise
+    else:
+        if invalid_utf8(text) is not None:
+            raise _not_utf8(text)
+        return statements  # type: ignore[return-value]
     return [_other_statement(expanded, failure)]
+
+
+def _not_utf8(text: str) -> MySQLError:
+    """1300 for a statement the grammar reads whose text holds bytes that are not UTF-8 (in a
+    name, string or comment): the server's utf8mb4 connection refuses them, and nothing may
+    store them (a channel name, a rule) to fail later. Where the grammar itself stops first, the
+    1064 stays, quoting the bytes as ``\\xFF``."""
+    return MySQLError.of(ER.INVALID_CHARACTER_STRING, "utf8mb4", invalid_utf8(text) or "")
 
 
 def _other_statement(text: str, failure: MySQLError) -> ast.Statement:

@@ -22,6 +22,7 @@ from typing import Iterable, Sequence
 
 from ..core.filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, Rule
 from ..core.version import DEFAULT_VERSION, ServerVersion
+from ..dialect.lexical import invalid_utf8
 from .state import ReplicaState, channel_sort_key, is_group_replication_channel
 
 # ------------------------------------------------------------------------------------------------
@@ -135,6 +136,9 @@ def parse_rule(option_name: str, value: str | None) -> StartupRule:
         raise StartupError(f"unknown option '--{name}'")
     if value is None:
         raise StartupError(f"option '--{name}' requires an argument")
+    bad = invalid_utf8(value)
+    if bad is not None:  # argv's undecodable bytes arrive as lone surrogates; no rule may hold them
+        raise StartupError(f"Invalid utf8mb4 character string in --{name}: '{bad}'")
     channel, text = _split_channel(value)
     shown_in_errors = value if channel is None else channel
     return StartupRule(channel, ftype, _parse_rule_text(ftype, text, shown_in_errors))
