@@ -83,6 +83,8 @@ def shell(histfile: Path):
         session = session if session is not None else Session()
         env = {"REPLFILTER_HISTFILE": str(histfile), "HOME": str(histfile.parent)} if environ is None else environ
         out, err = io.StringIO(), io.StringIO()
+        if TAB in keys:  # the first Tab builds the completion grammar (seconds on a loaded machine):
+            suggest("")  # pay it here, so the wait after each Tab covers only the completion itself
         with create_pipe_input() as pipe:
             # A writer thread: an OS pipe holds only 64 KiB until the shell reads it.
             writer = threading.Thread(target=_send_and_close, args=(pipe, keys), daemon=True)
