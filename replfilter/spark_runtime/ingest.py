@@ -5,14 +5,17 @@ Three inputs, one result (:class:`Ingested`: ``events`` with :data:`~.schema.ING
 
 * **Event JSON lines** (:func:`parse_event_lines`) — the format of
   :mod:`replfilter.evaluation.events`, read exactly as :func:`~replfilter.evaluation.event_json.from_json`
-  reads it. Each line is parsed natively (``try_parse_json``); a line is accepted natively only
-  when every key is known for its type and every value has the type ``from_dict`` requires
-  (checked with ``schema_of_variant``), with nothing after the object. Every other line —
-  malformed, a wrong type, an unknown key, but also valid lines Spark's parser reads
-  differently from Python's (duplicate keys, lone surrogates) — goes to a small Python step
-  that runs ``from_json`` itself: it becomes an event if ``from_json`` accepts it, else a dead
-  letter whose ``reason`` is ``from_json``'s error message. So the split equals the reference
-  reader's by construction, and valid input never touches Python.
+  reads it. Each line is parsed natively (Spark's ``from_json`` with ``EVENT_SCHEMA``); a line
+  is accepted natively only when it is, byte for byte, the JSON text of the values Spark read
+  (written back with ``to_json``, up to white space and the NULLs an event may spell out) and
+  those values make an event. Every other line — malformed, a wrong type, an unknown key, but
+  also valid lines Spark's parser reads differently from Python's (duplicate keys, lone
+  surrogates) or writes differently (keys in another order, ``\\u`` escapes) — goes to a small
+  Python step that runs ``from_json`` itself: it becomes an event if ``from_json`` accepts it,
+  else a dead letter whose ``reason`` is ``from_json``'s error message. So the split equals the
+  reference reader's by construction, and valid input in replfilter's or Spark's own writing
+  never touches Python. :func:`read_events` parses and checks each line once (a local
+  checkpoint), so both passes of ``apply_filters`` read parsed rows.
 * **Event rows** (:func:`normalize_event_rows`) — Parquet (or any DataFrame) of
   :data:`~.schema.EVENT_SCHEMA`: NULL optional fields take the JSON defaults; rows that are not
   events (NULL required field, unknown command, a field of another type set...) are dead
@@ -36,7 +39,7 @@ from __future__ import annotations
 import json
 from typing import Callable, Iterator, Sequence
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
 from pyspark.sql.window import Window
@@ -44,8 +47,8 @@ from pyspark.sql.window import Window
 from ..evaluation.event_lines import JSON_BLANKS
 from ..evaluation.events import CommandKind, TransactionKind
 from ..replica.state import ReplicaState
-from .schema import EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, INGESTED_SCHEMA, TABLE_SCHEMA, Ingested
-from .sql_tables import resolve_sql_tables
+from .schema import DEAD_LETTER_SCHEMA, EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, INGESTED_SCHEMA, TABLE_SCHEMA, Ingested
+from .sql_tables import needs_sql_tables, resolve_sql_tables
 
 _TYPE_FIELDS = {
     "query": ("v", "type", "channel", "default_db", "command", "tables", "sql", "temporary", "if_exists"),
@@ -55,11 +58,6 @@ _TYPE_FIELDS = {
 _COMMANDS = [c.value for c in CommandKind]
 _KINDS = [k.value for k in TransactionKind]
 _TABLES_TYPE = f"array<{TABLE_SCHEMA.simpleString()}>"
-_TABLE_SHAPES = [
-    f"OBJECT<{', '.join(p for p in (db, 'table: STRING', upd) if p)}>"
-    for db in ("", "db: STRING", "db: VOID")
-    for upd in ("", "updating: BOOLEAN")
-]
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -174,98 +172,97 @@ def _with_line_numbers(dead: DataFrame, lines: DataFrame) -> DataFrame:
 
 # --- event JSON lines --------------------------------------------------------------------------
 
+_OWN_FIELDS = {
+    "row": ("v", "type", "channel", "db", "table"),
+    "transaction": ("v", "type", "channel", "kind", "gtid"),
+    "query": ("v", "type", "channel", "default_db", "command", "tables", "sql", "temporary", "if_exists"),
+}
+"""Each type's keys in the order replfilter writes them (``event_json.to_json``), which is also
+``EVENT_SCHEMA``'s order, so Spark's JSON writer keeps it too."""
 
-def _strip_strings(text: Column) -> Column:
-    """The text with every JSON string's contents removed (braces inside names vanish)."""
-    return F.regexp_replace(text, r'"(?:[^"\\]|\\.)*"', '""')
+_JSON_SPACES = (" ", "\t", "\r")
+_NULLS_ALLOWED = {
+    # the only keys whose value may be null (event_json.from_dict): as absent, the text without them
+    "transaction": ((',"gtid":null', ""),),
+    "query": ((',"sql":null', ""), ('[{"db":null,', "[{"), ('},{"db":null,', "},{")),
+}
+"""Where an explicit ``null`` may stand, per type: removed from the line before it is compared
+with its rewriting (which leaves NULLs out). Only inside a table list can ``{"db":null,`` be
+matched: an unescaped ``"`` cannot occur in a JSON string, and a ``[`` or ``},`` before ``{``
+only in an array; so a ``db`` key at the top of a query event still fails the comparison."""
 
 
-def _count(text: Column, ch: str) -> Column:
-    return F.length(text) - F.length(F.replace(text, F.lit(ch), F.lit("")))
+def _rewritten(e: Column) -> Column:
+    """The line as Spark read it, written back: the fields of the event's type, in replfilter's
+    order, compact, NULLs left out (``to_json``). NULL for a record of no known type."""
+    out = F.lit(None).cast("string")
+    for typ, fields in reversed(list(_OWN_FIELDS.items())):
+        out = F.when(e["type"] == typ, F.to_json(F.struct(*[e[f].alias(f) for f in fields]))).otherwise(out)
+    return out
 
 
-def _schemas(*parts: tuple[str, ...]) -> list[str]:
-    """Every ``OBJECT<...>`` string ``schema_of_variant`` gives for an object whose fields are
-    one choice from each part ("" for an absent optional field), keys in its sorted order."""
-    shapes = [""]
-    for choices in parts:
-        shapes = [done + choice for done in shapes for choice in choices]
-    return [f"OBJECT<{shape[:-2]}>" for shape in shapes]
+def _without_spaces(text: Column) -> Column:
+    for space in _JSON_SPACES:
+        text = F.replace(text, F.lit(space), F.lit(""))
+    return text
 
 
-_CHANNEL = ("", "channel: STRING, ")
-_ROW_SCHEMAS = _schemas(_CHANNEL, ("db: STRING, ",), ("table: STRING, ",), ("type: STRING, ",), ("v: BIGINT, ",))
-_TRANSACTION_SCHEMAS = _schemas(
-    _CHANNEL, ("", "gtid: STRING, ", "gtid: VOID, "), ("kind: STRING, ",), ("type: STRING, ",), ("v: BIGINT, ",)
-)
-_QUERY_SCHEMA = (
-    r"^OBJECT<(channel: STRING, )?command: STRING, (default_db: STRING, )?(if_exists: BOOLEAN, )?"
-    r"(sql: (STRING|VOID), )?(tables: ARRAY<(VOID|OBJECT<[^<>]*>)>, )?(temporary: BOOLEAN, )?type: STRING, v: BIGINT>$"
-)
-"""A query event's keys and value shapes (the table entries' own shapes are checked one by one:
-the array's schema merges them)."""
+def _without_allowed_nulls(text: Column, typ: Column) -> Column:
+    out = text
+    for kind, pairs in _NULLS_ALLOWED.items():
+        stripped = text
+        for null, rest in pairs:
+            stripped = F.replace(stripped, F.lit(null), F.lit(rest))
+        out = F.when(typ == kind, stripped).otherwise(out)
+    return out
+
+
+def _read_alike(e: Column, text: Column) -> Column:
+    """The line is exactly the JSON text of the values Spark read from it, up to JSON white
+    space and the NULLs an event may spell out.
+
+    That one comparison rules out everything Spark's parser accepts and reads differently from
+    Python's ``json`` + ``from_dict``: a key the event's type does not have (Spark drops it, the
+    rewriting lacks it), a value of another JSON type (Spark casts ``5`` to ``"5"``), duplicate
+    keys, text after the object, single quotes, escapes Spark and Python decode differently
+    (``\\ud800``): the rewriting never spells them as the line did. A line it refuses is not
+    lost, only slower: the reference reader decides it (keys in another order, ``\\u`` escapes,
+    a ``null`` db placed after ``table``...). The comparison is byte-wise, so an equal line is
+    UTF-8 text: ``to_json`` writes nothing else.
+
+    Cost per 1,000,000 lines (2 cores): the exact comparison, which compact lines (Spark's JSON
+    writer) pass, first; the spaces of ``to_json``'s ``", "``/``": "`` removed only for the
+    others."""
+    rewritten = _rewritten(e)
+    loose = _without_allowed_nulls(_without_spaces(text), e["type"]) == _without_spaces(rewritten)
+    return (text == rewritten) | loose
+
+
+def _values_ok(e: Column) -> Column:
+    """What ``from_dict`` requires of the values themselves (their JSON types are those of the
+    rewriting): version 1, the required keys, known commands and kinds, a non-empty table name
+    in every entry of a table list (no entry null)."""
+    typ = e["type"]
+    names = e["tables"]["table"]
+    tables_ok = e["tables"].isNull() | (
+        ~F.array_contains(names, F.lit("")) & (F.size(F.array_compact(names)) == F.size(e["tables"]))
+    )
+    query = (typ == "query") & e["command"].isin(*_COMMANDS) & tables_ok
+    row = (typ == "row") & e["db"].isNotNull() & e["table"].isNotNull()
+    transaction = (typ == "transaction") & e["kind"].isin(*_KINDS)
+    return (e["v"] == 1) & (query | row | transaction)
 
 
 def _native_ok() -> Column:
-    """True only for lines ``from_json`` certainly accepts, reading the same values.
+    """True only for lines ``from_json`` certainly accepts, reading the same values: parsed by
+    Spark into the event struct ``_e`` (Spark's ``from_json`` with ``EVENT_SCHEMA``, the parser of
+    ``spark.read.json``), read alike (:func:`_read_alike`) and valid (:func:`_values_ok`).
 
-    The record's whole shape comes from one ``schema_of_variant`` (every key, sorted, and the
-    shape of its value), compared with the shapes an event may have: a row or transaction event
-    has a few exact strings, a query event one pattern. Measured on 625,000 lines (2 cores, the
-    parse alone 0.6 s): probing each field with its own ``variant_get`` took 4.7 s, this about
-    2.1 s (``_nothing_after`` is most of the rest). Values come from the
-    record's struct (``_e``, :func:`_event_struct`) once its shape is known to be right."""
-    schema = F.schema_of_variant(F.col("_j"))
+    Measured in CPU seconds per 1,000,000 lines (the machine was shared): ``from_json`` 2.4 (Spark's
+    ``read.json`` 2.1); ``try_parse_json`` 1.4, but the variant's fields cost 2.7 more to get as a
+    struct, 0.6 each with ``variant_get``; this check 0.9."""
     e = F.col("_e")
-    typ = e["type"]
-    tables_elements = F.expr("try_variant_get(_j, '$.tables', 'array<variant>')")
-    has_tables = schema.contains(", tables: ARRAY<")
-    tables_ok = ~has_tables | (
-        F.forall(tables_elements, lambda element: F.schema_of_variant(element).isin(*_TABLE_SHAPES))
-        & F.forall(e["tables"], lambda t: F.length(t["table"]) > 0)
-    )
-    query = (typ == "query") & schema.rlike(_QUERY_SCHEMA) & e["command"].isin(*_COMMANDS) & tables_ok
-    row = (typ == "row") & schema.isin(*_ROW_SCHEMAS)
-    transaction = (typ == "transaction") & schema.isin(*_TRANSACTION_SCHEMAS) & e["kind"].isin(*_KINDS)
-    common = F.col("_j").isNotNull() & (e["v"] == 1) & _nothing_after(has_tables, tables_elements)
-    return F.coalesce(common & (query | row | transaction), F.lit(False))
-
-
-def _nothing_after(has_tables: Column, tables_elements: Column) -> Column:
-    """No text follows the record's JSON value (Spark's parser ignores it; Python's rejects it).
-
-    An accepted record's objects are the event and its table entries, its only array the table
-    list, so trailing text shows in the counts of braces and brackets or in the last character.
-    Braces inside strings would count too, so strings are blanked first — but only when the raw
-    text has more braces and brackets than the value's own: as many leaves no room for one in a
-    string or after the value. (Measured per 625,000 lines: keeping only the brackets with one
-    regular expression 0.1 s, four ``replace`` 0.3 s, ``translate`` 0.8 s.)"""
-    n_tables = F.coalesce(F.size(tables_elements), F.lit(0))
-    n_tables = F.when(n_tables < 0, 0).otherwise(n_tables)
-    arrays = F.when(has_tables, 1).otherwise(0)
-    all_brackets = F.octet_length(F.regexp_replace(F.col("_record"), r"[^\[\]{}]+", ""))
-    plain = F.rtrim(F.col("_record")).endswith("}") & (all_brackets == 2 * (n_tables + 1) + 2 * arrays)
-    stripped = F.trim(_strip_strings(F.col("_record")))
-    exact = (
-        stripped.endswith("}")
-        & (_count(stripped, "{") == n_tables + 1)
-        & (_count(stripped, "}") == n_tables + 1)
-        & (_count(stripped, "[") == arrays)
-        & (_count(stripped, "]") == arrays)
-    )
-    return F.when(plain, F.lit(True)).otherwise(exact)
-
-
-_EVENT_STRUCT = (
-    f"struct<v:bigint,type:string,channel:string,default_db:string,command:string,tables:{_TABLES_TYPE},"
-    "sql:string,temporary:boolean,if_exists:boolean,db:string,table:string,kind:string,gtid:string>"
-)
-
-
-def _event_struct() -> Column:
-    """Every field of the record in one ``try_variant_get`` (0.7 s less per 625,000 lines than
-    one call a field). Read only where :func:`_native_ok` holds, so the shapes are right."""
-    return F.expr(f"try_variant_get(_j, '$', '{_EVENT_STRUCT}')")
+    return F.coalesce(e.isNotNull() & _values_ok(e) & _read_alike(e, F.col("_record")), F.lit(False))
 
 
 def _native_event_columns() -> list[Column]:
@@ -318,6 +315,24 @@ def parse_event_lines(
     ``channels`` (the replica's, when known): a line of another channel fails the native check,
     and the reference reader makes it a dead letter that keeps the line and its file.
     """
+    parsed, numbered = checked_lines(df, value_col, source_col, channels)
+    if keep is not None:
+        parsed = keep(parsed)
+    native = parsed.where(F.col("_ok")).select(*INGESTED_COLUMNS)
+    fallback = lines_fallback(parsed, channels, numbered)
+    return Ingested(native.unionByName(fallback.events), fallback.dead, parsed, numbered)
+
+
+def checked_lines(
+    df: DataFrame, value_col: str = "value", source_col: str | None = None, channels: Sequence[str] | None = None
+) -> tuple[DataFrame, DataFrame | None]:
+    """The lines that are not blank, each parsed and checked natively (``_ok``, the event
+    columns of ``INGESTED_SCHEMA``; for the refused lines only, what the reference reader needs:
+    the text ``_record``, the file ``_source``, and ``_pos``/``_block`` for their line number),
+    and every line's position (None without a file column): see :func:`parse_event_lines`.
+
+    An accepted line carries nothing but its event, so keeping the checked lines costs little
+    more than keeping the events."""
     raw = f"cast(`{value_col}` as binary)"
     # byte-wise: a string function would replace the bytes of a line that is not UTF-8
     without_cr = F.expr(f"CASE WHEN endswith({raw}, X'0D') THEN substr({raw}, 1, octet_length({raw}) - 1) ELSE {raw} END")
@@ -330,15 +345,16 @@ def parse_event_lines(
         (F.col("_block") if positioned else F.lit(None).cast("long")).alias("_block"),
     )
     lines = every_line.where(F.btrim(F.col("_record"), F.lit(JSON_BLANKS)) != "")
-    parsed = lines.withColumn("_j", F.expr("try_parse_json(_record)")).withColumn("_e", _event_struct())
-    parsed = parsed.withColumn("_ok", _native_ok() & F.is_valid_utf8(F.col("_record")) & _known_channel(channels))
-    parsed = parsed.select("_record", "_source", "_pos", "_block", "_ok", *_native_event_columns())
-    if keep is not None:
-        parsed = keep(parsed)
-    native = parsed.where(F.col("_ok")).select(*INGESTED_COLUMNS)
+    parsed = lines.withColumn("_e", F.from_json(F.col("_record"), EVENT_SCHEMA))
+    parsed = parsed.withColumn("_ok", _native_ok() & _known_channel(channels))
+    refused = ~F.col("_ok")
+    parsed = parsed.select(
+        *[F.when(refused, F.col(c)).alias(c) for c in ("_record", "_source", "_pos", "_block")],
+        "_ok",
+        *_native_event_columns(),
+    )
     numbered = every_line.select("_source", "_block", "_pos") if positioned else None
-    fallback = lines_fallback(parsed, channels, numbered)
-    return Ingested(native.unionByName(fallback.events), fallback.dead, parsed, numbered)
+    return parsed, numbered
 
 
 def _known_channel(channels: Sequence[str] | None) -> Column:
@@ -561,13 +577,45 @@ def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_
         if fmt == "debezium":
             ingested = parse_debezium(lines, channel=channel, source_col="_file")
         else:
-            ingested = parse_event_lines(lines, source_col="_file")
+            return _read_event_lines(lines, resolve_sql)
     else:
         raise ValueError(f"unknown input format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if not resolve_sql:
         return ingested
     resolved = resolve_sql_tables(ingested.events)
     return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
+
+
+def _read_event_lines(lines: DataFrame, resolve_sql: bool) -> Ingested:
+    """Event JSON lines of files, parsed and checked once, now: the checked lines are kept as a
+    local checkpoint (:meth:`DataFrame.localCheckpoint`, on the executors, memory then disk),
+    so the two passes of ``apply_filters`` read parsed rows instead of parsing every line again.
+    Spark releases the checkpoint when no DataFrame built on it is left.
+
+    The same job counts the refused lines and the events that need their SQL text read
+    (``observe``): without any, the events are the accepted lines alone, one plain scan; with
+    some, the reference reader and :mod:`.sql_tables` run on the kept lines, never on the files
+    again. Measured in ``bench/spark_ingest.py`` (README, "Spark performance")."""
+    parsed, numbered = checked_lines(lines, source_col="_file")
+    counts = Observation("replfilter-event-lines")
+    observed = parsed.observe(
+        counts,
+        F.count_if(~F.col("_ok")).alias("refused"),
+        F.count_if(F.col("_ok") & needs_sql_tables()).alias("need_sql"),
+    )
+    kept = observed.localCheckpoint(eager=True)
+    found = counts.get
+    native = kept.where(F.col("_ok")).select(*INGESTED_COLUMNS)
+    if found["refused"]:
+        fallback = lines_fallback(kept, None, numbered)
+        ingested = Ingested(native.unionByName(fallback.events), fallback.dead, kept, numbered)
+    else:
+        empty = lines.sparkSession.createDataFrame([], DEAD_LETTER_SCHEMA)
+        ingested = Ingested(native, empty, kept, numbered)
+    if not resolve_sql or not (found["refused"] or found["need_sql"]):
+        return ingested
+    resolved = resolve_sql_tables(ingested.events)
+    return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), kept, numbered)
 
 
 def _parquet_read_schema() -> StructType:
