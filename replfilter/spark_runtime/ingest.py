@@ -466,8 +466,17 @@ def normalize_event_rows(df: DataFrame, source_col: str | None = None, keep_tabl
 # --- Debezium ----------------------------------------------------------------------------------
 
 
-def parse_debezium(df: DataFrame, value_col: str = "value", channel: str = "", source_col: str | None = None) -> Ingested:
-    """Debezium MySQL change events (JSON text per row; Kafka ``value`` cast to string works)."""
+def parse_debezium(
+    df: DataFrame,
+    value_col: str = "value",
+    channel: str = "",
+    source_col: str | None = None,
+    keep: Callable[[DataFrame], DataFrame] | None = None,
+) -> Ingested:
+    """Debezium MySQL change events (JSON text per row; Kafka ``value`` cast to string works).
+    ``keep`` (e.g. a local checkpoint) is applied to the parsed records, events and dead letters
+    together (columns of ``INGESTED_SCHEMA`` plus ``_kind`` and ``_source``), so that both come
+    from one parse; the kept frame is ``Ingested.parsed``."""
     src = _source(df, source_col)
     records = df.select(F.col(value_col).cast("string").alias("_record"), src.alias("_source"))
     j = F.expr("try_parse_json(_record)")
@@ -500,7 +509,7 @@ def parse_debezium(df: DataFrame, value_col: str = "value", channel: str = "", s
     ch = F.lit(channel)
     table_list = F.array(F.struct(db.alias("db"), table.alias("table"), F.lit(True).alias("updating")))
     is_kind = F.col("_kind")
-    events = parsed.where(is_kind.isin("row", "truncate", "ddl", "transaction")).select(
+    rows = parsed.select(
         F.lit(1).cast("long").alias("v"),
         F.when(is_kind == "row", "row").when(is_kind == "transaction", "transaction").otherwise("query").alias("type"),
         ch.alias("channel"),
@@ -517,19 +526,25 @@ def parse_debezium(df: DataFrame, value_col: str = "value", channel: str = "", s
         F.when(is_kind == "transaction", F.when(status == "BEGIN", "BEGIN").otherwise("COMMIT")).alias("kind"),
         F.when(is_kind == "transaction", get("$.id")).alias("gtid"),
         F.col("_record").alias("record"),
+        is_kind.alias("_kind"),
+        F.col("_source"),
     )
+    if keep is not None:
+        rows = keep(rows)
+    is_kind = F.col("_kind")
+    events = rows.where(is_kind.isin("row", "truncate", "ddl", "transaction")).select(*INGESTED_COLUMNS)
     reason = (
         F.when(is_kind == "tombstone", F.lit("Debezium tombstone (null value after a delete): not a change event"))
         .when(is_kind == "bad_json", F.lit("not valid JSON"))
         .when(is_kind == "row_without_table", F.lit("Debezium change event without source.db and source.table"))
         .otherwise(F.lit("not a Debezium change event (no op with source.db/source.table, no ddl, no transaction status)"))
     )
-    dead = parsed.where(~is_kind.isin("row", "truncate", "ddl", "transaction")).select(
-        reason.alias("reason"), F.col("_record").alias("record"), F.col("_source").alias("source_file"),
+    dead = rows.where(~is_kind.isin("row", "truncate", "ddl", "transaction")).select(
+        reason.alias("reason"), F.col("record"), F.col("_source").alias("source_file"),
         F.lit(None).cast("long").alias("line"),
         F.lit(None).cast("binary").alias("record_bytes"),
     )
-    return Ingested(events, dead)
+    return Ingested(events, dead, rows if keep is not None else None)
 
 
 # --- channels ----------------------------------------------------------------------------------
@@ -575,9 +590,8 @@ def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_
             "value", F.col("_metadata.file_path").alias("_file"), F.col("_metadata.file_block_start").alias("_block")
         )
         if fmt == "debezium":
-            ingested = parse_debezium(lines, channel=channel, source_col="_file")
-        else:
-            return _read_event_lines(lines, resolve_sql)
+            return _read_debezium(lines, channel, resolve_sql)
+        return _read_event_lines(lines, resolve_sql)
     else:
         raise ValueError(f"unknown input format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if not resolve_sql:
@@ -597,14 +611,7 @@ def _read_event_lines(lines: DataFrame, resolve_sql: bool) -> Ingested:
     some, the reference reader and :mod:`.sql_tables` run on the kept lines, never on the files
     again. Measured in ``bench/spark_ingest.py`` (README, "Spark performance")."""
     parsed, numbered = checked_lines(lines, source_col="_file")
-    counts = Observation("replfilter-event-lines")
-    observed = parsed.observe(
-        counts,
-        F.count_if(~F.col("_ok")).alias("refused"),
-        F.count_if(F.col("_ok") & needs_sql_tables()).alias("need_sql"),
-    )
-    kept = observed.localCheckpoint(eager=True)
-    found = counts.get
+    kept, found = _kept_once(parsed, refused=~F.col("_ok"), need_sql=F.col("_ok") & needs_sql_tables())
     native = kept.where(F.col("_ok")).select(*INGESTED_COLUMNS)
     if found["refused"]:
         fallback = lines_fallback(kept, None, numbered)
@@ -616,6 +623,34 @@ def _read_event_lines(lines: DataFrame, resolve_sql: bool) -> Ingested:
         return ingested
     resolved = resolve_sql_tables(ingested.events)
     return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), kept, numbered)
+
+
+def _read_debezium(lines: DataFrame, channel: str, resolve_sql: bool) -> Ingested:
+    """Debezium envelopes of files, parsed once and kept (a local checkpoint, as
+    :func:`_read_event_lines` keeps JSON lines): the SQL texts of schema changes are read only
+    when there are any."""
+    found: dict = {}
+
+    def keep(table: DataFrame) -> DataFrame:
+        kept, counts = _kept_once(table, need_sql=needs_sql_tables())
+        found.update(counts)
+        return kept
+
+    ingested = parse_debezium(lines, channel=channel, source_col="_file", keep=keep)
+    if not resolve_sql or not found["need_sql"]:
+        return ingested
+    resolved = resolve_sql_tables(ingested.events)
+    return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
+
+
+def _kept_once(frame: DataFrame, **counted: Column) -> tuple[DataFrame, dict[str, int]]:
+    """``frame`` computed now and kept on the executors (a local checkpoint: memory, then disk;
+    Spark drops it once no DataFrame built on it is left), and how many of its rows each of
+    ``counted`` holds for, counted by the same job (``observe``)."""
+    counts = Observation("replfilter-ingest")
+    observed = frame.observe(counts, *[F.count_if(condition).alias(name) for name, condition in counted.items()])
+    kept = observed.localCheckpoint(eager=True)
+    return kept, dict(counts.get)
 
 
 def _parquet_read_schema() -> StructType:
