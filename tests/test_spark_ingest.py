@@ -360,3 +360,62 @@ def test_sql_whose_set_column_owner_is_unknown_is_a_dead_letter(spark):
     (dead,) = resolved.dead.collect()
     assert dead.reason == ("undecided: which table owns `b` is not known: give the schema with `--schema`, "
                            "or qualify the column")
+
+
+def _writings(event) -> list[str]:
+    """One event as replfilter writes it (``to_json``), compact, and as Spark's JSON writer
+    writes it (compact, NULL fields left out)."""
+    d = event.to_dict()
+    without_nulls = {k: v for k, v in d.items() if v is not None}
+    if "tables" in without_nulls:
+        without_nulls["tables"] = [{k: v for k, v in t.items() if v is not None} for t in without_nulls["tables"]]
+    compact = dict(separators=(",", ":"), ensure_ascii=False)
+    return [to_json(event), json.dumps(d, **compact), json.dumps(without_nulls, **compact)]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(events, min_size=1, max_size=15))
+def test_events_in_replfilters_or_sparks_writing_pass_the_native_check(spark, evs):
+    """The fast path holds for the writings a stream meets: every such line is accepted natively
+    (none goes to Python) unless it spells a character as an escape, and is read as from_json reads it."""
+    from replfilter.spark_runtime.ingest import checked_lines
+
+    lines = [line for event in evs for line in _writings(event)]
+    parsed, _ = checked_lines(_lines_df(spark, lines))
+    rows = parsed.collect()
+    assert len(rows) == len(lines)
+    refused = sorted(r["_record"] for r in rows if not r["_ok"])
+    assert refused == sorted(line for line in lines if "\\" in line), refused
+    got = sorted(json.dumps(_comparable(r.asDict(recursive=True)), sort_keys=True) for r in rows if r["_ok"])
+    want = sorted(
+        json.dumps(_comparable(from_json(line).to_dict()), sort_keys=True) for line in lines if "\\" not in line
+    )
+    assert got == want
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.one_of(json_lines(), st.sampled_from(["", "  ", "\t"])), min_size=1, max_size=30))
+def test_read_events_on_refused_lines_decides_or_refuses_as_evaluate(spark, tmp_path_factory, lines):
+    """Lines the native check refuses (generated events, some mutated), read from a file with
+    ``read_events``: each is the event ``replfilter evaluate`` reads, or a dead letter with its
+    reason, its file and its line number as ``wc -l`` counts."""
+    from replfilter.spark_runtime.ingest import read_events
+
+    path = tmp_path_factory.mktemp("refused") / "events.jsonl"
+    raw = [line.encode("utf-8", "surrogatepass") for line in lines]
+    path.write_bytes(b"".join(line + b"\n" for line in raw))
+    want_events, want_dead = [], []
+    for number, line in enumerate(raw, start=1):
+        if not line.strip(b" \t\r"):
+            continue
+        kind, value = _reference(line)
+        if kind == "event":
+            want_events.append(json.dumps(_comparable(value), sort_keys=True))
+        else:
+            want_dead.append((value, number))
+    ingested = read_events(spark, str(path), "json", resolve_sql=False)
+    got_events = sorted(json.dumps(_comparable(r.asDict(recursive=True)), sort_keys=True) for r in ingested.events.collect())
+    dead = ingested.dead.collect()
+    assert got_events == sorted(want_events)
+    assert sorted((r.reason, r.line) for r in dead) == sorted(want_dead)
+    assert all(r.source_file.endswith("events.jsonl") for r in dead)
