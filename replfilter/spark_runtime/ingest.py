@@ -654,7 +654,9 @@ def _kept_once(frame: DataFrame, **counted: Column) -> tuple[DataFrame, dict[str
 
 
 def _parquet_read_schema() -> StructType:
-    return EVENT_SCHEMA
+    """The event columns and the optional ``record`` (a row image, say): a file without it
+    reads it as NULL, and one with it keeps it through to the outputs."""
+    return INGESTED_SCHEMA
 
 
 __all__ = [
