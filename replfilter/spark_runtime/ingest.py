@@ -663,6 +663,7 @@ __all__ = [
     "FORMATS",
     "Ingested",
     "mark_event_rows",
+    "checked_lines",
     "normalize_event_rows",
     "rows_fallback",
     "parse_debezium",
