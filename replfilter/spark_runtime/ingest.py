@@ -46,6 +46,7 @@ from ..evaluation.events import CommandKind, TransactionKind
 from ..replica.state import ReplicaState
 from .schema import EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, INGESTED_SCHEMA, TABLE_SCHEMA, Ingested
 from .sql_tables import resolve_sql_tables
+from .source_schemas import SourceSchemas
 
 _TYPE_FIELDS = {
     "query": ("v", "type", "channel", "default_db", "command", "tables", "sql", "temporary", "if_exists"),
@@ -542,7 +543,9 @@ def split_unknown_channels(ingested: Ingested, state: ReplicaState) -> Ingested:
 FORMATS = ("json", "parquet", "debezium")
 
 
-def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_sql: bool = True) -> Ingested:
+def read_events(
+    spark, path: str, fmt: str = "json", channel: str = "", resolve_sql: bool = True, state: ReplicaState | None = None
+) -> Ingested:
     """Read a file or directory of events (``json`` lines, ``parquet``, or ``debezium`` JSON).
 
     With ``resolve_sql`` (the default) query events that carry SQL text but no table list (or,
@@ -550,6 +553,9 @@ def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_
     evaluate`` does, and a text that cannot be read becomes a dead letter: the events are then
     events in full, ready for :func:`~replfilter.spark_runtime.transform.apply_filters`. Pass
     ``False`` for inputs known to have no such rows, to save the split of the events it costs.
+    ``state``: the replica whose sources' schemas (``--schema``) read those texts, as
+    ``replfilter evaluate`` reads them (a multi-table UPDATE with unqualified columns is then
+    decided rather than a dead letter).
     """
     if fmt == "parquet":
         df = spark.read.schema(_parquet_read_schema()).parquet(path)
@@ -566,7 +572,8 @@ def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_
         raise ValueError(f"unknown input format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if not resolve_sql:
         return ingested
-    resolved = resolve_sql_tables(ingested.events)
+    sources = SourceSchemas.of(state) if state is not None else None
+    resolved = resolve_sql_tables(ingested.events, sources)
     return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
 
 

@@ -56,6 +56,7 @@ from .known_keys import KnownKeys
 from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, Ingested
 from .sink import BatchOutputs, BatchSink, BatchStats, is_local, join_path, local_path
 from .sql_tables import key_needs_sql, resolve_sql_tables
+from .source_schemas import SourceSchemas
 from .transform import (
     CODE_COLUMN,
     HASH_COLUMN,
@@ -341,7 +342,7 @@ class EventStream:
             batch = IngestedBatch(events, ingested.dead, collect_keys(events), dead_count=None)
         events, dead, keys, dead_count = batch.events, batch.dead, batch.keys, batch.dead_count
         if any(key_needs_sql(row) for row in keys):
-            resolved = resolve_sql_tables(events)
+            resolved = resolve_sql_tables(events, SourceSchemas.of(state))
             events, dead = keep(resolved.events), dead.unionByName(resolved.dead)
             keys = collect_keys(events)
             dead_count = None
