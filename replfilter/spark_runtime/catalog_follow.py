@@ -1,0 +1,366 @@
+"""The replica's catalog in the Spark runtime: applied DDL changes it in event order, and every
+event gets the error the applier would stop with (``applier_error``), as ``replfilter evaluate``
+gives them (:class:`~replfilter.evaluation.event_lines.LineEvaluator`,
+:mod:`replfilter.evaluation.schema_follow`, :mod:`replfilter.evaluation.applier_errors`).
+
+Why it can stay (almost) in Spark: the error of an event depends on its decision key and on the
+replica's catalog where the event stands, and the catalog changes only at the few applied DDL
+events of a batch (0.5 % of a real relay log). So:
+
+* no schema given (no replica catalog): ``applier_error`` is a NULL literal and nothing else runs
+  ("not known" is not "missing");
+* with a schema, one narrow scan finds the DDL candidates (query events whose text starts with
+  CREATE/ALTER/DROP/RENAME/USE, a superset checked again on the driver) and brings them, with
+  their position, to the driver. There they are replayed in order with the evaluator's own
+  follower, cutting the batch into *catalog epochs*;
+* an event's error is a function of its key in one epoch. A key whose tables no applied DDL of
+  the batch touched has one error for the whole batch (looked up by key hash, like the decision);
+  only a key naming a table that a DDL created or dropped has an error that changes with the
+  position, and it gets a CASE on the position with one branch per change. A DDL event's own
+  error (e.g. 1050, the table exists) is pinned to its position.
+
+The position is given by the caller as one or more order columns (compared as a struct): the
+stream uses the file and the line (files by name, lines by number), ``decide_frame`` takes
+``order=``. Positions must be distinct, and present (not NULL) on every DDL event.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Sequence
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from ..core.errors import MySQLError
+from ..evaluation.applier_errors import applier_error, error_text
+from ..evaluation.evaluator import Decision, channel_filters, compile_filters, decide_compiled
+from ..evaluation.events import Event, QueryEvent, RowEvent
+from ..evaluation.schema_follow import CatalogFollower
+from ..evaluation.schema_text import first_word, is_schema_statement
+from ..replica.catalog import Catalog, CatalogBuilder
+from ..replica.state import ReplicaState
+from . import literals
+
+APPLIER_ERROR = "applier_error"
+DDL_CANDIDATE = r"(?i)^[^a-z_]*(create|alter|drop|rename|use)"
+"""A superset of :func:`~replfilter.evaluation.schema_text.first_word` in the schema words: what
+precedes the first word there (blanks, ``/*!NNNNN``) holds no letter. The driver checks again."""
+
+
+class OrderNeededError(ValueError):
+    """A batch with applied DDL and a schema, but no order to replay the DDL in."""
+
+
+# --- the driver: replaying the DDL in order ------------------------------------------------------
+
+
+class _RecordingBuilder(CatalogBuilder):
+    """A builder that notes which databases a statement changed (the only ones where a table
+    can have appeared or disappeared)."""
+
+    def __init__(self, start: Catalog):
+        super().__init__(start)
+        self.touched: set[str] = set()
+
+    def _opened(self, db: str):
+        self.touched.add(self.key(db))
+        return super()._opened(db)
+
+    def drop_database(self, db: str) -> None:
+        self.touched.add(self.key(db))
+        super().drop_database(db)
+
+
+class _Follower(CatalogFollower):
+    """The evaluator's follower (same :meth:`applied`), over a recording builder."""
+
+    def __init__(self, catalog: Catalog):
+        super().__init__(catalog)
+        self._builder = _RecordingBuilder(catalog)
+
+    @property
+    def touched(self) -> set[str]:
+        return self._builder.touched
+
+
+@dataclass(frozen=True)
+class _Key:
+    event: Event
+    decision: Decision
+    tables: tuple[tuple[str, str], ...]   # (db, table) the applier opens, as written
+
+
+@dataclass
+class FollowedBatch:
+    """What the driver found: the catalog after the batch, and ``applier_error`` per key
+    (constant over the batch, or changing at positions), plus the errors pinned to DDL events.
+    ``first_errors``: per channel, the first event (in order) the applier stops on, among the DDL
+    and the keys whose error changes (the rest is found in Spark, :func:`first_errors`)."""
+
+    catalog: Catalog
+    constant: dict[str, str] = field(default_factory=dict)
+    varying: dict[str, tuple[str | None, list[tuple[tuple, str | None]]]] = field(default_factory=dict)
+    pinned: list[tuple[tuple, str | None]] = field(default_factory=list)
+    keys: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
+    """canonical key -> (its hash, its values)"""
+    ddl_events: int = 0
+
+    @property
+    def any_error(self) -> bool:
+        return bool(self.constant or self.varying or any(text is not None for _, text in self.pinned))
+
+
+def _text(error: MySQLError | None) -> str | None:
+    return error_text(error) if error is not None else None
+
+
+def _opened_tables(event: Event, decision: Decision) -> tuple[tuple[str, str], ...]:
+    """The tables :func:`applier_error` looks up for this event (none when it cannot fail)."""
+    from ..evaluation.applier_errors import OPENS_ITS_TABLES
+
+    if not decision.applied or decision.db is None:
+        return ()
+    if isinstance(event, RowEvent):
+        return ((decision.db, event.table),)
+    if isinstance(event, QueryEvent) and event.command in OPENS_ITS_TABLES:
+        return tuple((ref.db if ref.db is not None else decision.db, ref.table) for ref in event.tables)
+    return ()
+
+
+class _Decider:
+    """Decisions with each channel's filters compiled once (the evaluator's, as pass 1's)."""
+
+    def __init__(self, state: ReplicaState):
+        self.state = state
+        self._compiled: dict[str, Any] = {}
+
+    def __call__(self, event: Event) -> Decision:
+        compiled = self._compiled.get(event.channel)
+        if compiled is None:
+            compiled = self._compiled[event.channel] = compile_filters(
+                channel_filters(self.state, event.channel), self.state.collation)
+        return decide_compiled(compiled, event)
+
+
+def follow_batch(
+    state: ReplicaState,
+    keys: Iterable[tuple[int, dict[str, Any]]],
+    ddl_rows: Sequence[tuple[tuple, dict[str, Any], str]],
+) -> FollowedBatch:
+    """Replay the batch's DDL candidates (``(position, key values, sql)``, any order)
+    on the replica's catalog in position order, as :class:`LineEvaluator` does event by event,
+    and give each key's ``applier_error`` per epoch. ``state.replica_catalog`` must be known."""
+    from .transform import event_from_key
+
+    start = state.replica_catalog
+    assert start is not None
+    decide = _Decider(state)
+    follower = _Follower(start)
+    lookup = follower._builder
+    info: dict[str, _Key] = {}
+    by_table: dict[tuple[str, str], list[str]] = {}
+    interest: dict[str, dict[str, tuple[str, str]]] = {}
+    result = FollowedBatch(start)
+    for h, values in keys:
+        event = event_from_key(values)
+        decision = decide(event)
+        tables = _opened_tables(event, decision)
+        if not tables:
+            continue
+        canon = canonical(values)
+        info[canon] = _Key(event, decision, tables)
+        result.keys[canon] = (h, values)
+        for db, table in tables:
+            k = (lookup.key(db), lookup.key(table))
+            by_table.setdefault(k, []).append(canon)
+            interest.setdefault(k[0], {})[k[1]] = (db, table)
+    current = {h: _text(applier_error(k.event, k.decision.decision, k.decision.db, follower)) for h, k in info.items()}
+    initial = dict(current)
+    exists = {(dbk, tk): lookup.table(db, t) is not None for dbk, names in interest.items() for tk, (db, t) in names.items()}
+    changes: dict[str, list[tuple[tuple, str | None]]] = {}
+    ordered = sorted(ddl_rows, key=lambda row: _position_key(row[0]))
+    for position, values, sql in ordered:
+        if not is_schema_statement(first_word(sql)):
+            continue
+        event = replace(event_from_key(values), sql=sql)
+        decision = decide(event)
+        if not decision.applied:
+            continue
+        result.ddl_events += 1
+        follower.touched.clear()
+        stop = follower.applied(event, True, decision.rewritten_db)
+        if stop is None:
+            stop = applier_error(event, decision.decision, decision.db, follower)
+        if _text(stop) != current.get(canonical(values)):
+            result.pinned.append((position, _text(stop)))
+        for dbk in follower.touched:
+            for tk, (db, t) in interest.get(dbk, {}).items():
+                now = lookup.table(db, t) is not None
+                if now == exists[(dbk, tk)]:
+                    continue
+                exists[(dbk, tk)] = now
+                for kh in by_table[(dbk, tk)]:
+                    k = info[kh]
+                    text = _text(applier_error(k.event, k.decision.decision, k.decision.db, follower))
+                    if text != current[kh]:
+                        current[kh] = text
+                        changes.setdefault(kh, []).append((position, text))
+    for h, text in initial.items():
+        if h in changes:
+            result.varying[h] = (text, changes[h])
+        elif text is not None:
+            result.constant[h] = text
+    result.catalog = follower.catalog
+    return result
+
+
+def canonical(values: dict[str, Any]) -> str:
+    """One text per distinct key (pass 1's rows and collected rows alike)."""
+    import json
+    from .transform import KEY_COLUMNS
+
+    return json.dumps([values.get(c) for c in KEY_COLUMNS], sort_keys=True, ensure_ascii=False)
+
+
+def _position_key(position: tuple) -> tuple:
+    if any(v is None for v in position):
+        raise OrderNeededError(f"a DDL event has no position (an order column is NULL): {position!r}")
+    return position
+
+
+# --- Spark: finding the DDL, and the column ------------------------------------------------------
+
+
+def ddl_candidates() -> Column:
+    """Query events whose text may be a schema statement (the driver checks each exactly)."""
+    return F.coalesce((F.col("type") == "query") & F.col("sql").rlike(DDL_CANDIDATE), F.lit(False))
+
+
+def _position(order: Sequence[str]) -> Column:
+    return F.struct(*[F.col(_quoted(c)).alias(f"p{i}") for i, c in enumerate(order)])
+
+
+def _position_literal(df: DataFrame, order: Sequence[str], position: tuple) -> Column:
+    return F.struct(*[F.lit(v).cast(df.schema[c].dataType).alias(f"p{i}") for i, (c, v) in enumerate(zip(order, position))])
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def follow(
+    df: DataFrame,
+    state: ReplicaState,
+    keys: Iterable[tuple[int, dict[str, Any]]],
+    order: Sequence[str] | None,
+    hash_modulus: int | None = None,
+) -> FollowedBatch | None:
+    """Run the DDL scan (one narrow job) and replay; None when no schema is known (no work)."""
+    from .transform import KEY_COLUMNS, key_hash
+
+    if state.replica_catalog is None:
+        return None
+    columns = [*[F.col(c) for c in KEY_COLUMNS], F.col("sql")]
+    if order:
+        columns.append(_position(order).alias("_rf_pos"))
+    found = df.where(ddl_candidates()).select(*columns).collect()
+    ddl_rows = []
+    for row in found:
+        values = {c: _plain(row[c]) for c in KEY_COLUMNS}
+        position = tuple(row["_rf_pos"]) if order else None
+        ddl_rows.append((position, values, row["sql"]))
+    if not order and any(is_schema_statement(first_word(sql)) for *_, sql in ddl_rows):
+        needed = [r for r in ddl_rows if is_schema_statement(first_word(r[2]))]
+        # without an order only a batch whose DDL the applier skips can be followed
+        from .transform import event_from_key
+
+        decide = _Decider(state)
+        if any(decide(replace(event_from_key(v), sql=s)).applied for _, v, s in needed):
+            raise OrderNeededError(
+                "the batch has DDL the replica applies, and its catalog follows it in event order: "
+                "give the order (order=[columns], e.g. the file and line of each event)"
+            )
+        ddl_rows = []
+    return follow_batch(state, keys, ddl_rows)
+
+
+def _plain(value):
+    if hasattr(value, "asDict"):
+        return value.asDict(recursive=True)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def with_applier_error(
+    df: DataFrame,
+    followed: FollowedBatch | None,
+    order: Sequence[str] | None,
+    collision: bool = False,
+    hash_modulus: int | None = None,
+) -> DataFrame:
+    """``df`` (event rows with the key columns) with the ``applier_error`` column."""
+    if followed is None or not followed.any_error:
+        return df.withColumn(APPLIER_ERROR, F.lit(None).cast("string"))
+    from .transform import key_hash
+
+    h = key_hash(hash_modulus)
+    spark = df.sparkSession
+    expr: Column = F.lit(None).cast("string")
+    if followed.constant:
+        if collision:
+            for canon, text in followed.constant.items():
+                expr = F.when(_key_matches(followed.keys[canon][1]), F.lit(text)).otherwise(expr)
+        else:
+            key_hashes = [followed.keys[canon][0] for canon in followed.constant]
+            hashes = literals.primitive_array(spark, key_hashes, "long")
+            texts = literals.string_array(spark, list(followed.constant.values()))
+            if hashes is None or texts is None:
+                hashes = F.array(*[F.lit(v).cast("long") for v in key_hashes])
+                texts = F.array(*[F.lit(v) for v in followed.constant.values()])
+            expr = F.element_at(F.map_from_arrays(hashes, texts), h)
+    if followed.varying or followed.pinned:
+        if not order:  # pragma: no cover - follow() refuses applied DDL without an order
+            raise OrderNeededError("an order is needed to place events between DDL")
+        position = _position(order)
+        for canon, (first, changes) in followed.varying.items():
+            kh, values = followed.keys[canon]
+            inner: Column = F.lit(first).cast("string")
+            for at, text in changes:
+                inner = F.when(position > _position_literal(df, order, at), F.lit(text).cast("string")).otherwise(inner)
+            matches = _key_matches(values) if collision else (h == F.lit(kh))
+            expr = F.when(matches, inner).otherwise(expr)
+        for at, text in followed.pinned:
+            expr = F.when(position == _position_literal(df, order, at), F.lit(text).cast("string")).otherwise(expr)
+    return df.withColumn(APPLIER_ERROR, expr)
+
+
+def _key_matches(values: dict[str, Any]) -> Column:
+    """The row's key columns equal ``values`` (NULL-safe): for batches where two keys share a hash."""
+    from .transform import KEY_COLUMNS
+
+    condition = F.lit(True)
+    for c in KEY_COLUMNS:
+        if c == "tables":
+            want = values[c]
+            target = F.lit(None).cast("string") if want is None else F.lit(_tables_json(want))
+            condition = condition & F.to_json(F.col("tables")).eqNullSafe(target)
+        else:
+            condition = condition & F.col(_quoted(c)).eqNullSafe(F.lit(values[c]))
+    return condition
+
+
+def _tables_json(tables) -> str:
+    import json
+
+    return json.dumps(
+        [{k: v for k, v in (("db", t["db"]), ("table", t["table"]), ("updating", t["updating"])) if v is not None} for t in tables],
+        separators=(",", ":"), ensure_ascii=False,
+    )
+
+
+__all__ = [
+    "APPLIER_ERROR", "FollowedBatch", "OrderNeededError", "ddl_candidates", "follow", "follow_batch",
+    "with_applier_error",
+]
