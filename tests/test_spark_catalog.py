@@ -186,3 +186,89 @@ def test_applier_errors_survive_hash_collisions(spark, state, evs):
     got, decided = _spark(spark, state, evs, hash_modulus=2)
     assert got == want
     assert decided.new_state() == want_state
+
+
+# --- the stream: the catalog carried from batch to batch and into the session ---------------------
+
+
+def _lines(evs) -> list[str]:
+    return [to_json(e) for e in evs]
+
+
+def _write(path, lines, mtime):
+    import os
+
+    tmp = str(path) + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
+    os.utime(tmp, (mtime, mtime))
+    os.rename(tmp, path)
+
+
+def _out_key(row) -> tuple:
+    return (row["type"], row["db"], row["table"], row["sql"], row["decision"], row["applier_error"])
+
+
+def test_stream_follows_ddl_across_batches_and_into_the_session(spark, tmp_path):
+    import time
+
+    from replfilter.server.session import Session
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    session = Session()
+    session.execute_sql(
+        "CHANGE REPLICATION SOURCE TO SOURCE_HOST='src';\n"
+        "CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE=(d.skipme);\n"
+    )
+    session.update(lambda s: _state("CREATE DATABASE d;\n", s))
+    start = session.state
+    t7 = (TableRef(None, "t7"),)
+    both = (TableRef(None, "t7"), TableRef(None, "skipme", False))
+    batch1 = [
+        RowEvent("", "d", "t7"),                                                     # before CREATE: 1146
+        QueryEvent("", "d", CK.CREATE_TABLE, t7, "CREATE TABLE t7 (id int)"),
+        QueryEvent("", "d", CK.CREATE_TABLE, (TableRef(None, "skipme"),), "CREATE TABLE skipme (id int)"),
+        RowEvent("", "d", "t7"),
+        QueryEvent("", "d", CK.CREATE_TABLE, t7, "CREATE TABLE t7 (id int)"),         # 1050: exists
+    ]
+    batch2 = [
+        RowEvent("", "d", "t7"),                                                     # created in batch 1
+        QueryEvent("", "d", CK.INSERT, t7, "INSERT INTO t7 VALUES (2)"),
+        # applied for t7, and opens skipme, whose CREATE the filters skipped: 1146
+        QueryEvent("", "d", CK.UPDATE_MULTI, both, "UPDATE t7 JOIN skipme USING (id) SET t7.id = 3"),
+        RowEvent("", "d", "skipme"),                                                 # skipped: no error
+    ]
+    events_dir = tmp_path / "events"
+    events_dir.mkdir()
+    now = time.time() - 100
+    _write(events_dir / "001.jsonl", _lines(batch1), now)
+    _write(events_dir / "002.jsonl", _lines(batch2), now + 1)
+    config = StreamConfig(str(events_dir), str(tmp_path / "out"), str(tmp_path / "ckpt"),
+                          skipped_dir=str(tmp_path / "skipped"), max_files_per_trigger=1)
+    stats = EventStream(spark, session, config).run_available_now()
+    assert [s.batch_id for s in stats] == [0, 1]
+
+    evaluator = LineEvaluator(start)
+    results = list(evaluator.results(_lines(batch1 + batch2)))
+    want = sorted((
+        (r.event.to_dict()["type"], r.event.to_dict().get("db"), r.event.to_dict().get("table"), r.event.to_dict().get("sql"),
+         r.decision.decision.value, json.loads(r.to_json())["applier_error"])
+        for r in results
+    ), key=repr)
+    rows = spark.read.parquet(config.output_dir).collect() + spark.read.parquet(config.skipped_dir).collect()
+    assert sorted((_out_key(r) for r in rows), key=repr) == want
+    errors = {(r["batch_id"], r["sql"] or r["table"]): r["applier_error"] for r in rows if r["applier_error"]}
+    assert errors == {
+        (0, "t7"): "ERROR 1146 (42S02): Table 'd.t7' doesn't exist",
+        (0, "CREATE TABLE t7 (id int)"): "ERROR 1050 (42S01): Table 't7' already exists",
+        (1, "UPDATE t7 JOIN skipme USING (id) SET t7.id = 3"): "ERROR 1146 (42S02): Table 'd.skipme' doesn't exist",
+    }
+    # the session's replica sees the applied CREATE and not the skipped one (SHOW TABLES)
+    catalog = session.state.replica_catalog
+    assert catalog == evaluator.state().replica_catalog
+    assert catalog.table("d", "t7") is not None and catalog.table("d", "skipme") is None
+    shown = session.execute_text("SHOW TABLES FROM d")
+    assert [tuple(r) for r in shown.rows] == [("t7",)]
+    # the first error the applier would stop on, as REPLAY EVENTS sets it
+    channel = session.state.channel("")
+    assert channel.last_sql_error == (1146, "Error executing row event: 'Table 'd.t7' doesn't exist'")

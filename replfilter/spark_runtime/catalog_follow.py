@@ -33,7 +33,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..core.errors import MySQLError
-from ..evaluation.applier_errors import applier_error, error_text
+from ..evaluation.applier_errors import applier_error, error_text, last_sql_error
 from ..evaluation.evaluator import Decision, channel_filters, compile_filters, decide_compiled
 from ..evaluation.events import Event, QueryEvent, RowEvent
 from ..evaluation.schema_follow import CatalogFollower
@@ -104,6 +104,8 @@ class FollowedBatch:
     pinned: list[tuple[tuple, str | None]] = field(default_factory=list)
     keys: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     """canonical key -> (its hash, its values)"""
+    errors: dict[str, MySQLError] = field(default_factory=dict)
+    """Every error text given, and the error it prints."""
     ddl_events: int = 0
 
     @property
@@ -111,8 +113,13 @@ class FollowedBatch:
         return bool(self.constant or self.varying or any(text is not None for _, text in self.pinned))
 
 
-def _text(error: MySQLError | None) -> str | None:
-    return error_text(error) if error is not None else None
+def _text(error: MySQLError | None, seen: dict[str, MySQLError] | None = None) -> str | None:
+    if error is None:
+        return None
+    text = error_text(error)
+    if seen is not None:
+        seen[text] = error
+    return text
 
 
 def _opened_tables(event: Event, decision: Decision) -> tuple[tuple[str, str], ...]:
@@ -175,7 +182,7 @@ def follow_batch(
             k = (lookup.key(db), lookup.key(table))
             by_table.setdefault(k, []).append(canon)
             interest.setdefault(k[0], {})[k[1]] = (db, table)
-    current = {h: _text(applier_error(k.event, k.decision.decision, k.decision.db, follower)) for h, k in info.items()}
+    current = {h: _text(applier_error(k.event, k.decision.decision, k.decision.db, follower), result.errors) for h, k in info.items()}
     initial = dict(current)
     exists = {(dbk, tk): lookup.table(db, t) is not None for dbk, names in interest.items() for tk, (db, t) in names.items()}
     changes: dict[str, list[tuple[tuple, str | None]]] = {}
@@ -192,8 +199,8 @@ def follow_batch(
         stop = follower.applied(event, True, decision.rewritten_db)
         if stop is None:
             stop = applier_error(event, decision.decision, decision.db, follower)
-        if _text(stop) != current.get(canonical(values)):
-            result.pinned.append((position, _text(stop)))
+        if _text(stop, result.errors) != current.get(canonical(values)):
+            result.pinned.append((position, _text(stop, result.errors)))
         for dbk in follower.touched:
             for tk, (db, t) in interest.get(dbk, {}).items():
                 now = lookup.table(db, t) is not None
@@ -202,7 +209,7 @@ def follow_batch(
                 exists[(dbk, tk)] = now
                 for kh in by_table[(dbk, tk)]:
                     k = info[kh]
-                    text = _text(applier_error(k.event, k.decision.decision, k.decision.db, follower))
+                    text = _text(applier_error(k.event, k.decision.decision, k.decision.db, follower), result.errors)
                     if text != current[kh]:
                         current[kh] = text
                         changes.setdefault(kh, []).append((position, text))
@@ -364,3 +371,31 @@ __all__ = [
     "APPLIER_ERROR", "FollowedBatch", "OrderNeededError", "ddl_candidates", "follow", "follow_batch",
     "with_applier_error",
 ]
+
+
+def first_errors(applied: DataFrame, followed: FollowedBatch | None, order: Sequence[str] | None) -> dict[str, tuple[int, str]]:
+    """Per channel, the first applied event (in ``order``) that the applier would stop on, as
+    ``(Last_SQL_Errno, Last_SQL_Error)`` (what REPLAY EVENTS sets). ``applied`` has
+    ``applier_error``. One small job, and only when the batch has an error at all."""
+    from .transform import KEY_COLUMNS, event_from_key
+
+    if followed is None or not followed.any_error:
+        return {}
+    rank = _position(order) if order else F.lit(0)
+    row = F.struct(*[F.col(c) for c in KEY_COLUMNS], F.col("sql"), F.col(APPLIER_ERROR))
+    found = (
+        applied.where(F.col(APPLIER_ERROR).isNotNull())
+        .groupBy(F.col("channel").alias("_rf_channel"))
+        .agg(F.min_by(row, rank).alias("_rf_first"))
+        .collect()
+    )
+    out = {}
+    for r in found:
+        first = r["_rf_first"].asDict(recursive=True)
+        error = followed.errors.get(first[APPLIER_ERROR])
+        if error is None:  # pragma: no cover - every text comes from the driver
+            continue
+        event = replace(event_from_key({c: first[c] for c in KEY_COLUMNS}), sql=first["sql"]) if first["type"] == "query" \
+            else event_from_key({c: first[c] for c in KEY_COLUMNS})
+        out[r["_rf_channel"]] = (error.code, last_sql_error(event, error))
+    return out

@@ -141,8 +141,9 @@ def _parse_in_python(df: DataFrame, how: str, channels: Sequence[str] | None = N
     return df.mapInArrow(run, out_schema)
 
 
-def _split_python(parsed: DataFrame, lines: DataFrame | None = None) -> Ingested:
-    events = parsed.where(F.col("_error").isNull()).select(*INGESTED_COLUMNS)
+def _split_python(parsed: DataFrame, lines: DataFrame | None = None, positioned: bool = False) -> Ingested:
+    carried = [F.col("source_file").alias("_source"), "_block", "_pos"] if positioned else []
+    events = parsed.where(F.col("_error").isNull()).select(*INGESTED_COLUMNS, *carried)
     dead = parsed.where(F.col("_error").isNotNull())
     if lines is None:
         line = F.lit(None).cast("long")
@@ -349,15 +350,17 @@ def _known_channel(channels: Sequence[str] | None) -> Column:
 
 
 def lines_fallback(
-    parsed: DataFrame, channels: Sequence[str] | None = None, lines: DataFrame | None = None
+    parsed: DataFrame, channels: Sequence[str] | None = None, lines: DataFrame | None = None, positioned: bool = False
 ) -> Ingested:
     """The reference reader (``from_json``, in Python) on the parsed lines the native check did
     not accept (``_ok`` false): the events it makes of them and its dead letters (numbered from
-    ``lines``, :attr:`Ingested.lines`, when given)."""
+    ``lines``, :attr:`Ingested.lines`, when given). ``positioned``: the events keep each line's
+    ``_source``, ``_block`` and ``_pos`` (its place in the input: the replica's catalog follows
+    DDL in that order)."""
     refused = parsed.where(~F.col("_ok")).select(
         F.col("_record").cast("binary").alias("_record"), "_source", "_pos", "_block"
     )
-    return _split_python(_parse_in_python(refused, "json", channels), lines)
+    return _split_python(_parse_in_python(refused, "json", channels), lines, positioned)
 
 
 # --- event rows (Parquet) ----------------------------------------------------------------------
@@ -382,7 +385,8 @@ def _row_ok() -> Column:
 
 
 def mark_event_rows(
-    df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True, channels: Sequence[str] | None = None
+    df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True, channels: Sequence[str] | None = None,
+    positioned: bool = False,
 ) -> DataFrame:
     """Rows of ``EVENT_SCHEMA`` normalized to ``INGESTED_SCHEMA`` plus ``_ok`` (the row is an
     event, checked natively) and ``_source`` — one scan serves events and the dead-letter check.
@@ -421,6 +425,8 @@ def mark_event_rows(
         _source(df, source_col).alias("_source"),
         # what from_dict is shown for a bad row: the row as JSON, NULL fields left out
         F.to_json(F.struct(*[F.col(c) for c in EVENT_COLUMNS])).alias("_as_json"),
+        # ``positioned``: each row's place (``df`` has ``_block`` and ``_pos``, its row in the file)
+        *([F.col("_block"), F.col("_pos")] if positioned else []),
     )
 
 
@@ -430,10 +436,12 @@ def _known_row_channel(channels: Sequence[str] | None) -> Column:
     return F.coalesce(F.col("channel"), F.lit("")).isin(*channels) if channels else F.lit(False)
 
 
-def rows_fallback(marked: DataFrame, channels: Sequence[str] | None = None) -> Ingested:
-    """The reference reader on marked rows that failed the native check."""
-    bad = marked.where(~F.col("_ok")).select(F.col("_as_json").alias("_record"), F.col("_source"))
-    return _split_python(_parse_in_python(bad, "row", channels))
+def rows_fallback(marked: DataFrame, channels: Sequence[str] | None = None, positioned: bool = False) -> Ingested:
+    """The reference reader on marked rows that failed the native check (``positioned``: the
+    events keep ``_source``, ``_block`` and ``_pos``)."""
+    place = ["_block", "_pos"] if positioned else []
+    bad = marked.where(~F.col("_ok")).select(F.col("_as_json").alias("_record"), F.col("_source"), *place)
+    return _split_python(_parse_in_python(bad, "row", channels), positioned=positioned)
 
 
 def normalize_event_rows(df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True) -> Ingested:
