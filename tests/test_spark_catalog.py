@@ -209,7 +209,8 @@ def _out_key(row) -> tuple:
     return (row["type"], row["db"], row["table"], row["sql"], row["decision"], row["applier_error"])
 
 
-def test_stream_follows_ddl_across_batches_and_into_the_session(spark, tmp_path):
+@pytest.mark.parametrize("input_format", ["json", "parquet"])
+def test_stream_follows_ddl_across_batches_and_into_the_session(spark, tmp_path, input_format):
     import time
 
     from replfilter.server.session import Session
@@ -241,10 +242,22 @@ def test_stream_follows_ddl_across_batches_and_into_the_session(spark, tmp_path)
     events_dir = tmp_path / "events"
     events_dir.mkdir()
     now = time.time() - 100
-    _write(events_dir / "001.jsonl", _lines(batch1), now)
-    _write(events_dir / "002.jsonl", _lines(batch2), now + 1)
+    if input_format == "json":
+        _write(events_dir / "001.jsonl", _lines(batch1), now)
+        _write(events_dir / "002.jsonl", _lines(batch2), now + 1)
+    else:  # one file per batch, rows in event order
+        import os
+
+        from replfilter.spark_runtime.schema import EVENT_SCHEMA
+
+        for k, evs in enumerate((batch1, batch2)):
+            staging = tmp_path / f"s{k}"
+            spark.createDataFrame([event_row(e) for e in evs], EVENT_SCHEMA).coalesce(1).write.parquet(str(staging))
+            (part,) = [p for p in staging.iterdir() if p.name.endswith(".parquet")]
+            os.rename(part, events_dir / f"00{k + 1}.parquet")
+            os.utime(events_dir / f"00{k + 1}.parquet", (now + k, now + k))
     config = StreamConfig(str(events_dir), str(tmp_path / "out"), str(tmp_path / "ckpt"),
-                          skipped_dir=str(tmp_path / "skipped"), max_files_per_trigger=1)
+                          skipped_dir=str(tmp_path / "skipped"), max_files_per_trigger=1, input_format=input_format)
     stats = EventStream(spark, session, config).run_available_now()
     assert [s.batch_id for s in stats] == [0, 1]
 
