@@ -149,8 +149,7 @@ def _reference(state: ReplicaState, evs):
     evaluator = LineEvaluator(state)
     results = list(evaluator.results([to_json(e) for e in evs]))
     assert all(r.error is None for r in results)
-    want = [(r.decision.decision.value if r.decision.decision else None,
-             None if r.applier_error is None else r.to_json() and __import__("json").loads(r.to_json())["applier_error"])
+    want = [(r.decision.decision.value if r.decision.decision else None, json.loads(r.to_json())["applier_error"])
             for r in results]
     return want, evaluator.state()
 
