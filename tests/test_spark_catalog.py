@@ -284,3 +284,25 @@ def test_stream_follows_ddl_across_batches_and_into_the_session(spark, tmp_path,
     # the first error the applier would stop on, as REPLAY EVENTS sets it
     channel = session.state.channel("")
     assert channel.last_sql_error == (1146, "Error executing row event: 'Table 'd.t7' doesn't exist'")
+
+
+def test_debezium_stream_follows_ddl_in_record_order(spark, tmp_path):
+    import time
+
+    from replfilter.server.session import Session
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    session = Session()
+    session.update(lambda s: _state("CREATE DATABASE d;\n", s))
+    row = {"op": "c", "source": {"db": "d", "table": "t7"}, "after": {"id": 1}}
+    records = [row, {"ddl": "CREATE TABLE t7 (id int)", "databaseName": "d"}, row]
+    events_dir = tmp_path / "events"
+    events_dir.mkdir()
+    _write(events_dir / "001.json", [json.dumps(r) for r in records], time.time() - 10)
+    config = StreamConfig(str(events_dir), str(tmp_path / "out"), str(tmp_path / "ckpt"), input_format="debezium")
+    EventStream(spark, session, config).run_available_now()
+    rows = spark.read.parquet(config.output_dir).collect()
+    assert sorted(((r["type"], r["applier_error"]) for r in rows), key=repr) == sorted([
+        ("query", None), ("row", None), ("row", "ERROR 1146 (42S02): Table 'd.t7' doesn't exist"),
+    ], key=repr)
+    assert session.state.replica_catalog.table("d", "t7") is not None

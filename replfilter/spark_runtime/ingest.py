@@ -459,10 +459,15 @@ def normalize_event_rows(df: DataFrame, source_col: str | None = None, keep_tabl
 # --- Debezium ----------------------------------------------------------------------------------
 
 
-def parse_debezium(df: DataFrame, value_col: str = "value", channel: str = "", source_col: str | None = None) -> Ingested:
-    """Debezium MySQL change events (JSON text per row; Kafka ``value`` cast to string works)."""
+def parse_debezium(
+    df: DataFrame, value_col: str = "value", channel: str = "", source_col: str | None = None, positioned: bool = False
+) -> Ingested:
+    """Debezium MySQL change events (JSON text per row; Kafka ``value`` cast to string works).
+    ``positioned``: ``df`` has ``_block`` and ``_pos`` (each record's place), kept on the events
+    with ``_source``."""
     src = _source(df, source_col)
-    records = df.select(F.col(value_col).cast("string").alias("_record"), src.alias("_source"))
+    place = ["_block", "_pos"] if positioned else []
+    records = df.select(F.col(value_col).cast("string").alias("_record"), src.alias("_source"), *place)
     j = F.expr("try_parse_json(_record)")
     parsed = records.withColumn("_j0", j).withColumn(
         "_j",
@@ -510,6 +515,7 @@ def parse_debezium(df: DataFrame, value_col: str = "value", channel: str = "", s
         F.when(is_kind == "transaction", F.when(status == "BEGIN", "BEGIN").otherwise("COMMIT")).alias("kind"),
         F.when(is_kind == "transaction", get("$.id")).alias("gtid"),
         F.col("_record").alias("record"),
+        *([F.col("_source"), *place] if positioned else []),
     )
     reason = (
         F.when(is_kind == "tombstone", F.lit("Debezium tombstone (null value after a delete): not a change event"))

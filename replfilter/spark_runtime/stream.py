@@ -251,14 +251,17 @@ class EventStream:
             self.sink.write(only(coded, "SKIP").select(*OUTPUT_COLUMNS), outputs.skipped)
         return decisions, True
 
-    def ingest(self, df: DataFrame, state: ReplicaState, keep=None) -> Ingested:
+    def ingest(self, df: DataFrame, state: ReplicaState, keep=None, positioned: bool = False) -> Ingested:
+        """``positioned`` (Debezium): each event keeps its place, :data:`LINE_ORDER`."""
         c = self.config
         if c.input_format == "parquet":
             ingested = normalize_event_rows(df, source_col="_file")
         elif c.input_format == "debezium":
             channel = c.relay_channel if c.relay_channel is not None else c.debezium_channel
-            parsed = df if keep is None else keep(df.select("value", "_file"))
-            ingested = parse_debezium(parsed, channel=channel, source_col="_file")
+            place = [F.col("_block"), F.monotonically_increasing_id().alias("_pos")] if positioned else []
+            parsed = df.select("value", "_file", *place)
+            parsed = parsed if keep is None else keep(parsed)
+            ingested = parse_debezium(parsed, channel=channel, source_col="_file", positioned=positioned)
             ingested.parsed = parsed.withColumnRenamed("_file", "_source")
         else:
             ingested = parse_event_lines(df, source_col="_file", keep=keep)
@@ -358,7 +361,9 @@ class EventStream:
                 carry=order or (),
             )
         else:
-            ingested = self.ingest(df, state, keep)
+            positioned = state.replica_catalog is not None
+            order = LINE_ORDER if positioned else None
+            ingested = self.ingest(df, state, keep, positioned)
             events = keep(ingested.events)
             batch = IngestedBatch(events, ingested.dead, collect_keys(events), dead_count=None)
         events, dead, keys, dead_count = batch.events, batch.dead, batch.keys, batch.dead_count
