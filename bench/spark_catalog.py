@@ -113,7 +113,7 @@ def main(argv=None) -> int:
     with_schema = load_schema_lines(without, schema_text(base.N_TABLES, base.N_DBS).splitlines(True), "schema.sql").state
     load_s = time.perf_counter() - started
     print(f"input: {n:,} events ({ddl:,} DDL, {ddl / n:.2%}), Parquet; master {args.master} ({cores} cores); "
-          f"Spark {spark.version}; schema of {with_schema.replica_catalog.table_count()} replica tables loaded in {load_s:.2f} s; "
+          f"Spark {spark.version}; schema of {with_schema.replica_catalog.table_count} replica tables loaded in {load_s:.2f} s; "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
 
     def run(state):

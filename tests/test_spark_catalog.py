@@ -306,3 +306,38 @@ def test_debezium_stream_follows_ddl_in_record_order(spark, tmp_path):
         ("query", None), ("row", None), ("row", "ERROR 1146 (42S02): Table 'd.t7' doesn't exist"),
     ], key=repr)
     assert session.state.replica_catalog.table("d", "t7") is not None
+
+
+def test_start_replica_follows_the_relay_log_into_show_tables_status_and_the_datadir(spark, tmp_path):
+    from replfilter.replica.datadir import DataDirectory
+    from replfilter.server.session import Session
+    from replfilter.spark_runtime.applier import install_applier
+
+    schema = tmp_path / "schema.sql"
+    schema.write_text("CREATE DATABASE d;\nCREATE TABLE d.t1 (id int);\n")
+    relay = tmp_path / "relay"
+    relay.mkdir()
+    _write(relay / "000.jsonl", _lines([
+        QueryEvent("", "d", CK.CREATE_TABLE, (TableRef(None, "t7"),), "CREATE TABLE t7 (id int)"),
+        RowEvent("", "d", "t7"),
+        RowEvent("", "d", "t8"),     # the applier would stop here
+        RowEvent("", "d", "t9"),
+    ]), 0)
+    datadir = DataDirectory(tmp_path / "data").open()
+    try:
+        session = Session(datadir.load_state(), observers=[datadir.observer])
+        applier = install_applier(session, applier_dir=str(tmp_path / "applier"), trigger_seconds=0.5)
+        session.execute_text(f"LOAD SCHEMA FROM '{schema}'")
+        session.execute_text(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='src', RELAY_LOG_FILE='{relay}' FOR CHANNEL 'c1'")
+        session.execute_text("START REPLICA FOR CHANNEL 'c1'")
+        applier.wait_idle("c1")
+        assert [tuple(r) for r in session.execute_text("SHOW TABLES FROM d").rows] == [("t1",), ("t7",)]
+        result = session.execute_text("SHOW REPLICA STATUS FOR CHANNEL 'c1'")
+        status = dict(zip(result.columns, result.rows[0]))
+        assert status["Last_SQL_Errno"] == 1146
+        assert status["Last_SQL_Error"] == "Error executing row event: 'Table 'd.t8' doesn't exist'"
+        session.execute_text("STOP REPLICA FOR CHANNEL 'c1'")
+    finally:
+        datadir.close()
+    with DataDirectory(tmp_path / "data") as again:
+        assert again.load_state().replica_catalog.table("d", "t7") is not None

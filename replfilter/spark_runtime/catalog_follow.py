@@ -40,7 +40,6 @@ from ..evaluation.schema_follow import CatalogFollower
 from ..evaluation.schema_text import first_word, is_schema_statement
 from ..replica.catalog import Catalog, CatalogBuilder
 from ..replica.state import ReplicaState
-from . import literals
 
 APPLIER_ERROR = "applier_error"
 DDL_CANDIDATE = r"(?i)^[^a-z_]*(create|alter|drop|rename|use)"
@@ -101,7 +100,8 @@ class FollowedBatch:
     catalog: Catalog
     constant: dict[str, str] = field(default_factory=dict)
     varying: dict[str, tuple[str | None, list[tuple[tuple, str | None]]]] = field(default_factory=dict)
-    pinned: list[tuple[tuple, str | None]] = field(default_factory=list)
+    pinned: list[tuple[tuple, str, str | None]] = field(default_factory=list)
+    """(position, canonical key, error) of DDL events whose own error differs from their key's."""
     keys: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     """canonical key -> (its hash, its values)"""
     errors: dict[str, MySQLError] = field(default_factory=dict)
@@ -110,7 +110,7 @@ class FollowedBatch:
 
     @property
     def any_error(self) -> bool:
-        return bool(self.constant or self.varying or any(text is not None for _, text in self.pinned))
+        return bool(self.constant or self.varying or any(text is not None for _, _, text in self.pinned))
 
 
 def _text(error: MySQLError | None, seen: dict[str, MySQLError] | None = None) -> str | None:
@@ -169,7 +169,9 @@ def follow_batch(
     by_table: dict[tuple[str, str], list[str]] = {}
     interest: dict[str, dict[str, tuple[str, str]]] = {}
     result = FollowedBatch(start)
+    hashes: dict[str, tuple[int, dict[str, Any]]] = {}
     for h, values in keys:
+        hashes[canonical(values)] = (h, values)
         event = event_from_key(values)
         decision = decide(event)
         tables = _opened_tables(event, decision)
@@ -199,8 +201,10 @@ def follow_batch(
         stop = follower.applied(event, True, decision.rewritten_db)
         if stop is None:
             stop = applier_error(event, decision.decision, decision.db, follower)
-        if _text(stop, result.errors) != current.get(canonical(values)):
-            result.pinned.append((position, _text(stop, result.errors)))
+        canon = canonical(values)
+        if _text(stop, result.errors) != current.get(canon):
+            result.pinned.append((position, canon, _text(stop, result.errors)))
+            result.keys.setdefault(canon, hashes.get(canon, (0, values)))
         for dbk in follower.touched:
             for tk, (db, t) in interest.get(dbk, {}).items():
                 now = lookup.table(db, t) is not None
@@ -268,6 +272,8 @@ def follow(
 
     if state.replica_catalog is None:
         return None
+    if "sql" not in df.columns:  # no text: no event of the frame can change the schema
+        return follow_batch(state, keys, ())
     columns = [*[F.col(c) for c in KEY_COLUMNS], F.col("sql")]
     if order:
         columns.append(_position(order).alias("_rf_pos"))
@@ -307,38 +313,74 @@ def with_applier_error(
     collision: bool = False,
     hash_modulus: int | None = None,
 ) -> DataFrame:
-    """``df`` (event rows with the key columns) with the ``applier_error`` column."""
+    """``df`` (event rows with the key columns) with the ``applier_error`` column: a NULL
+    literal when the batch has no error at all; else a broadcast join on the key hash with one
+    row per key that can have an error (its constant error, or its errors between positions,
+    and the errors pinned to its DDL events), and a small expression on the joined columns."""
     if followed is None or not followed.any_error:
         return df.withColumn(APPLIER_ERROR, F.lit(None).cast("string"))
+    if (followed.varying or followed.pinned) and not order:  # pragma: no cover - follow() refuses it
+        raise OrderNeededError("an order is needed to place events between DDL")
+    if collision:
+        return _with_applier_error_by_case(df, followed, order)
+    from pyspark.sql.types import ArrayType, LongType, StringType, StructField, StructType
+
     from .transform import key_hash
 
-    h = key_hash(hash_modulus)
-    spark = df.sparkSession
+    position_type = StructType([StructField(f"p{i}", df.schema[c].dataType, True) for i, c in enumerate(order or ())])
+    table_schema = StructType([
+        StructField("_rf_eh", LongType(), False),
+        StructField("_rf_const", StringType(), True),
+        StructField("_rf_at", ArrayType(position_type), True),       # positions where it changes
+        StructField("_rf_then", ArrayType(StringType()), True),     # [error before, after 1st, ...]
+        StructField("_rf_pin_at", ArrayType(position_type), True),   # its DDL events' positions
+        StructField("_rf_pin", ArrayType(StringType()), True),
+    ])
+    rows: dict[str, list] = {}
+
+    def row(canon: str) -> list:
+        found = rows.get(canon)
+        if found is None:
+            found = rows[canon] = [followed.keys[canon][0], None, None, None, None, None]
+        return found
+
+    for canon, text in followed.constant.items():
+        row(canon)[1] = text
+    for canon, (first, changes) in followed.varying.items():
+        r = row(canon)
+        r[2] = [at for at, _ in changes]
+        r[3] = [first, *[text for _, text in changes]]
+    for at, canon, text in followed.pinned:
+        r = row(canon)
+        r[4] = (r[4] or []) + [at]
+        r[5] = (r[5] or []) + [text]
+    table = F.broadcast(df.sparkSession.createDataFrame([tuple(r) for r in rows.values()], table_schema))
+    joined = df.withColumn("_rf_eh", key_hash(hash_modulus)).join(table, "_rf_eh", "left")
+    position = _position(order) if order else None
+    error: Column = F.col("_rf_const")
+    if followed.varying:
+        earlier = F.size(F.filter(F.col("_rf_at"), lambda at: at < position))
+        error = F.when(F.col("_rf_at").isNotNull(), F.element_at(F.col("_rf_then"), earlier + 1)).otherwise(error)
+    if followed.pinned:
+        at = F.array_position(F.col("_rf_pin_at"), position)
+        error = F.when(F.coalesce(at, F.lit(0)) > 0, F.element_at(F.col("_rf_pin"), at.cast("int"))).otherwise(error)
+    return joined.withColumn(APPLIER_ERROR, error).select(*[F.col(_quoted(c)) for c in df.columns], APPLIER_ERROR)
+
+
+def _with_applier_error_by_case(df: DataFrame, followed: FollowedBatch, order: Sequence[str] | None) -> DataFrame:
+    """For a batch where two keys share a hash: each key matched on its full columns (slow,
+    exact, and rare: a 64-bit hash)."""
     expr: Column = F.lit(None).cast("string")
-    if followed.constant:
-        if collision:
-            for canon, text in followed.constant.items():
-                expr = F.when(_key_matches(followed.keys[canon][1]), F.lit(text)).otherwise(expr)
-        else:
-            key_hashes = [followed.keys[canon][0] for canon in followed.constant]
-            hashes = literals.primitive_array(spark, key_hashes, "long")
-            texts = literals.string_array(spark, list(followed.constant.values()))
-            if hashes is None or texts is None:
-                hashes = F.array(*[F.lit(v).cast("long") for v in key_hashes])
-                texts = F.array(*[F.lit(v) for v in followed.constant.values()])
-            expr = F.element_at(F.map_from_arrays(hashes, texts), h)
-    if followed.varying or followed.pinned:
-        if not order:  # pragma: no cover - follow() refuses applied DDL without an order
-            raise OrderNeededError("an order is needed to place events between DDL")
+    for canon, text in followed.constant.items():
+        expr = F.when(_key_matches(followed.keys[canon][1]), F.lit(text)).otherwise(expr)
+    if order:
         position = _position(order)
         for canon, (first, changes) in followed.varying.items():
-            kh, values = followed.keys[canon]
             inner: Column = F.lit(first).cast("string")
             for at, text in changes:
                 inner = F.when(position > _position_literal(df, order, at), F.lit(text).cast("string")).otherwise(inner)
-            matches = _key_matches(values) if collision else (h == F.lit(kh))
-            expr = F.when(matches, inner).otherwise(expr)
-        for at, text in followed.pinned:
+            expr = F.when(_key_matches(followed.keys[canon][1]), inner).otherwise(expr)
+        for at, _canon, text in followed.pinned:
             expr = F.when(position == _position_literal(df, order, at), F.lit(text).cast("string")).otherwise(expr)
     return df.withColumn(APPLIER_ERROR, expr)
 
