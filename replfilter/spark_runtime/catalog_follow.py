@@ -98,11 +98,11 @@ class FollowedBatch:
     and the keys whose error changes (the rest is found in Spark, :func:`first_errors`)."""
 
     catalog: Catalog
-    constant: dict[str, str] = field(default_factory=dict)
-    varying: dict[str, tuple[str | None, list[tuple[tuple, str | None]]]] = field(default_factory=dict)
-    pinned: list[tuple[tuple, str, str | None]] = field(default_factory=list)
+    constant: dict[tuple, str] = field(default_factory=dict)
+    varying: dict[tuple, tuple[str | None, list[tuple[tuple, str | None]]]] = field(default_factory=dict)
+    pinned: list[tuple[tuple, tuple, str | None]] = field(default_factory=list)
     """(position, canonical key, error) of DDL events whose own error differs from their key's."""
-    keys: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
+    keys: dict[tuple, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     """canonical key -> (its hash, its values)"""
     errors: dict[str, MySQLError] = field(default_factory=dict)
     """Every error text given, and the error it prints."""
@@ -165,11 +165,11 @@ def follow_batch(
     decide = _Decider(state)
     follower = _Follower(start)
     lookup = follower._builder
-    info: dict[str, _Key] = {}
-    by_table: dict[tuple[str, str], list[str]] = {}
+    info: dict[tuple, _Key] = {}
+    by_table: dict[tuple[str, str], list[tuple]] = {}
     interest: dict[str, dict[str, tuple[str, str]]] = {}
     result = FollowedBatch(start)
-    hashes: dict[str, tuple[int, dict[str, Any]]] = {}
+    hashes: dict[tuple, tuple[int, dict[str, Any]]] = {}
     for h, values in keys:
         hashes[canonical(values)] = (h, values)
         event = event_from_key(values)
@@ -187,13 +187,18 @@ def follow_batch(
     current = {h: _text(applier_error(k.event, k.decision.decision, k.decision.db, follower), result.errors) for h, k in info.items()}
     initial = dict(current)
     exists = {(dbk, tk): lookup.table(db, t) is not None for dbk, names in interest.items() for tk, (db, t) in names.items()}
-    changes: dict[str, list[tuple[tuple, str | None]]] = {}
+    changes: dict[tuple, list[tuple[tuple, str | None]]] = {}
     ordered = sorted(ddl_rows, key=lambda row: _position_key(row[0]))
+    by_key: dict[tuple, tuple[Event, Decision]] = {}   # a decision does not depend on the text
     for position, values, sql in ordered:
         if not is_schema_statement(first_word(sql)):
             continue
-        event = replace(event_from_key(values), sql=sql)
-        decision = decide(event)
+        canon = canonical(values)
+        known = by_key.get(canon)
+        if known is None:
+            event = event_from_key(values)
+            known = by_key[canon] = (event, decide(event))
+        event, decision = replace(known[0], sql=sql), known[1]
         if not decision.applied:
             continue
         result.ddl_events += 1
@@ -201,7 +206,6 @@ def follow_batch(
         stop = follower.applied(event, True, decision.rewritten_db)
         if stop is None:
             stop = applier_error(event, decision.decision, decision.db, follower)
-        canon = canonical(values)
         if _text(stop, result.errors) != current.get(canon):
             result.pinned.append((position, canon, _text(stop, result.errors)))
             result.keys.setdefault(canon, hashes.get(canon, (0, values)))
@@ -226,12 +230,14 @@ def follow_batch(
     return result
 
 
-def canonical(values: dict[str, Any]) -> str:
-    """One text per distinct key (pass 1's rows and collected rows alike)."""
-    import json
-    from .transform import KEY_COLUMNS
-
-    return json.dumps([values.get(c) for c in KEY_COLUMNS], sort_keys=True, ensure_ascii=False)
+def canonical(values: dict[str, Any]) -> tuple:
+    """One hashable value per distinct key (pass 1's rows and collected rows alike)."""
+    tables = values.get("tables")
+    if tables is not None:
+        tables = tuple((t["db"], t["table"], t["updating"]) for t in tables)
+    return (values.get("channel"), values.get("type"), values.get("command"), values.get("kind"),
+            values.get("default_db"), values.get("db"), values.get("table"), values.get("temporary"),
+            values.get("if_exists"), tables)
 
 
 def _position_key(position: tuple) -> tuple:
@@ -336,9 +342,9 @@ def with_applier_error(
         StructField("_rf_pin_at", ArrayType(position_type), True),   # its DDL events' positions
         StructField("_rf_pin", ArrayType(StringType()), True),
     ])
-    rows: dict[str, list] = {}
+    rows: dict[tuple, list] = {}
 
-    def row(canon: str) -> list:
+    def row(canon: tuple) -> list:
         found = rows.get(canon)
         if found is None:
             found = rows[canon] = [followed.keys[canon][0], None, None, None, None, None]
