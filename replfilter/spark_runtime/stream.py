@@ -53,7 +53,7 @@ from .ingest import (
 )
 from . import literals
 from .known_keys import KnownKeys
-from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, Ingested
+from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
 from .sink import BatchOutputs, BatchSink, BatchStats, is_local, join_path, local_path
 from . import catalog_follow
 from .catalog_follow import APPLIER_ERROR
@@ -158,9 +158,9 @@ class EventStream:
         if c.max_files_per_trigger:
             reader = reader.option("maxFilesPerTrigger", str(c.max_files_per_trigger))
         if c.input_format == "parquet":
-            # the row in its file: the order the replica's catalog follows DDL in (read only
-            # when used, with a schema)
-            df = reader.schema(EVENT_SCHEMA).parquet(c.events_dir).withColumn("_pos", F.col("_metadata.row_index"))
+            # a row image in `record` is kept; ``_pos``, the row in its file, is the order the
+            # replica's catalog follows DDL in (read only when used, with a schema)
+            df = reader.schema(INGESTED_SCHEMA).parquet(c.events_dir).withColumn("_pos", F.col("_metadata.row_index"))
         elif c.input_format in ("json", "debezium"):
             df = reader.option("lineSep", "\n").text(c.events_dir)  # only a line feed ends a line
         else:
