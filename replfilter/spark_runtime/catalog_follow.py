@@ -27,7 +27,7 @@ stream uses the file and the line (files by name, lines by number), ``decide_fra
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -84,6 +84,16 @@ class _Follower(CatalogFollower):
 
 
 @dataclass(frozen=True)
+class KeyModel:
+    """What this module needs of :mod:`.transform`'s decision keys, handed over by the caller
+    (this module is imported by it, so it does not import it back)."""
+
+    columns: tuple[str, ...]                      # KEY_COLUMNS
+    hash: Callable[[int | None], Column]          # key_hash
+    event: Callable[[Mapping[str, Any]], Event]   # event_from_key
+
+
+@dataclass(frozen=True)
 class _Key:
     event: Event
     decision: Decision
@@ -98,6 +108,7 @@ class FollowedBatch:
     and the keys whose error changes (the rest is found in Spark, :func:`first_errors`)."""
 
     catalog: Catalog
+    model: KeyModel
     constant: dict[tuple, str] = field(default_factory=dict)
     varying: dict[tuple, tuple[str | None, list[tuple[tuple, str | None]]]] = field(default_factory=dict)
     pinned: list[tuple[tuple, tuple, str | None]] = field(default_factory=list)
@@ -151,6 +162,7 @@ class _Decider:
 
 
 def follow_batch(
+    model: KeyModel,
     state: ReplicaState,
     keys: Iterable[tuple[int, dict[str, Any]]],
     ddl_rows: Sequence[tuple[tuple, dict[str, Any], str]],
@@ -158,8 +170,7 @@ def follow_batch(
     """Replay the batch's DDL candidates (``(position, key values, sql)``, any order)
     on the replica's catalog in position order, as :class:`LineEvaluator` does event by event,
     and give each key's ``applier_error`` per epoch. ``state.replica_catalog`` must be known."""
-    from .transform import event_from_key
-
+    event_from_key = model.event
     start = state.replica_catalog
     assert start is not None
     decide = _Decider(state)
@@ -168,7 +179,7 @@ def follow_batch(
     info: dict[tuple, _Key] = {}
     by_table: dict[tuple[str, str], list[tuple]] = {}
     interest: dict[str, dict[str, tuple[str, str]]] = {}
-    result = FollowedBatch(start)
+    result = FollowedBatch(start, model)
     hashes: dict[tuple, tuple[int, dict[str, Any]]] = {}
     for h, values in keys:
         hashes[canonical(values)] = (h, values)
@@ -267,6 +278,7 @@ def _quoted(name: str) -> str:
 
 
 def follow(
+    model: KeyModel,
     df: DataFrame,
     state: ReplicaState,
     keys: Iterable[tuple[int, dict[str, Any]]],
@@ -274,12 +286,11 @@ def follow(
     hash_modulus: int | None = None,
 ) -> FollowedBatch | None:
     """Run the DDL scan (one narrow job) and replay; None when no schema is known (no work)."""
-    from .transform import KEY_COLUMNS, key_hash
-
+    KEY_COLUMNS = model.columns
     if state.replica_catalog is None:
         return None
     if "sql" not in df.columns:  # no text: no event of the frame can change the schema
-        return follow_batch(state, keys, ())
+        return follow_batch(model, state, keys, ())
     columns = [*[F.col(c) for c in KEY_COLUMNS], F.col("sql")]
     if order:
         columns.append(_position(order).alias("_rf_pos"))
@@ -292,16 +303,14 @@ def follow(
     if not order and any(is_schema_statement(first_word(sql)) for *_, sql in ddl_rows):
         needed = [r for r in ddl_rows if is_schema_statement(first_word(r[2]))]
         # without an order only a batch whose DDL the applier skips can be followed
-        from .transform import event_from_key
-
         decide = _Decider(state)
-        if any(decide(replace(event_from_key(v), sql=s)).applied for _, v, s in needed):
+        if any(decide(replace(model.event(v), sql=s)).applied for _, v, s in needed):
             raise OrderNeededError(
                 "the batch has DDL the replica applies, and its catalog follows it in event order: "
                 "give the order (order=[columns], e.g. the file and line of each event)"
             )
         ddl_rows = []
-    return follow_batch(state, keys, ddl_rows)
+    return follow_batch(model, state, keys, ddl_rows)
 
 
 def _plain(value):
@@ -331,8 +340,7 @@ def with_applier_error(
         return _with_applier_error_by_case(df, followed, order)
     from pyspark.sql.types import ArrayType, LongType, StringType, StructField, StructType
 
-    from .transform import key_hash
-
+    key_hash = followed.model.hash
     position_type = StructType([StructField(f"p{i}", df.schema[c].dataType, True) for i, c in enumerate(order or ())])
     table_schema = StructType([
         StructField("_rf_eh", LongType(), False),
@@ -378,25 +386,23 @@ def _with_applier_error_by_case(df: DataFrame, followed: FollowedBatch, order: S
     exact, and rare: a 64-bit hash)."""
     expr: Column = F.lit(None).cast("string")
     for canon, text in followed.constant.items():
-        expr = F.when(_key_matches(followed.keys[canon][1]), F.lit(text)).otherwise(expr)
+        expr = F.when(_key_matches(followed.model, followed.keys[canon][1]), F.lit(text)).otherwise(expr)
     if order:
         position = _position(order)
         for canon, (first, changes) in followed.varying.items():
             inner: Column = F.lit(first).cast("string")
             for at, text in changes:
                 inner = F.when(position > _position_literal(df, order, at), F.lit(text).cast("string")).otherwise(inner)
-            expr = F.when(_key_matches(followed.keys[canon][1]), inner).otherwise(expr)
+            expr = F.when(_key_matches(followed.model, followed.keys[canon][1]), inner).otherwise(expr)
         for at, _canon, text in followed.pinned:
             expr = F.when(position == _position_literal(df, order, at), F.lit(text).cast("string")).otherwise(expr)
     return df.withColumn(APPLIER_ERROR, expr)
 
 
-def _key_matches(values: dict[str, Any]) -> Column:
+def _key_matches(model: KeyModel, values: dict[str, Any]) -> Column:
     """The row's key columns equal ``values`` (NULL-safe): for batches where two keys share a hash."""
-    from .transform import KEY_COLUMNS
-
     condition = F.lit(True)
-    for c in KEY_COLUMNS:
+    for c in model.columns:
         if c == "tables":
             want = values[c]
             target = F.lit(None).cast("string") if want is None else F.lit(_tables_json(want))
@@ -425,10 +431,9 @@ def first_errors(applied: DataFrame, followed: FollowedBatch | None, order: Sequ
     """Per channel, the first applied event (in ``order``) that the applier would stop on, as
     ``(Last_SQL_Errno, Last_SQL_Error)`` (what REPLAY EVENTS sets). ``applied`` has
     ``applier_error``. One small job, and only when the batch has an error at all."""
-    from .transform import KEY_COLUMNS, event_from_key
-
     if followed is None or not followed.any_error:
         return {}
+    KEY_COLUMNS, event_from_key = followed.model.columns, followed.model.event
     rank = _position(order) if order else F.lit(0)
     row = F.struct(*[F.col(c) for c in KEY_COLUMNS], F.col("sql"), F.col(APPLIER_ERROR))
     found = (

@@ -63,6 +63,7 @@ from .transform import (
     CODE_COLUMN,
     HASH_COLUMN,
     KEY_COLUMNS,
+    KEY_MODEL,
     BatchDecisions,
     collect_keys,
     decide_keys,
@@ -373,7 +374,7 @@ class EventStream:
             keys = collect_keys(events)
             dead_count = None
         decisions = decide_keys(keys, state)
-        followed = catalog_follow.follow(events, state, [(h, v) for h, v, _ in decisions.key_rows], order)
+        followed = catalog_follow.follow(KEY_MODEL, events, state, [(h, v) for h, v, _ in decisions.key_rows], order)
         if followed is not None:
             decisions.replica_catalog = followed.catalog
 

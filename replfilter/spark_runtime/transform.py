@@ -441,6 +441,10 @@ def _decide(df: DataFrame, state: ReplicaState, hash_modulus: int | None = None)
     return decide_keys(_checked_keys(df, collect_keys(df, hash_modulus, cache=KEY_CACHE)), state)
 
 
+KEY_MODEL = catalog_follow.KeyModel(KEY_COLUMNS, key_hash, event_from_key)
+"""The decision keys, as :mod:`.catalog_follow` needs them."""
+
+
 def decide_frame(
     df: DataFrame,
     state: ReplicaState,
@@ -455,7 +459,7 @@ def decide_frame(
     position, e.g. file and line), needed only when the replica applies DDL in the batch."""
     decisions = _decide(df, state, hash_modulus)
     decided = join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup)
-    followed = catalog_follow.follow(df, state, [(h, v) for h, v, _ in decisions.key_rows], order, hash_modulus)
+    followed = catalog_follow.follow(KEY_MODEL, df, state, [(h, v) for h, v, _ in decisions.key_rows], order, hash_modulus)
     if followed is not None:
         decisions.replica_catalog = followed.catalog
     decided = catalog_follow.with_applier_error(decided, followed, order, decisions.collision, hash_modulus)
