@@ -106,7 +106,7 @@ def ddl_events(draw) -> QueryEvent:
     qualified = draw(st.booleans())
     name = f"{db}.{table}" if qualified else table
     ref = (TableRef(db if qualified else None, table),)
-    kind = draw(st.sampled_from(("create", "create_if", "drop", "drop_if", "alter", "create_db", "drop_db")))
+    kind = draw(st.sampled_from(("create", "create_if", "drop", "drop_if", "alter", "rename", "create_db", "drop_db")))
     if kind == "create":
         return QueryEvent("", db, CK.CREATE_TABLE, ref, f"CREATE TABLE {name} (id int)")
     if kind == "create_if":
@@ -117,6 +117,8 @@ def ddl_events(draw) -> QueryEvent:
         return QueryEvent("", db, CK.DROP_TABLE, ref, f"DROP TABLE IF EXISTS {name}", if_exists=True)
     if kind == "alter":
         return QueryEvent("", db, CK.ALTER_TABLE, ref, f"ALTER TABLE {name} ADD COLUMN c{draw(st.integers(0, 9))} int")
+    if kind == "rename":  # the renamed table is looked up before the rename runs
+        return QueryEvent("", db, CK.ALTER_TABLE, ref, f"ALTER TABLE {name} RENAME TO {db}.{draw(_table)}")
     if kind == "create_db":
         return QueryEvent("", db, CK.CREATE_DB, (), f"CREATE DATABASE {db}")
     return QueryEvent("", db, CK.DROP_DB, (), f"DROP DATABASE {db}")

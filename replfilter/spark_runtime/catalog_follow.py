@@ -216,9 +216,7 @@ def follow_batch(
             continue
         result.ddl_events += 1
         follower.touched.clear()
-        stop = follower.applied(event, True, decision.rewritten_db)
-        if stop is None:
-            stop = applier_error(event, decision.decision, decision.db, follower)
+        stop = follower.run(event, decision)
         if _text(stop, result.errors) != current.get(canon):
             result.pinned.append((position, canon, _text(stop, result.errors)))
             result.keys.setdefault(canon, hashes.get(canon, (0, values)))
