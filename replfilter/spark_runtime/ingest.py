@@ -49,6 +49,7 @@ from ..evaluation.events import CommandKind, TransactionKind
 from ..replica.state import ReplicaState
 from .schema import DEAD_LETTER_SCHEMA, EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, INGESTED_SCHEMA, TABLE_SCHEMA, Ingested
 from .sql_tables import needs_sql_tables, resolve_sql_tables
+from .source_schemas import SourceSchemas
 
 _TYPE_FIELDS = {
     "query": ("v", "type", "channel", "default_db", "command", "tables", "sql", "temporary", "if_exists"),
@@ -138,8 +139,9 @@ def _parse_in_python(df: DataFrame, how: str, channels: Sequence[str] | None = N
     return df.mapInArrow(run, out_schema)
 
 
-def _split_python(parsed: DataFrame, lines: DataFrame | None = None) -> Ingested:
-    events = parsed.where(F.col("_error").isNull()).select(*INGESTED_COLUMNS)
+def _split_python(parsed: DataFrame, lines: DataFrame | None = None, positioned: bool = False) -> Ingested:
+    carried = [F.col("source_file").alias("_source"), "_block", "_pos"] if positioned else []
+    events = parsed.where(F.col("_error").isNull()).select(*INGESTED_COLUMNS, *carried)
     dead = parsed.where(F.col("_error").isNotNull())
     if lines is None:
         line = F.lit(None).cast("long")
@@ -324,12 +326,18 @@ def parse_event_lines(
 
 
 def checked_lines(
-    df: DataFrame, value_col: str = "value", source_col: str | None = None, channels: Sequence[str] | None = None
+    df: DataFrame,
+    value_col: str = "value",
+    source_col: str | None = None,
+    channels: Sequence[str] | None = None,
+    keep_place: bool = False,
 ) -> tuple[DataFrame, DataFrame | None]:
     """The lines that are not blank, each parsed and checked natively (``_ok``, the event
     columns of ``INGESTED_SCHEMA``; for the refused lines only, what the reference reader needs:
     the text ``_record``, the file ``_source``, and ``_pos``/``_block`` for their line number),
     and every line's position (None without a file column): see :func:`parse_event_lines`.
+    ``keep_place``: every line keeps ``_source``, ``_pos`` and ``_block`` (the replica's catalog
+    follows DDL in the order of the input).
 
     An accepted line carries nothing but its event, so keeping the checked lines costs little
     more than keeping the events."""
@@ -349,7 +357,8 @@ def checked_lines(
     parsed = parsed.withColumn("_ok", _native_ok() & _known_channel(channels))
     refused = ~F.col("_ok")
     parsed = parsed.select(
-        *[F.when(refused, F.col(c)).alias(c) for c in ("_record", "_source", "_pos", "_block")],
+        F.when(refused, F.col("_record")).alias("_record"),
+        *[(F.col(c) if keep_place else F.when(refused, F.col(c))).alias(c) for c in ("_source", "_pos", "_block")],
         "_ok",
         *_native_event_columns(),
     )
@@ -364,15 +373,17 @@ def _known_channel(channels: Sequence[str] | None) -> Column:
 
 
 def lines_fallback(
-    parsed: DataFrame, channels: Sequence[str] | None = None, lines: DataFrame | None = None
+    parsed: DataFrame, channels: Sequence[str] | None = None, lines: DataFrame | None = None, positioned: bool = False
 ) -> Ingested:
     """The reference reader (``from_json``, in Python) on the parsed lines the native check did
     not accept (``_ok`` false): the events it makes of them and its dead letters (numbered from
-    ``lines``, :attr:`Ingested.lines`, when given)."""
+    ``lines``, :attr:`Ingested.lines`, when given). ``positioned``: the events keep each line's
+    ``_source``, ``_block`` and ``_pos`` (its place in the input: the replica's catalog follows
+    DDL in that order)."""
     refused = parsed.where(~F.col("_ok")).select(
         F.col("_record").cast("binary").alias("_record"), "_source", "_pos", "_block"
     )
-    return _split_python(_parse_in_python(refused, "json", channels), lines)
+    return _split_python(_parse_in_python(refused, "json", channels), lines, positioned)
 
 
 # --- event rows (Parquet) ----------------------------------------------------------------------
@@ -397,7 +408,8 @@ def _row_ok() -> Column:
 
 
 def mark_event_rows(
-    df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True, channels: Sequence[str] | None = None
+    df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True, channels: Sequence[str] | None = None,
+    positioned: bool = False,
 ) -> DataFrame:
     """Rows of ``EVENT_SCHEMA`` normalized to ``INGESTED_SCHEMA`` plus ``_ok`` (the row is an
     event, checked natively) and ``_source`` — one scan serves events and the dead-letter check.
@@ -436,6 +448,8 @@ def mark_event_rows(
         _source(df, source_col).alias("_source"),
         # what from_dict is shown for a bad row: the row as JSON, NULL fields left out
         F.to_json(F.struct(*[F.col(c) for c in EVENT_COLUMNS])).alias("_as_json"),
+        # ``positioned``: each row's place (``df`` has ``_block`` and ``_pos``, its row in the file)
+        *([F.col("_block"), F.col("_pos")] if positioned else []),
     )
 
 
@@ -445,10 +459,12 @@ def _known_row_channel(channels: Sequence[str] | None) -> Column:
     return F.coalesce(F.col("channel"), F.lit("")).isin(*channels) if channels else F.lit(False)
 
 
-def rows_fallback(marked: DataFrame, channels: Sequence[str] | None = None) -> Ingested:
-    """The reference reader on marked rows that failed the native check."""
-    bad = marked.where(~F.col("_ok")).select(F.col("_as_json").alias("_record"), F.col("_source"))
-    return _split_python(_parse_in_python(bad, "row", channels))
+def rows_fallback(marked: DataFrame, channels: Sequence[str] | None = None, positioned: bool = False) -> Ingested:
+    """The reference reader on marked rows that failed the native check (``positioned``: the
+    events keep ``_source``, ``_block`` and ``_pos``)."""
+    place = ["_block", "_pos"] if positioned else []
+    bad = marked.where(~F.col("_ok")).select(F.col("_as_json").alias("_record"), F.col("_source"), *place)
+    return _split_python(_parse_in_python(bad, "row", channels), positioned=positioned)
 
 
 def normalize_event_rows(df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True) -> Ingested:
@@ -472,13 +488,16 @@ def parse_debezium(
     channel: str = "",
     source_col: str | None = None,
     keep: Callable[[DataFrame], DataFrame] | None = None,
+    positioned: bool = False,
 ) -> Ingested:
     """Debezium MySQL change events (JSON text per row; Kafka ``value`` cast to string works).
     ``keep`` (e.g. a local checkpoint) is applied to the parsed records, events and dead letters
     together (columns of ``INGESTED_SCHEMA`` plus ``_kind`` and ``_source``), so that both come
-    from one parse; the kept frame is ``Ingested.parsed``."""
+    from one parse; the kept frame is ``Ingested.parsed``. ``positioned``: ``df`` has ``_block``
+    and ``_pos`` (each record's place), kept on the events with ``_source``."""
     src = _source(df, source_col)
-    records = df.select(F.col(value_col).cast("string").alias("_record"), src.alias("_source"))
+    place = ["_block", "_pos"] if positioned else []
+    records = df.select(F.col(value_col).cast("string").alias("_record"), src.alias("_source"), *place)
     j = F.expr("try_parse_json(_record)")
     parsed = records.withColumn("_j0", j).withColumn(
         "_j",
@@ -528,11 +547,13 @@ def parse_debezium(
         F.col("_record").alias("record"),
         is_kind.alias("_kind"),
         F.col("_source"),
+        *place,
     )
     if keep is not None:
         rows = keep(rows)
     is_kind = F.col("_kind")
-    events = rows.where(is_kind.isin("row", "truncate", "ddl", "transaction")).select(*INGESTED_COLUMNS)
+    carried = ["_source", *place] if positioned else []
+    events = rows.where(is_kind.isin("row", "truncate", "ddl", "transaction")).select(*INGESTED_COLUMNS, *carried)
     reason = (
         F.when(is_kind == "tombstone", F.lit("Debezium tombstone (null value after a delete): not a change event"))
         .when(is_kind == "bad_json", F.lit("not valid JSON"))
@@ -573,7 +594,9 @@ def split_unknown_channels(ingested: Ingested, state: ReplicaState) -> Ingested:
 FORMATS = ("json", "parquet", "debezium")
 
 
-def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_sql: bool = True) -> Ingested:
+def read_events(
+    spark, path: str, fmt: str = "json", channel: str = "", resolve_sql: bool = True, state: ReplicaState | None = None
+) -> Ingested:
     """Read a file or directory of events (``json`` lines, ``parquet``, or ``debezium`` JSON).
 
     With ``resolve_sql`` (the default) query events that carry SQL text but no table list (or,
@@ -581,6 +604,9 @@ def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_
     evaluate`` does, and a text that cannot be read becomes a dead letter: the events are then
     events in full, ready for :func:`~replfilter.spark_runtime.transform.apply_filters`. Pass
     ``False`` for inputs known to have no such rows, to save the split of the events it costs.
+    ``state``: the replica whose sources' schemas (``--schema``) read those texts, as
+    ``replfilter evaluate`` reads them (a multi-table UPDATE with unqualified columns is then
+    decided rather than a dead letter).
     """
     if fmt == "parquet":
         df = spark.read.schema(_parquet_read_schema()).parquet(path)
@@ -590,17 +616,18 @@ def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_
             "value", F.col("_metadata.file_path").alias("_file"), F.col("_metadata.file_block_start").alias("_block")
         )
         if fmt == "debezium":
-            return _read_debezium(lines, channel, resolve_sql)
-        return _read_event_lines(lines, resolve_sql)
+            return _read_debezium(lines, channel, resolve_sql, state)
+        return _read_event_lines(lines, resolve_sql, state)
     else:
         raise ValueError(f"unknown input format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if not resolve_sql:
         return ingested
-    resolved = resolve_sql_tables(ingested.events)
+    sources = SourceSchemas.of(state) if state is not None else None
+    resolved = resolve_sql_tables(ingested.events, sources)
     return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
 
 
-def _read_event_lines(lines: DataFrame, resolve_sql: bool) -> Ingested:
+def _read_event_lines(lines: DataFrame, resolve_sql: bool, state: ReplicaState | None) -> Ingested:
     """Event JSON lines of files, parsed and checked once, now: the checked lines are kept as a
     local checkpoint (:meth:`DataFrame.localCheckpoint`, on the executors, memory then disk),
     so the two passes of ``apply_filters`` read parsed rows instead of parsing every line again.
@@ -621,11 +648,11 @@ def _read_event_lines(lines: DataFrame, resolve_sql: bool) -> Ingested:
         ingested = Ingested(native, empty, kept, numbered)
     if not resolve_sql or not (found["refused"] or found["need_sql"]):
         return ingested
-    resolved = resolve_sql_tables(ingested.events)
+    resolved = resolve_sql_tables(ingested.events, SourceSchemas.of(state) if state is not None else None)
     return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), kept, numbered)
 
 
-def _read_debezium(lines: DataFrame, channel: str, resolve_sql: bool) -> Ingested:
+def _read_debezium(lines: DataFrame, channel: str, resolve_sql: bool, state: ReplicaState | None) -> Ingested:
     """Debezium envelopes of files, parsed once and kept (a local checkpoint, as
     :func:`_read_event_lines` keeps JSON lines): the SQL texts of schema changes are read only
     when there are any."""
@@ -639,7 +666,7 @@ def _read_debezium(lines: DataFrame, channel: str, resolve_sql: bool) -> Ingeste
     ingested = parse_debezium(lines, channel=channel, source_col="_file", keep=keep)
     if not resolve_sql or not found["need_sql"]:
         return ingested
-    resolved = resolve_sql_tables(ingested.events)
+    resolved = resolve_sql_tables(ingested.events, SourceSchemas.of(state) if state is not None else None)
     return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
 
 

@@ -62,7 +62,7 @@ this module cannot turn into an event raises :class:`InvalidEventError` naming i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -79,8 +79,9 @@ from ..evaluation.events import (
     TransactionKind,
 )
 from ..core.filters import FilterType
+from ..replica.catalog import Catalog
 from ..replica.state import ReplicaState
-from . import literals, slot_table
+from . import catalog_follow, literals, slot_table
 from .key_cache import KEY_CACHE, KeyCache, input_snapshot
 from .schema import DECISION_COLUMNS, DECISION_FIELDS, EVENT_SCHEMA
 
@@ -171,14 +172,21 @@ class BatchDecisions:
     applied: int = 0
     skipped: int = 0
     collision: bool = False
+    replica_catalog: Catalog | None = None
+    """The replica's catalog after the batch's applied DDL (:mod:`.catalog_follow`); None when
+    no schema is known (the state's stays as it is)."""
 
     @property
     def distinct_keys(self) -> int:
         return len(self.key_rows)
 
     def new_state(self) -> ReplicaState:
-        """The starting state with this batch's COUNTERs moved."""
-        return with_counts(self.state, self.counts)
+        """The starting state with this batch's COUNTERs moved (and the replica's catalog as
+        the batch's DDL left it, when a schema is known)."""
+        state = with_counts(self.state, self.counts)
+        if self.replica_catalog is not None:
+            state = state.with_replica_catalog(self.replica_catalog)
+        return state
 
 
 def collect_keys(
@@ -433,23 +441,41 @@ def _decide(df: DataFrame, state: ReplicaState, hash_modulus: int | None = None)
     return decide_keys(_checked_keys(df, collect_keys(df, hash_modulus, cache=KEY_CACHE)), state)
 
 
+KEY_MODEL = catalog_follow.KeyModel(KEY_COLUMNS, key_hash, event_from_key)
+"""The decision keys, as :mod:`.catalog_follow` needs them."""
+
+
 def decide_frame(
-    df: DataFrame, state: ReplicaState, hash_modulus: int | None = None, lookup: str = "slots"
+    df: DataFrame,
+    state: ReplicaState,
+    hash_modulus: int | None = None,
+    lookup: str = "slots",
+    order: Sequence[str] | None = None,
 ) -> DecidedFrame:
-    """Run pass 1 (one Spark job, now) and return the lazily decided frame plus the counters."""
+    """Run pass 1 (one Spark job, now) and return the lazily decided frame plus the counters.
+
+    ``applier_error`` is added too (:mod:`.catalog_follow`): NULL without a schema; with one,
+    the DDL of the batch is replayed in ``order`` (columns giving each event's distinct
+    position, e.g. file and line), needed only when the replica applies DDL in the batch."""
     decisions = _decide(df, state, hash_modulus)
-    return DecidedFrame(join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup), decisions)
+    decided = join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup)
+    followed = catalog_follow.follow(KEY_MODEL, df, state, [(h, v) for h, v, _ in decisions.key_rows], order, hash_modulus)
+    if followed is not None:
+        decisions.replica_catalog = followed.catalog
+    decided = catalog_follow.with_applier_error(decided, followed, order, decisions.collision, hash_modulus)
+    return DecidedFrame(decided, decisions)
 
 
-def apply_filters(df: DataFrame, state: ReplicaState) -> DataFrame:
-    """``df`` with ``decision``, ``filter_type``, ``filter_rule`` and ``rewritten_db`` added.
+def apply_filters(df: DataFrame, state: ReplicaState, order: Sequence[str] | None = None) -> DataFrame:
+    """``df`` with ``decision``, ``filter_type``, ``filter_rule``, ``rewritten_db`` and
+    ``applier_error`` added (``order``: see :func:`decide_frame`).
 
     Usable as ``df.transform(lambda d: apply_filters(d, state))``. Runs one small aggregation
     job when called (to find the distinct keys), unless the same files were decided before
     (:mod:`.key_cache`); the returned frame is lazy. The state's
     COUNTERs are not moved (use :func:`decide_frame` to get the increments).
     """
-    return decide_frame(df, state).df
+    return decide_frame(df, state, order=order).df
 
 
 def applied_events(df: DataFrame, state: ReplicaState) -> DataFrame:
