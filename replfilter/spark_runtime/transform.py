@@ -80,7 +80,8 @@ from ..evaluation.events import (
 )
 from ..core.filters import FilterType
 from ..replica.state import ReplicaState
-from . import literals, slot_table
+from . import key_decisions, literals, slot_table
+from .key_counts import count_by_hash, count_full_keys, key_hash, key_struct
 from .key_cache import KEY_CACHE, KeyCache, input_snapshot
 from .schema import DECISION_COLUMNS, DECISION_FIELDS, EVENT_SCHEMA
 
@@ -96,12 +97,6 @@ Counts = dict[str, dict[FilterType, int]]
 
 class InvalidEventError(ValueError):
     """A row whose key columns do not form an event (e.g. NULL type, unknown command)."""
-
-
-def key_hash(modulus: int | None = None) -> Column:
-    """The join key: ``xxhash64`` of the key columns (``modulus`` only to test collisions)."""
-    h = F.xxhash64(*[F.col(c) for c in KEY_COLUMNS])
-    return F.pmod(h, F.lit(modulus)) if modulus else h
 
 
 def event_from_key(values: Mapping[str, Any]) -> Event:
@@ -171,10 +166,22 @@ class BatchDecisions:
     applied: int = 0
     skipped: int = 0
     collision: bool = False
+    keys: int | None = None
+    """The number of distinct keys when ``key_rows`` does not hold them (decided on the executors)."""
+    plan: str = "slots"
+    """How pass 2 looks decisions up: ``slots``, ``broadcast`` or ``shuffle`` (see :data:`PLANS`)."""
+    decided: DataFrame | None = None
+    """Executor-side plans: the decided key frame (:mod:`.key_decisions`), checkpointed."""
+    slot_entries: list[tuple[int, int]] | None = None
+    """The slot plan of an executor-decided batch: (hash, 1-based code) per key."""
+    collided_rows: list[tuple[int, Any, int]] = field(default_factory=list)
+    """Keys of colliding hash groups, each decided on the driver: (hash, key struct, code)."""
+    outcome_texts: list[str] = field(default_factory=list)
+    slots: slot_table.SlotTable | None = None
 
     @property
     def distinct_keys(self) -> int:
-        return len(self.key_rows)
+        return self.keys if self.keys is not None else len(self.key_rows)
 
     def new_state(self) -> ReplicaState:
         """The starting state with this batch's COUNTERs moved."""
@@ -333,6 +340,8 @@ def join_decisions(
     for name in DECISION_COLUMNS:
         if name in df.columns:
             raise ValueError(f"the input already has a {name!r} column")
+    if decisions.decided is not None or decisions.slot_entries is not None:
+        return _join_executor_decisions(df, decisions, only, hash_modulus)
     keyed = df.withColumn(HASH_COLUMN, key_hash(hash_modulus))
     # Keeping one outcome is an inner join: a filter on a looked-up code would be pushed below
     # the projection by the optimiser and recompute the hash and the lookups in the filter
@@ -433,33 +442,191 @@ def _decide(df: DataFrame, state: ReplicaState, hash_modulus: int | None = None)
     return decide_keys(_checked_keys(df, collect_keys(df, hash_modulus, cache=KEY_CACHE)), state)
 
 
+PLANS = ("slots", "broadcast", "shuffle")
+SLOT_MAX_KEYS = 100_000
+"""Up to this many keys, pass 2 looks decisions up in a :mod:`.slot_table` (measured fastest)."""
+BROADCAST_MAX_KEYS = 500_000
+"""Up to this many keys, a broadcast join of (hash -> code); beyond, a shuffle (hash) join."""
+
+
+def choose_plan(keys: int, collision: bool = False) -> str:
+    """The lookup plan for a batch of ``keys`` distinct keys (slot tables cannot hold the keys
+    of a colliding group, which are told apart by their full key)."""
+    if keys <= SLOT_MAX_KEYS and not collision:
+        return "slots"
+    return "broadcast" if keys <= BROADCAST_MAX_KEYS else "shuffle"
+
+
+def _rules_of(state: ReplicaState) -> tuple:
+    from ..evaluation.evaluator import rules_key
+
+    return tuple((name, rules_key(channel_filters(state, name), state.collation)) for name in state.channel_names)
+
+
+def _decided_key_frame(df: DataFrame, state: ReplicaState, hash_modulus: int | None):
+    """Pass 1 and the decisions, on the executors: the checkpointed decided key frame and its
+    :class:`.key_decisions.Summary`. The same files (:mod:`.key_cache`) are not grouped again;
+    with the same rules they are not decided again either."""
+    import copy
+
+    snapshot = input_snapshot(df)
+    cache_key = (snapshot, hash_modulus, "decided")
+    rules = _rules_of(state)
+    entry = KEY_CACHE.get(cache_key) if snapshot is not None else None
+    if entry is not None:
+        decided, made_from, summary = entry
+        if made_from == rules:
+            return decided, copy.deepcopy(summary)
+        source = decided.select(HASH_COLUMN, "count", key_decisions.KEY_STRUCT, key_decisions.COLLIDED)
+    else:
+        source = count_by_hash(df, HASH_COLUMN, hash_modulus)
+    decided = key_decisions.decide_on_executors(source, state).localCheckpoint(eager=True)
+    summary = key_decisions.summary(decided)
+    if snapshot is not None:
+        KEY_CACHE.put(cache_key, (decided, rules, copy.deepcopy(summary)), driver_keys=0)
+    return decided, summary
+
+
+def _decide_on_executors(
+    df: DataFrame, state: ReplicaState, hash_modulus: int | None = None, plan: str = "auto"
+) -> BatchDecisions:
+    """Check the input, count and decide its keys where they are, and choose pass 2's plan."""
+    from .sql_tables import needs_sql_tables
+
+    if plan not in ("auto", *PLANS):
+        raise ValueError(f"plan must be 'auto' or one of {', '.join(PLANS)}, not {plan!r}")
+    _check_input(df)
+    decided, summary = _decided_key_frame(df, state, hash_modulus)
+    if summary.needs_sql and df.where(needs_sql_tables()).limit(1).count():
+        raise InvalidEventError(
+            "query events with SQL text but no table list (or no command) must get them from the "
+            "text first: replfilter.spark_runtime.sql_tables.resolve_sql_tables (read_events does it)"
+        )
+    collided: list[tuple[int, dict[str, Any], int]] = []
+    if summary.collided_groups:
+        hashes = [r[0] for r in decided.where(F.col(key_decisions.COLLIDED)).select(HASH_COLUMN).collect()]
+        rows = [
+            {**key_decisions.key_values(r[key_decisions.KEY_STRUCT].asDict(recursive=True)), HASH_COLUMN: r[HASH_COLUMN],
+             "count": r["count"], "_struct": r[key_decisions.KEY_STRUCT]}
+            for r in count_full_keys(df, HASH_COLUMN, hashes, hash_modulus)
+        ]
+        for row in rows:
+            struct = row.pop("_struct")
+            h, _values, n, event, decision = next(decided_keys([row], state))
+            code = summary.code_of(decision_values(decision))
+            summary.add(event.channel, decision.applied, decision.increments, n)
+            collided.append((h, struct, code + 1))
+    keys = summary.keys + len(collided)
+    chosen = choose_plan(keys, bool(collided)) if plan == "auto" else plan
+    if chosen == "slots" and (collided or not literals.has_jvm(df.sparkSession)):
+        chosen = "broadcast"
+    result = BatchDecisions(
+        state, outcomes=summary.outcomes, counts=summary.counts, events=summary.events, applied=summary.applied,
+        skipped=summary.skipped, collision=bool(collided), keys=keys, collided_rows=collided,
+    )
+    result.outcome_texts = summary.outcome_texts
+    if chosen == "slots":
+        coded = decided.select(HASH_COLUMN, key_decisions.code_column(df.sparkSession, summary.outcome_texts).alias(CODE_COLUMN))
+        entries = [(h, code) for h, code in _collect_pairs(coded)]
+        table = slot_table.build(entries)
+        if table is not None:
+            result.plan, result.slot_entries, result.slots = "slots", entries, table
+            return result
+        chosen = "broadcast"
+    result.plan, result.decided = chosen, decided
+    return result
+
+
+def _collect_pairs(df: DataFrame) -> list[tuple[int, int]]:
+    to_arrow = getattr(df, "toArrow", None)
+    if to_arrow is not None:
+        try:
+            table = to_arrow()
+            return list(zip(table.column(0).to_pylist(), table.column(1).to_pylist()))
+        except Exception:  # noqa: BLE001 - e.g. no pyarrow on the driver: Rows do as well
+            pass
+    return [(r[0], r[1]) for r in df.collect()]
+
+
+def _join_executor_decisions(df: DataFrame, decisions: BatchDecisions, only: str | None, hash_modulus: int | None) -> DataFrame:
+    """Pass 2 for :func:`_decide_on_executors`: slot lookup, or a broadcast or shuffle join of
+    the decided keys (hash -> code); a colliding group's keys also compare the full key."""
+    spark = df.sparkSession
+    keyed = df.withColumn(HASH_COLUMN, key_hash(hash_modulus))
+    wanted = None if only is None else [i + 1 for i, out in enumerate(decisions.outcomes) if out[0] == only]
+    if decisions.plan == "slots":
+        if only is None:
+            return with_outcome_columns(slot_table.with_code(keyed, decisions.slots, HASH_COLUMN, CODE_COLUMN), df.columns, decisions)
+        pairs = [(h, code) for h, code in decisions.slot_entries if code in wanted]
+        table = F.broadcast(_pair_table(spark, pairs))
+        return with_outcome_columns(keyed.join(table, HASH_COLUMN, "inner"), df.columns, decisions)
+    decided = decisions.decided
+    table = decided.where(~F.col(key_decisions.COLLIDED)).select(
+        HASH_COLUMN, key_decisions.code_column(spark, decisions.outcome_texts).alias(CODE_COLUMN)
+    )
+    if wanted is not None:
+        table = table.where(F.col(CODE_COLUMN).isin(wanted))
+    how = "inner" if only else "left"
+    hint = F.broadcast if decisions.plan == "broadcast" else (lambda t: t.hint("shuffle_hash"))
+    if not decisions.collided_rows:
+        return with_outcome_columns(keyed.join(hint(table), HASH_COLUMN, how), df.columns, decisions)
+    struct_type = decided.schema[key_decisions.KEY_STRUCT].dataType
+    schema = StructType(
+        [StructField("_rf_h", LongType(), False), StructField("_rf_tk", struct_type, True), StructField(CODE_COLUMN, IntegerType(), False)]
+    )
+    extra = spark.createDataFrame(
+        [(h, k, code) for h, k, code in decisions.collided_rows if wanted is None or code in wanted], schema
+    )
+    t = hint(
+        table.select(F.col(HASH_COLUMN).alias("_rf_h"), F.lit(None).cast(struct_type).alias("_rf_tk"), CODE_COLUMN).unionByName(extra)
+    )
+    keyed = keyed.withColumn("_rf_kk", key_struct())
+    condition = (keyed[HASH_COLUMN] == t["_rf_h"]) & (t["_rf_tk"].isNull() | keyed["_rf_kk"].eqNullSafe(t["_rf_tk"]))
+    joined = keyed.join(t, condition, how).select(*[keyed[_quoted(c)] for c in df.columns], t[CODE_COLUMN])
+    return with_outcome_columns(joined, df.columns, decisions)
+
+
+def _pair_table(spark, pairs: list[tuple[int, int]]) -> DataFrame:
+    hashes = literals.primitive_array(spark, [h for h, _ in pairs], "long")
+    codes = literals.primitive_array(spark, [c for _, c in pairs], "int")
+    if hashes is not None and codes is not None:
+        return spark.range(1).select(F.inline(F.arrays_zip(hashes.alias(HASH_COLUMN), codes.alias(CODE_COLUMN))))
+    schema = StructType([StructField(HASH_COLUMN, LongType(), False), StructField(CODE_COLUMN, IntegerType(), False)])
+    return spark.createDataFrame(pairs, schema)
+
+
 def decide_frame(
-    df: DataFrame, state: ReplicaState, hash_modulus: int | None = None, lookup: str = "slots"
+    df: DataFrame, state: ReplicaState, hash_modulus: int | None = None, lookup: str = "auto"
 ) -> DecidedFrame:
-    """Run pass 1 (one Spark job, now) and return the lazily decided frame plus the counters."""
-    decisions = _decide(df, state, hash_modulus)
-    return DecidedFrame(join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup), decisions)
+    """Run pass 1 and the decisions (Spark jobs, now) and return the lazily decided frame plus
+    the counters. ``lookup`` forces pass 2's plan (``slots``, ``broadcast``, ``shuffle``;
+    ``join`` is ``broadcast``); ``auto`` chooses it from the key count (:func:`choose_plan`)."""
+    plan = "broadcast" if lookup == "join" else lookup
+    decisions = _decide_on_executors(df, state, hash_modulus, plan)
+    return DecidedFrame(join_decisions(df, decisions, hash_modulus=hash_modulus), decisions)
 
 
 def apply_filters(df: DataFrame, state: ReplicaState) -> DataFrame:
     """``df`` with ``decision``, ``filter_type``, ``filter_rule`` and ``rewritten_db`` added.
 
-    Usable as ``df.transform(lambda d: apply_filters(d, state))``. Runs one small aggregation
-    job when called (to find the distinct keys), unless the same files were decided before
-    (:mod:`.key_cache`); the returned frame is lazy. The state's
-    COUNTERs are not moved (use :func:`decide_frame` to get the increments).
+    Usable as ``df.transform(lambda d: apply_filters(d, state))``. Runs pass 1 and the
+    decisions when called (unless the same files were decided before, :mod:`.key_cache`); the
+    returned frame is lazy. The state's COUNTERs are not moved (use :func:`decide_frame` to
+    get the increments).
     """
     return decide_frame(df, state).df
 
 
 def applied_events(df: DataFrame, state: ReplicaState) -> DataFrame:
     """Only the events the replica applies, with the database rewritten, original columns only."""
-    joined = join_decisions(df, _decide(df, state), only="APPLY")
+    joined = join_decisions(df, _decide_on_executors(df, state), only="APPLY")
     return rewrite_databases(joined).select(*[F.col(_quoted(c)) for c in df.columns])
 
 
 __all__ = [
     "KEY_COLUMNS",
+    "PLANS",
+    "choose_plan",
     "BatchDecisions",
     "DecidedFrame",
     "InvalidEventError",
