@@ -474,17 +474,18 @@ def _decided_key_frame(df: DataFrame, state: ReplicaState, hash_modulus: int | N
     rules = _rules_of(state)
     entry = KEY_CACHE.get(cache_key) if snapshot is not None else None
     if entry is not None:
-        decided, made_from, summary = entry
+        decided, made_from, summary, memo = entry
         if made_from == rules:
-            return decided, copy.deepcopy(summary)
+            return decided, copy.deepcopy(summary), memo
         source = decided.select(HASH_COLUMN, "count", key_decisions.KEY_STRUCT, key_decisions.COLLIDED)
     else:
         source = count_by_hash(df, HASH_COLUMN, hash_modulus)
     decided = key_decisions.decide_on_executors(source, state).localCheckpoint(eager=True)
     summary = key_decisions.summary(decided)
+    memo: dict = {}
     if snapshot is not None:
-        KEY_CACHE.put(cache_key, (decided, rules, copy.deepcopy(summary)), driver_keys=0)
-    return decided, summary
+        KEY_CACHE.put(cache_key, (decided, rules, copy.deepcopy(summary), memo), driver_keys=0)
+    return decided, summary, memo
 
 
 def _decide_on_executors(
@@ -496,7 +497,7 @@ def _decide_on_executors(
     if plan not in ("auto", *PLANS):
         raise ValueError(f"plan must be 'auto' or one of {', '.join(PLANS)}, not {plan!r}")
     _check_input(df)
-    decided, summary = _decided_key_frame(df, state, hash_modulus)
+    decided, summary, memo = _decided_key_frame(df, state, hash_modulus)
     if summary.needs_sql and df.where(needs_sql_tables()).limit(1).count():
         raise InvalidEventError(
             "query events with SQL text but no table list (or no command) must get them from the "
@@ -526,9 +527,13 @@ def _decide_on_executors(
     )
     result.outcome_texts = summary.outcome_texts
     if chosen == "slots":
-        coded = decided.select(HASH_COLUMN, key_decisions.code_column(df.sparkSession, summary.outcome_texts).alias(CODE_COLUMN))
-        entries = [(h, code) for h, code in _collect_pairs(coded)]
-        table = slot_table.build(entries)
+        # (hash, code) pairs, and their slot table, are kept with a remembered frame: the
+        # same files with the same rules then run no job before pass 2
+        if "slots" not in memo:
+            coded = decided.select(HASH_COLUMN, key_decisions.code_column(df.sparkSession, summary.outcome_texts).alias(CODE_COLUMN))
+            entries = _collect_pairs(coded)
+            memo["slots"] = (entries, slot_table.build(entries))
+        entries, table = memo["slots"]
         if table is not None:
             result.plan, result.slot_entries, result.slots = "slots", entries, table
             return result
