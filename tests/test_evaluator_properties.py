@@ -1,4 +1,4 @@
-"""Hypothesis properties of the evaluator (issue 4, "Tests and measures").
+"""Hypothesis properties of the evaluator (mysql-filter-evaluation.md, sections 3 to 6 and the conformance checklist, 10).
 
 Names come from tiny alphabets so that rules and events collide often.
 """

@@ -1325,12 +1325,27 @@ def test_start_replica_until_is_kept_while_the_applier_runs() -> None:
     replica.run("STOP REPLICA SQL_THREAD FOR CHANNEL 'c'")
     (row,) = replica.status("c")
     assert (row["Until_Condition"], row["Until_Log_File"], row["Until_Log_Pos"]) == ("None", "", 0)
-    replica.run("START REPLICA SQL_THREAD UNTIL SQL_AFTER_GTIDS = 'u:1-3' FOR CHANNEL 'c'")
+    replica.run("START REPLICA SQL_THREAD UNTIL SQL_AFTER_GTIDS = '3e11fa47-71ca-11e1-9e33-c80aa9429562:1-3' FOR CHANNEL 'c'")
     assert replica.status("c")[0]["Until_Condition"] == "SQL_AFTER_GTIDS"
     # An applier already running keeps its condition: this START starts nothing (note 3083).
     result = replica.run("START REPLICA SQL_THREAD UNTIL RELAY_LOG_FILE = 'r', RELAY_LOG_POS = 9 FOR CHANNEL 'c'")
     assert [w.code for w in result.warnings] == [3083]
     assert replica.status("c")[0]["Until_Condition"] == "SQL_AFTER_GTIDS"
+
+
+@pytest.mark.parametrize("gtids", ["junk", "u:1-3", "3e11fa47-71ca-11e1-9e33-c80aa9429562:0", "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-"])
+def test_start_replica_until_a_malformed_gtid_set_is_1772_and_starts_nothing(gtids: str) -> None:
+    """``Until_gtids::init`` reads the set before any thread starts (rpl_replica_until.cc)."""
+    replica = multi_source("c")
+    before = replica.state
+    with pytest.raises(MySQLError) as raised:
+        replica.run(f"START REPLICA UNTIL SQL_BEFORE_GTIDS = '{gtids}' FOR CHANNEL 'c'")
+    assert raised.value == MySQLError(1772, "HY000", f"Malformed GTID set specification '{gtids}'.")
+    assert replica.state == before
+    # tagged GTIDs (8.4), white space, several UUIDs and an empty set are sets
+    for good in ("3E11FA47-71CA-11E1-9E33-C80AA9429562:tag_1:1-5:7, 4e11fa47-71ca-11e1-9e33-c80aa9429562:3", ""):
+        replica.run("STOP REPLICA FOR CHANNEL 'c'")
+        replica.run(f"START REPLICA UNTIL SQL_AFTER_GTIDS = '{good}' FOR CHANNEL 'c'")
 
 
 def test_start_replica_with_a_password_keeps_it_out_of_the_state() -> None:

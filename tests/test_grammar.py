@@ -706,6 +706,14 @@ NOT_SIMULATED = (
 @pytest.mark.parametrize("text", [
     "select 1", "SHOW VARIABLES LIKE 'server%'", "SET @x = 1", "SELECT @x := 1",
     "SELECT * FROM mysql.user WHERE user > 'a'", "CREATE TABLE t (a INT)", "INSERT INTO t VALUES (1)",
+    # administrative statements sqlglot cannot read (admin_statements.lark)
+    "FLUSH LOGS", "flush local binary logs, relay logs for channel c1", "FLUSH TABLES t1, d.t2 WITH READ LOCK",
+    "FLUSH TABLES t FOR EXPORT", "LOCK TABLES t READ LOCAL, u AS x WRITE", "LOCK INSTANCE FOR BACKUP",
+    "UNLOCK TABLES", "CALL p", "CALL d.p(1, 'a', @x)", "CHECK TABLE t FOR UPGRADE", "CHECKSUM TABLE t QUICK",
+    "REPAIR NO_WRITE_TO_BINLOG TABLE t USE_FRM", "OPTIMIZE TABLE t", "PURGE BINARY LOGS TO 'b.000003'",
+    "PURGE BINARY LOGS BEFORE NOW() - INTERVAL 3 DAY", "SAVEPOINT a", "RELEASE SAVEPOINT a",
+    "PREPARE s FROM 'SELECT 1'", "EXECUTE s USING @a, @b", "DEALLOCATE PREPARE s", "RENAME TABLE a TO b, c TO d",
+    "DO 1, SLEEP(2)", "KILL QUERY 3",
 ])
 def test_ordinary_mysql_statements_are_1235_not_1064(text: str) -> None:
     """A 1064 means the text is not MySQL: a MySQL statement replfilter does not simulate is 1235."""
@@ -716,6 +724,8 @@ def test_ordinary_mysql_statements_are_1235_not_1064(text: str) -> None:
 @pytest.mark.parametrize("text", [
     "SHOW REPLICA STATUS FOR CHANNEL", "SHOW WARNINGZ", "START SLAVE", "CHANGE MASTER TO MASTER_HOST = 'h'",
     "\u017fELECT 1", "foo bar", "RESET REPLICA ALL ALL",
+    "FLUSH", "FLUSH LOGZ", "FLUSH TABLES FOR EXPORT", "LOCK TABLES t", "LOCK TABLES select READ", "CALL",
+    "CALL select", "CALL p(1 2)", "DO", "PURGE MASTER LOGS TO 'b.1'", "RENAME TABLE a b",
 ])
 def test_broken_dialect_statements_stay_syntax_errors(text: str) -> None:
     assert error_of(text).code == 1064

@@ -267,3 +267,30 @@ def test_every_front_end_takes_schema():
             with contextlib.redirect_stdout(out):
                 cli.main(command, stdout=out, stderr=err)
         assert "--schema" in out.getvalue(), command
+
+
+def test_show_triggers_in_the_servers_order_which_survives_the_datadir(tmp_path: Path):
+    """ORDER BY Table, Event, Timing, action_order (dd/info_schema/show.cc): Event and Timing
+    sort in their ENUM's order (INSERT, UPDATE, DELETE; BEFORE, AFTER), and the action order is
+    creation order, which the --datadir copy keeps."""
+    from replfilter.replica.catalog_store import catalog_from_document, catalog_to_document
+
+    schema = tmp_path / "triggers.sql"
+    schema.write_text(
+        "CREATE DATABASE d; USE d;\n"
+        "CREATE TABLE t1 (id INT); CREATE TABLE t2 (id INT);\n"
+        "CREATE TRIGGER z_trg AFTER INSERT ON t2 FOR EACH ROW SET @a = 1;\n"
+        "CREATE TRIGGER a1 AFTER DELETE ON t1 FOR EACH ROW SET @a = 1;\n"
+        "CREATE TRIGGER b BEFORE UPDATE ON t1 FOR EACH ROW SET @a = 1;\n"
+        "CREATE TRIGGER y AFTER INSERT ON t1 FOR EACH ROW SET @a = 1;\n"
+        "CREATE TRIGGER x BEFORE INSERT ON t1 FOR EACH ROW SET @a = 1;\n"
+        "CREATE TRIGGER w AFTER INSERT ON t1 FOR EACH ROW SET @a = 1;\n"
+    )
+    session = Session(ReplicaState.fresh())
+    session.execute_text(f"LOAD SCHEMA FROM '{schema}'")
+    want = [("x", "INSERT", "BEFORE"), ("y", "INSERT", "AFTER"), ("w", "INSERT", "AFTER"),
+            ("b", "UPDATE", "BEFORE"), ("a1", "DELETE", "AFTER"), ("z_trg", "INSERT", "AFTER")]
+    assert [(r[0], r[1], r[4]) for r in rows(session, "SHOW TRIGGERS FROM d")[1]] == want
+    catalog = session.state.replica_catalog
+    again = catalog_from_document(json.loads(json.dumps(catalog_to_document(catalog))), catalog.collation)
+    assert [t.name for t in again.triggers_as_created("d")] == [t.name for t in catalog.triggers_as_created("d")]

@@ -360,3 +360,18 @@ def test_sql_whose_set_column_owner_is_unknown_is_a_dead_letter(spark):
     (dead,) = resolved.dead.collect()
     assert dead.reason == ("undecided: which table owns `b` is not known: give the schema with `--schema`, "
                            "or qualify the column")
+
+
+def test_a_parquet_row_image_in_record_is_kept(spark, tmp_path):
+    """Real change events carry row images: a ``record`` column of Parquet input reaches the
+    events (and so the stream's outputs); files without it read it as NULL."""
+    from replfilter.spark_runtime.ingest import read_events
+    from replfilter.spark_runtime.schema import EVENT_SCHEMA, INGESTED_SCHEMA
+    from spark_helpers import event_row
+
+    with_image = {**event_row(RowEvent("", "d", "t")), "record": '{"after": {"id": 1}}'}
+    spark.createDataFrame([with_image], INGESTED_SCHEMA).write.parquet(str(tmp_path / "a.parquet"))
+    spark.createDataFrame([event_row(RowEvent("", "d", "u"))], EVENT_SCHEMA).write.parquet(str(tmp_path / "b.parquet"))
+    got = {r.table: r.record for r in read_events(spark, str(tmp_path / "a.parquet"), "parquet").events.collect()}
+    got |= {r.table: r.record for r in read_events(spark, str(tmp_path / "b.parquet"), "parquet").events.collect()}
+    assert got == {"t": '{"after": {"id": 1}}', "u": None}

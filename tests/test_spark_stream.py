@@ -253,7 +253,7 @@ def test_kill_9_mid_run_then_restart_gives_exactly_once(spark, tmp_path):
 
 
 def test_parquet_stream_equals_the_evaluator(spark, tmp_path):
-    from replfilter.spark_runtime.schema import EVENT_SCHEMA
+    from replfilter.spark_runtime.schema import EVENT_SCHEMA, INGESTED_SCHEMA
     from replfilter.spark_runtime.stream import EventStream, StreamConfig
     from spark_helpers import event_row
 
@@ -263,7 +263,9 @@ def test_parquet_stream_equals_the_evaluator(spark, tmp_path):
     rows = [event_row(e) for e in evs]
     bad = [{**event_row(RowEvent("a", "d", "t")), "db": None}, event_row(RowEvent("nope", "d", "t"))]
     events_dir = tmp_path / "events"
-    spark.createDataFrame(rows[:40], EVENT_SCHEMA).coalesce(1).write.parquet(str(tmp_path / "s1"))
+    # the first file carries row images (``record``), which the outputs keep
+    imaged = [{**row, "record": f"image-{i}"} for i, row in enumerate(rows[:40])]
+    spark.createDataFrame(imaged, INGESTED_SCHEMA).coalesce(1).write.parquet(str(tmp_path / "s1"))
     spark.createDataFrame(rows[40:] + bad, EVENT_SCHEMA).coalesce(1).write.parquet(str(tmp_path / "s2"))
     events_dir.mkdir()
     for k, staging in enumerate(("s1", "s2")):
@@ -279,6 +281,8 @@ def test_parquet_stream_equals_the_evaluator(spark, tmp_path):
     want_applied = sorted(_event_key(e, d) for e, d in zip(evs, decisions) if d.applied)
     assert sorted(_key(r) for r in applied) == want_applied
     assert len(skipped) == len(evs) - len(want_applied)
+    images = {r.record for r in applied + skipped}
+    assert images - {None} == {f"image-{i}" for i in range(40)}
     for name in ("a", "b"):
         assert {f: s.counter for f, s in session.state.channel(name).filters.items()} == {
             f: s.counter for f, s in new_state.channel(name).filters.items()

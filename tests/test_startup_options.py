@@ -212,7 +212,7 @@ def test_channel_prefix_round_trips(channel: str, rest: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------------
-# apply_startup (mysql-filter-statements.md, 5.1 and 5.2, and the seed-000 example)
+# apply_startup (mysql-filter-statements.md, 5.1, 5.2 and 6)
 # ------------------------------------------------------------------------------------------------
 
 

@@ -1,7 +1,7 @@
 """Stateful property test: random statement sequences against one session, with a small model of
 what each statement may change, and invariants checked after every step.
 
-Invariants (issue 2, "Tests and measures"):
+Invariants (mysql-filter-statements.md, 4.2 to 4.7 and 8.2):
 * a CHANGE REPLICATION FILTER changes only the types it lists, in the filter objects it targets;
 * without FOR CHANNEL it targets exactly the global filter plus every configured non-GR channel;
 * its outcome (success, 3085, 1794, 3139) is the one spec 4.2 predicts from the state before;

@@ -56,6 +56,7 @@ class ER(Enum):
     BAD_REPLICA_UNTIL_COND = ErrorSpec(
         1277, "HY000", "Incorrect parameter or combination of parameters for START REPLICA UNTIL"
     )
+    MALFORMED_GTID_SET_SPECIFICATION = ErrorSpec(1772, "HY000", "Malformed GTID set specification '%s'.")
     SQLTHREAD_WITH_SECURE_REPLICA = ErrorSpec(
         1687, "HY000", "Setting authentication options is not possible when only the Replica SQL Thread is being started."
     )

@@ -5,19 +5,33 @@ sqlglot's MySQL reader is asked whether it is an ordinary MySQL statement (``SEL
 VARIABLES``, ``SET @x = 1``, a performance_schema query with ``GROUP BY``...): such a statement is
 refused with 1235 saying replfilter does not simulate it; anything else stays a syntax error.
 sqlglot is imported only on this path (a failed parse), never at start-up.
+
+sqlglot does not read MySQL's administrative statements (``FLUSH LOGS``, ``LOCK TABLES``,
+``CALL p()``, ``CHECK TABLE``...): their shapes are in ``admin_statements.lark`` (Lark, built on
+first use), and the expressions some of them carry (``CALL``'s arguments, ``DO``, ``PURGE BINARY
+LOGS BEFORE``) are read by sqlglot as a ``SELECT`` list would be.
 """
 
 from __future__ import annotations
 
-from .grammar import ascii_upper
+import re
+
+from .grammar import RESERVED_WORDS, admin_parser, ascii_upper
 
 # sqlglot statement nodes that are statements MySQL runs (a bare expression such as ``foo bar``
 # parses as an alias in sqlglot, and unknown text as a Command: neither counts).
 _STATEMENT_NODES = frozenset({
     "Select", "Union", "Intersect", "Except", "Show", "Set", "Use", "Create", "Drop", "Insert",
     "Update", "Delete", "Describe", "Alter", "TruncateTable", "Grant", "Revoke", "Analyze",
-    "Commit", "Rollback", "Transaction", "LoadData", "Merge",
+    "Commit", "Rollback", "Transaction", "LoadData", "Merge", "Kill",
 })
+# Statements whose arguments are expressions: the words before them, and the expressions' text.
+_CALL = re.compile(r"\s*CALL\s+((?:`(?:[^`]|``)+`|[\w$]+)(?:\s*\.\s*(?:`(?:[^`]|``)+`|[\w$]+))?)\s*(?:\((.*)\))?\s*\Z",
+                   re.IGNORECASE | re.DOTALL | re.ASCII)
+_EXPRESSION_TAILS = (
+    re.compile(r"\s*DO\s+(.+)\Z", re.IGNORECASE | re.DOTALL | re.ASCII),
+    re.compile(r"\s*PURGE\s+BINARY\s+LOGS\s+BEFORE\s+(.+)\Z", re.IGNORECASE | re.DOTALL | re.ASCII),
+)
 # Letters that Unicode case-folding maps onto ASCII ones (sqlglot folds keywords with str.upper;
 # MySQL does not): text holding one is judged by the grammar alone.
 _LOOKALIKES = frozenset("\u0130\u0131\u017f\u212a")
@@ -61,6 +75,9 @@ def statement_kind(text: str) -> str | None:
         return None
     if words[0] == "START" and words[1:2] != ["TRANSACTION"]:
         return None  # START SLAVE / START GROUP_REPLICATION ...: sqlglot reads any as a transaction
+    admin = _admin_statement_kind(text, words[0])
+    if admin is not None:
+        return admin
     try:
         import logging
 
@@ -75,3 +92,47 @@ def statement_kind(text: str) -> str | None:
     if tree is None or type(tree).__name__ not in _STATEMENT_NODES:
         return None
     return words[0]
+
+
+def _admin_statement_kind(text: str, first_word: str) -> str | None:
+    """The first word of an administrative statement ``text`` is (see ``admin_statements.lark``),
+    or None. A reserved word used as a name is a syntax error, as in MySQL."""
+    call = _CALL.match(text)
+    if first_word == "CALL":
+        if call is None or _reserved(call.group(1)):
+            return None
+        return "CALL" if call.group(2) is None or _expressions(call.group(2), allow_empty=True) else None
+    for tail in _EXPRESSION_TAILS:
+        match = tail.match(text)
+        if match is not None:
+            return first_word if _expressions(match.group(1)) else None
+    from lark import Token
+    from lark.exceptions import LarkError
+
+    try:
+        tree = admin_parser().parse(text)
+    except LarkError:
+        return None
+    names = (t for t in tree.scan_values(lambda v: isinstance(v, Token)) if t.type == "NAME")
+    if any(_reserved(name) for name in names):
+        return None
+    return first_word
+
+
+def _reserved(name: str) -> bool:
+    return any(ascii_upper(part.strip()) in RESERVED_WORDS for part in name.split(".") if not part.strip().startswith("`"))
+
+
+def _expressions(text: str, allow_empty: bool = False) -> bool:
+    """Whether ``text`` is a comma-separated list of expressions, read by sqlglot."""
+    if not text.strip():
+        return allow_empty
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import ErrorLevel
+
+    try:
+        tree = sqlglot.parse_one(f"SELECT {text}", read="mysql", error_level=ErrorLevel.RAISE)
+    except Exception:  # noqa: BLE001 - ParseError, TokenError: not expressions
+        return False
+    return isinstance(tree, exp.Select) and not any(isinstance(e, exp.Alias) for e in tree.expressions)

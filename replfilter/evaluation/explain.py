@@ -88,7 +88,7 @@ def explain_sql(
     :class:`~replfilter.evaluation.sql_events.SqlEventsError` for unreadable SQL and
     :class:`~.evaluator.UnknownChannelError` for a channel that does not exist.
     """
-    from .sql_events import script_events  # local: sqlglot loads on first use, not at start-up
+    from .sql_events import analyse_script, derive_script  # local: sqlglot loads on first use, not at start-up
 
     if channels is None:
         names = [c.name for c in state.configured_channels()] or list(state.channel_names)
@@ -96,13 +96,18 @@ def explain_sql(
         names = list(channels)
     compiled = {name: compile_filters(channel_filters(state, name), state.collation) for name in names}
     rows: list[ExplainRow] = []
+    analysed: dict[int, tuple] = {}  # per source catalog: the script is read once, not per format and channel
     for fmt in binlog_formats:
         for name in names:
             # the replica's catalog as the script's applied statements change it (CREATE TABLE t7;
             # INSERT INTO t7 is fine), each channel and format on its own copy
             follower = CatalogFollower(state.replica_catalog)
             replica = follower if follower.known else None
-            for derived in script_events(sql, default_db, fmt, channel=name, catalog=state.source_catalog(name)):
+            source = state.source_catalog(name)
+            script = analysed.get(id(source))
+            if script is None:
+                script = analysed[id(source)] = analyse_script(sql, default_db, source)
+            for derived in derive_script(script, fmt, channel=name):
                 fmt_name = derived.binlog_format.value
                 if not derived.events and not derived.unknown_rows:
                     rows.append(ExplainRow(name, fmt_name, None, None, derived.tables_known, derived.note))

@@ -35,7 +35,7 @@ CK = CommandKind
 
 __all__ = [
     "BinlogFormat", "DerivedStatement", "SqlEventsError", "StatementAnalysis", "analyse_event_sql",
-    "analyse_statement", "events_for", "script_events", "statement_events",
+    "analyse_script", "analyse_statement", "derive_script", "events_for", "script_events", "statement_events",
 ]
 
 
@@ -99,15 +99,31 @@ def script_events(
 ) -> tuple[DerivedStatement, ...]:
     """Events for every statement of a script, following ``USE`` as a session would.
     ``catalog`` is the source's schema, when known."""
-    fmt = BinlogFormat.parse(binlog_format)
+    return derive_script(analyse_script(sql, default_db, catalog), binlog_format, channel)
+
+
+def analyse_script(
+    sql: str, default_db: str = "", catalog: Catalog | None = None
+) -> tuple[tuple[str, StatementAnalysis, str], ...]:
+    """Each statement of a script with its analysis and the default database it runs in
+    (``USE`` followed). The analysis does not depend on the binlog format or the channel, and
+    reading a large statement costs seconds (sqlglot), so a caller deriving several formats or
+    channels from one script reads it once (:func:`derive_script`)."""
     out = []
     for text in split_sql_script(sql):
         analysis = analyse_statement(text, default_db, catalog=catalog)
-        derived = _derive(text, analysis, default_db, fmt, channel)
-        out.append(derived)
+        out.append((text, analysis, default_db))
         if analysis.use_db is not None:
             default_db = analysis.use_db
     return tuple(out)
+
+
+def derive_script(
+    analysed: Sequence[tuple[str, StatementAnalysis, str]], binlog_format: BinlogFormat | str, channel: str = ""
+) -> tuple[DerivedStatement, ...]:
+    """:func:`script_events` from a script :func:`analyse_script` has read."""
+    fmt = BinlogFormat.parse(binlog_format)
+    return tuple(_derive(text, analysis, db, fmt, channel) for text, analysis, db in analysed)
 
 
 def analyse_event_sql(sql: str, default_db: str = "", catalog: Catalog | None = None) -> StatementAnalysis:

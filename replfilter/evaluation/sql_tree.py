@@ -9,6 +9,7 @@ tokenizer. Names are kept as written: comparing them is the evaluator's business
 from __future__ import annotations
 
 import logging
+import re
 from contextlib import contextmanager
 from typing import Iterator, Sequence
 
@@ -17,6 +18,7 @@ from sqlglot import exp
 
 from .events import TableRef
 from .sql_analysis import ReaderContext
+from .sql_tokens import Token
 
 
 class _QuietSqlglot(logging.Filter):
@@ -38,6 +40,55 @@ def quiet_sqlglot() -> Iterator[None]:
 
 
 HEAD_MODIFIERS = {"LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "QUICK", "IGNORE"}
+_LITERAL_WORDS = {"NULL", "TRUE", "FALSE", "DEFAULT"}
+_NUMERIC_WORD = re.compile(r"[0-9][0-9A-Za-z_]*\Z")  # 0x1F, 0b101, 5e10 (the tokenizer's words)
+
+
+def _literal_rows(toks: list[Token], i: int) -> tuple[int, int] | None:
+    """With ``toks[i]`` the ``(`` of an INSERT's first VALUES row: the indexes of the first and
+    the last row's ``)`` when every row holds only literals (so the rows name no table)."""
+    depth, first, last, k = 0, None, None, i
+    while k < len(toks):
+        t = toks[k]
+        if t.kind == "op" and t.text == "(":
+            depth += 1
+        elif t.kind == "op" and t.text == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+            if depth == 0:
+                first = k if first is None else first
+                last = k
+        elif depth == 0:
+            if t.kind == "op" and t.text == ",":
+                if k + 1 >= len(toks) or toks[k + 1].text != "(":
+                    return None
+            else:
+                break  # AS alias / ON DUPLICATE KEY UPDATE / the end: the rows are over
+        elif not (t.kind in ("number", "string") or (t.kind == "op" and t.text in ",+-.")
+                  or t.upper in _LITERAL_WORDS or (t.kind == "word" and _NUMERIC_WORD.match(t.text))
+                  or (t.kind == "word" and t.text[:1] == "_" and k + 1 < len(toks) and toks[k + 1].kind == "string")):
+            return None
+        k += 1
+    return (first, last) if depth == 0 and first is not None and last is not None else None
+
+
+def _values_edit(toks: list[Token], i: int) -> tuple[int, int, str] | None:
+    """An INSERT's VALUES rows beyond the first, blanked when they hold only literals: they name
+    no table, and sqlglot takes seconds over the rows of a multi-megabyte INSERT from a dump."""
+    depth = 0
+    for k in range(i, len(toks) - 1):
+        t = toks[k]
+        if t.kind == "op" and t.text in "()":
+            depth += 1 if t.text == "(" else -1
+        elif depth == 0 and t.upper in ("VALUES", "VALUE") and toks[k + 1].text == "(":
+            rows = _literal_rows(toks, k + 1)
+            if rows is None or rows[0] == rows[1]:
+                return None
+            return (toks[rows[0]].end, toks[rows[1]].end, "")
+        elif depth == 0 and t.upper in ("SELECT", "TABLE", "WITH", "SET"):
+            return None
+    return None
 
 
 def _sqlglot_text(ctx: ReaderContext) -> str:
@@ -54,6 +105,10 @@ def _sqlglot_text(ctx: ReaderContext) -> str:
         while i < len(toks) and toks[i].upper in HEAD_MODIFIERS:
             edits.append((toks[i].start, toks[i].end, ""))
             i += 1
+        if head in ("INSERT", "REPLACE"):
+            values = _values_edit(toks, i)
+            if values is not None:
+                edits.append(values)
         if head == "DELETE":  # DELETE t1.* FROM ... / DELETE FROM t1.* USING ...
             depth = 0
             for k in range(i, len(toks) - 1):

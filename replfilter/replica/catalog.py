@@ -153,12 +153,18 @@ class Catalog:
         return None if database is None else database.triggers.get(self.key(name))
 
     def triggers(self, db: str) -> tuple[TriggerDef, ...]:
-        """The database's triggers, ordered by name (SHOW TRIGGERS orders by table, then by
-        action order; that ordering belongs to the SHOW code, which knows the table)."""
+        """The database's triggers, ordered by name (SHOW TRIGGERS has its own order:
+        :meth:`triggers_as_created`)."""
         database = self._databases.get(self.key(db))
         if database is None:
             return ()
         return tuple(sorted(database.triggers.values(), key=lambda t: self._sort_key(t.name)))
+
+    def triggers_as_created(self, db: str) -> tuple[TriggerDef, ...]:
+        """The database's triggers in the order they were created: the data dictionary's
+        action order among the triggers of one table, event and timing."""
+        database = self._databases.get(self.key(db))
+        return () if database is None else tuple(database.triggers.values())
 
     # ---- more than the contract --------------------------------------------------------------
 

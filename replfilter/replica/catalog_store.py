@@ -41,7 +41,7 @@ def catalog_to_document(catalog: Catalog) -> dict[str, Any]:
             "triggers": [
                 {"name": t.name, "table": t.table, "timing": t.timing, "event": t.event,
                  "statement": t.statement, "definer": t.definer}
-                for t in sorted(database.triggers.values(), key=lambda t: t.name)
+                for t in database.triggers.values()   # creation order: SHOW TRIGGERS' action order
             ],
             "routines": [{"name": r.name, "kind": r.kind}
                          for r in sorted(database.routines.values(), key=lambda r: (r.kind, r.name))],

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from ..dialect import ast
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
+from ..core.gtid_sets import is_gtid_set
 from ..core.filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, NameCollation, Rule, fold_case
 from .perfschema import query_performance_schema, select_performance_schema
 from ..core.results import Ok, Result, ResultSet
@@ -326,6 +327,9 @@ def start_replica(state: ReplicaState, stmt: ast.StartReplica) -> Execution:
         # 4.5; the server's start_slave_threads sets the until condition only when it starts the
         # SQL thread).
         until = stmt.until if want_sql and not channel.sql_running else channel.until
+        if until is stmt.until and until is not None and until.gtids and not is_gtid_set(until.gtids):
+            # Until_gtids::init: the set is read before any thread starts, so nothing starts
+            raise MySQLError.of(ER.MALFORMED_GTID_SET_SPECIFICATION, until.gtids)
         state = state.with_channel(replace(
             channel, io_running=channel.io_running or want_io, sql_running=channel.sql_running or want_sql,
             last_sql_error=None if want_sql else channel.last_sql_error,  # a starting SQL thread clears it

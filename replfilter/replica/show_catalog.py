@@ -68,11 +68,21 @@ def _tables(catalog: Catalog, db: str, pattern: str | None, full: bool) -> Resul
     return ResultSet(columns, tuple(rows))
 
 
+# information_schema.TRIGGERS' EVENT_MANIPULATION and ACTION_TIMING are ENUMs: ORDER BY sorts
+# them by their place in the ENUM, not by their text.
+_EVENT_ORDER = {"INSERT": 0, "UPDATE": 1, "DELETE": 2}
+_TIMING_ORDER = {"BEFORE": 0, "AFTER": 1}
+
+
 def _triggers(catalog: Catalog, db: str, pattern: str | None) -> ResultSet:
-    """Rows ordered by table, then by trigger name (the server orders by table and action order,
-    which follows creation; names are what a schema file keeps). LIKE matches the table name."""
+    """Rows in the server's order (``build_show_triggers_query`` in dd/info_schema/show.cc:
+    ORDER BY Table, Event, Timing, action_order), the action order being creation order (a
+    trigger's FOLLOWS/PRECEDES clause is not modelled). LIKE matches the table name."""
     rows = []
-    triggers = sorted(catalog.triggers(db), key=lambda t: (catalog.key(t.table), catalog.key(t.name)))
+    created = catalog.triggers_as_created(db)
+    position = {id(t): n for n, t in enumerate(created)}
+    triggers = sorted(created, key=lambda t: (
+        catalog.key(t.table), _EVENT_ORDER.get(t.event.upper(), 3), _TIMING_ORDER.get(t.timing.upper(), 2), position[id(t)]))
     for trigger in triggers:
         table = catalog.stored_name(trigger.table)
         if pattern is not None and not like(table, pattern, catalog.collation):

@@ -571,7 +571,9 @@ def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_
 
 
 def _parquet_read_schema() -> StructType:
-    return EVENT_SCHEMA
+    """The event columns and the optional ``record`` (a row image, say): a file without it
+    reads it as NULL, and one with it keeps it through to the outputs."""
+    return INGESTED_SCHEMA
 
 
 __all__ = [

@@ -53,7 +53,7 @@ from .ingest import (
 )
 from . import literals
 from .known_keys import KnownKeys
-from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, Ingested
+from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
 from .sink import BatchOutputs, BatchSink, BatchStats, is_local, join_path, local_path
 from .sql_tables import key_needs_sql, resolve_sql_tables
 from .transform import (
@@ -151,7 +151,7 @@ class EventStream:
         if c.max_files_per_trigger:
             reader = reader.option("maxFilesPerTrigger", str(c.max_files_per_trigger))
         if c.input_format == "parquet":
-            df = reader.schema(EVENT_SCHEMA).parquet(c.events_dir)
+            df = reader.schema(INGESTED_SCHEMA).parquet(c.events_dir)  # a row image in `record` is kept
         elif c.input_format in ("json", "debezium"):
             df = reader.option("lineSep", "\n").text(c.events_dir)  # only a line feed ends a line
         else:
