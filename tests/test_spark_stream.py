@@ -358,10 +358,18 @@ def test_repeated_keys_take_one_pass_and_decide_as_two_passes(spark, tmp_path):
         events_dir, str(tmp_path / "out"), str(tmp_path / "ckpt"), skipped_dir=str(tmp_path / "skipped"),
         input_format="parquet", max_files_per_trigger=1,
     )
-    stats = EventStream(spark, session, config, on_batch=between).run_available_now()
+    import io
+
+    progress = io.StringIO()
+    stats = EventStream(spark, session, config, on_batch=between, progress=progress).run_available_now()
     one, missed, two = "one pass", "missed", "two passes"
     assert [one if s.one_pass else missed if s.one_pass_missed else two for s in stats] == [
         two, one, one, missed, two, missed, two, missed, two, missed, two, one,
+    ]
+    # the progress line says which plan decided each batch
+    lines = progress.getvalue().splitlines()
+    assert [(line.endswith(", one pass"), "two passes (broadcast join)" in line) for line in lines] == [
+        (s.one_pass, not s.one_pass) for s in stats
     ]
     assert [s.distinct_keys is None for s in stats] == [s.one_pass for s in stats]
     assert [s.dead for s in stats] == [0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0]

@@ -28,13 +28,11 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from .key_decisions import COLLIDED, KEY_STRUCT
+from .key_events import KEY_COLUMNS
 
 ROW_KEY_COLUMNS: tuple[str, ...] = ("channel", "type", "db", "table")
 QUERY_KEY_COLUMNS: tuple[str, ...] = ("command", "kind", "default_db", "temporary", "if_exists", "tables")
 """The key columns that matter only to events that are not row events."""
-ALL_KEY_COLUMNS: tuple[str, ...] = (
-    "channel", "type", "command", "kind", "default_db", "db", "table", "temporary", "if_exists", "tables",
-)
 
 
 def _is_row() -> Column:
@@ -45,7 +43,7 @@ def key_hash(modulus: int | None = None) -> Column:
     """The key's ``xxhash64``: of ``(channel, type, db, table)`` for a row event, of every key
     column otherwise (``modulus`` only to force collisions in tests)."""
     h = F.when(_is_row(), F.xxhash64(*[F.col(c) for c in ROW_KEY_COLUMNS])).otherwise(
-        F.xxhash64(*[F.col(c) for c in ALL_KEY_COLUMNS])
+        F.xxhash64(*[F.col(c) for c in KEY_COLUMNS])
     )
     return F.pmod(h, F.lit(modulus)) if modulus else h
 

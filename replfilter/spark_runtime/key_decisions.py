@@ -35,6 +35,7 @@ from ..core.filters import FilterType
 from ..evaluation.evaluator import UnknownChannelError
 from ..replica.state import ReplicaState
 from . import literals
+from .key_events import HASH_COLUMN, InvalidEventError, decision_values, event_from_key
 
 KEY_STRUCT = "_rf_k"
 COLLIDED = "_rf_collided"
@@ -71,7 +72,6 @@ def _decider(state: ReplicaState):
 
         from ..evaluation.evaluator import channel_filters, compile_filters, decide_compiled
         from ..evaluation.events import RowEvent
-        from .transform import InvalidEventError, decision_values, event_from_key
 
         compiled: dict[str, Any] = {}
         outcome_json: dict[tuple, str] = {}
@@ -186,8 +186,6 @@ class Summary:
 def summary(decided: DataFrame) -> Summary:
     """The small aggregate of a decided key frame the driver needs (one Spark job), raising the
     first error a key carries."""
-    from .transform import HASH_COLUMN, InvalidEventError
-
     rows = (
         decided.groupBy(
             F.col(f"{KEY_STRUCT}.channel").alias("channel"), OUTCOME, APPLIED, INCREMENTS, ERROR, COLLIDED,

@@ -142,6 +142,7 @@ class EventStream:
         self._total_files: int | None = None
         self._files_done = 0
         self.known_keys = KnownKeys()
+        self._plan: str | None = None
 
     # -- source ----------------------------------------------------------------------------
 
@@ -295,6 +296,7 @@ class EventStream:
         try:
             file_names = self.sink.batch_files(batch_id)
             outputs = self.sink.outputs(batch_id)
+            self._plan = None
             decisions, tried = self._decide_in_one_pass(df, state, outputs)
             one_pass = decisions is not None
             if one_pass:
@@ -346,6 +348,9 @@ class EventStream:
             keys = collect_keys(events)
             dead_count = None
         decisions = decide_keys(keys, state)
+        # each output keeps one outcome: an inner join against that outcome's keys, broadcast
+        # (on the full key when two keys of the batch share a hash)
+        self._plan = "full-key join" if decisions.collision else "broadcast join"
         applied = rewrite_databases(join_decisions(events, decisions, only="APPLY")).select(*OUTPUT_COLUMNS)
         self.sink.write(applied, outputs.applied)
         if dead_count is None:
@@ -383,6 +388,8 @@ class EventStream:
             else ", one pass missed: new keys or dead letters" if stats.one_pass_missed
             else ""
         )
+        if self._plan is not None and not stats.recovered:
+            note += f", two passes ({self._plan})"
         line = (
             f"batch {stats.batch_id}: {stats.events:,} events: {stats.applied:,} applied, "
             f"{stats.skipped:,} skipped, {stats.dead:,} dead letters; files {self._files_done}{of}; "

@@ -3,25 +3,36 @@
 Design (measured in ``bench/spark.py``; figures in the README):
 
 A decision depends only on a few columns of an event — channel, type, command (and the
-TEMPORARY/IF EXISTS flags), database, table(s), transaction kind — and real streams have few
-distinct combinations of them. So a batch is decided in two passes:
+TEMPORARY/IF EXISTS flags), database, table(s), transaction kind; for a row event only channel,
+database and table — and real streams have far fewer distinct combinations than events. So a
+batch is decided in two passes, and what grows with the distinct keys stays on the executors:
 
-1. ``groupBy(key).count()`` over the key columns (Parquet reads only those) gives the batch's
-   distinct keys and how many events share each one — all COUNTER needs. Files decided
-   before are not counted again: :mod:`.key_cache` remembers the keys per file snapshot, so
-   deciding the same files with another state is one pass;
-2. the driver builds an :class:`~replfilter.evaluation.events.Event` per distinct key and asks
-   the reference evaluator (:func:`~replfilter.evaluation.evaluator.decide`) — the decisions
-   are the evaluator's by construction, not a re-implementation of MySQL's rules in Spark SQL;
-3. every row's decision is looked up by a 64-bit ``xxhash64`` of its key columns in a
-   collision-free :mod:`.slot_table` (literal arrays, no join). The driver knows every distinct
-   key of the batch, so it checks that their hashes are distinct; if two ever collide, a
-   broadcast join on the full key columns (null-safe) decides instead — a collision can cost
-   speed, never a wrong decision. Frames of one outcome (``applied_events``, the stream's
-   outputs) inner-join against that outcome's keys: a filter on a looked-up code would be
-   pushed below the projection and recompute the lookups.
+1. pass 1 (:mod:`.key_counts`) groups the rows on one ``long``, the ``xxhash64`` of the key
+   (:func:`key_hash`), with a count and a sample key per group, and finds colliding groups
+   exactly. Files decided before are not grouped again (:mod:`.key_cache`);
+2. the executors decide the sample keys (:mod:`.key_decisions`: ``mapInArrow``, the reference
+   evaluator, filters compiled once per task); the driver collects only the totals, the
+   COUNTER increments and the distinct outcomes. Keys of colliding groups are counted on their
+   full key and decided on the driver, one by one;
+3. pass 2 looks each row's outcome code up by the same hash, with a plan chosen from the number
+   of keys (:func:`choose_plan`): a collision-free :mod:`.slot_table` (literal arrays, no join)
+   up to :data:`SLOT_MAX_KEYS` keys, a broadcast join of (hash -> code) up to
+   :data:`BROADCAST_MAX_KEYS`, a shuffle hash join beyond; colliding keys join on the full key
+   as well. Frames of one outcome (``applied_events``, the stream's outputs) inner-join against
+   that outcome's keys: a filter on a looked-up code would be pushed below the projection and
+   recompute the lookups.
 
-The lookup yields one int per row (an outcome code); the four decision columns come from
+The plan thresholds: the slot table was measured fastest (below) but travels inside every task's
+plan and is built by Python on the driver (a (hash, code) pair per key: 12 bytes, not the keys);
+a broadcast table goes through the driver's JVM once; a shuffle join keeps everything on the
+executors. Measured on 4 M events (bench/spark.py input, Parquet, 2 cores, ``noop`` sink) — see
+the README for the figures of each size and where the time goes.
+
+:func:`collect_keys` / :func:`decide_keys` (every key on the driver) remain for the stream,
+whose one-pass mode (:mod:`.known_keys`) needs the keys themselves.
+
+Figures of the earlier design (10 M events, 360 tables, ~12 k keys), for the alternatives
+below: The lookup yields one int per row (an outcome code); the four decision columns come from
 ``element_at`` on arrays with one entry per distinct outcome.
 
 Why not native expressions: a CASE per rule hits the 64 KB generated-method limit and falls back
@@ -62,90 +73,23 @@ this module cannot turn into an event raises :class:`InvalidEventError` naming i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
 from ..evaluation.evaluator import Decision, channel_filters, compile_filters, decide_compiled, with_counts
-from ..evaluation.events import (
-    CommandKind,
-    Event,
-    QueryEvent,
-    RowEvent,
-    TableRef,
-    TransactionEvent,
-    TransactionKind,
-)
+from ..evaluation.events import Event
 from ..core.filters import FilterType
 from ..replica.state import ReplicaState
 from . import key_decisions, literals, slot_table
 from .key_counts import count_by_hash, count_full_keys, key_hash, key_struct
+from .key_events import HASH_COLUMN, KEY_COLUMNS, InvalidEventError, decision_values, event_from_key
 from .key_cache import KEY_CACHE, KeyCache, input_snapshot
 from .schema import DECISION_COLUMNS, DECISION_FIELDS, EVENT_SCHEMA
 
-KEY_COLUMNS: tuple[str, ...] = (
-    "channel", "type", "command", "kind", "default_db", "db", "table", "temporary", "if_exists", "tables",
-)
-"""The columns a decision can depend on (a superset of ``decision_key``: events with equal values
-here have equal decision keys, so deciding per distinct value is exact)."""
-
-HASH_COLUMN = "_rf_key"
 Counts = dict[str, dict[FilterType, int]]
-
-
-class InvalidEventError(ValueError):
-    """A row whose key columns do not form an event (e.g. NULL type, unknown command)."""
-
-
-def event_from_key(values: Mapping[str, Any]) -> Event:
-    """Build the event a key row stands for, with the JSON defaults for NULL optional fields."""
-    typ = values.get("type")
-    channel = values.get("channel")
-    channel = "" if channel is None else channel
-    if typ == "row":
-        db, table = values.get("db"), values.get("table")
-        if db is None or table is None:
-            raise InvalidEventError(f"row event without {'db' if db is None else 'table'}: {dict(values)!r}")
-        return RowEvent(channel, db, table)
-    if typ == "query":
-        try:
-            command = CommandKind(values.get("command"))
-        except ValueError:
-            raise InvalidEventError(f"query event with unknown command {values.get('command')!r}") from None
-        refs = []
-        for t in values.get("tables") or ():
-            db, table, updating = (t["db"], t["table"], t["updating"]) if isinstance(t, Mapping) else tuple(t)
-            if not table:
-                raise InvalidEventError(f"query event with an empty table name in tables: {dict(values)!r}")
-            refs.append(TableRef(db, table, True if updating is None else bool(updating)))
-        default_db = values.get("default_db")
-        return QueryEvent(
-            channel=channel,
-            default_db="" if default_db is None else default_db,
-            command=command,
-            tables=tuple(refs),
-            temporary=bool(values.get("temporary")),
-            if_exists=bool(values.get("if_exists")),
-        )
-    if typ == "transaction":
-        try:
-            kind = TransactionKind(values.get("kind"))
-        except ValueError:
-            raise InvalidEventError(f"transaction event with unknown kind {values.get('kind')!r}") from None
-        return TransactionEvent(channel, kind)
-    raise InvalidEventError(f"not an event type: {typ!r} (expected 'query', 'row' or 'transaction')")
-
-
-def decision_values(decision: Decision) -> tuple[str, str | None, str | None, str | None]:
-    """The four decision columns for one decision."""
-    return (
-        decision.decision.value,
-        decision.filter_type.keyword if decision.filter_type else None,
-        decision.rule,
-        decision.rewritten_db,
-    )
 
 
 @dataclass
