@@ -52,7 +52,7 @@ from .ingest import (
     split_unknown_channels,
 )
 from . import literals
-from .known_keys import KnownKeys
+from .known_keys import SPILL_NAME, KnownKeys
 from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
 from .sink import BatchOutputs, BatchSink, BatchStats, is_local, join_path, local_path
 from .sql_tables import key_needs_sql, resolve_sql_tables
@@ -143,6 +143,12 @@ class EventStream:
         self._files_done = 0
         self.known_keys = KnownKeys()
         self._plan: str | None = None
+        # the keys earlier runs remembered: a restarted stream is in one-pass mode at once
+        self._keys_file = (
+            local_path(join_path(config.checkpoint_dir, SPILL_NAME)) if is_local(config.checkpoint_dir) else None
+        )
+        if self._keys_file is not None and self._one_pass_applies:
+            self.known_keys.load(self._keys_file)
 
     # -- source ----------------------------------------------------------------------------
 
@@ -311,6 +317,8 @@ class EventStream:
         stats = self._stats(batch_id, decisions, dead_count, file_names, one_pass)
         stats.one_pass_missed = tried and not one_pass
         self.sink.commit(stats)
+        if self._keys_file is not None and self.known_keys.dirty:
+            self.known_keys.spill(self._keys_file)
         if decisions.counts:
             counts = decisions.counts
             self.session.update(lambda current: with_counts(current, counts, decided_with=state))
