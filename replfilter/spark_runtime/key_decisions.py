@@ -143,7 +143,11 @@ def decide_on_executors(counted: DataFrame, state: ReplicaState) -> DataFrame:
     """``counted`` (one row per key hash: hash, count, key struct, collided flag) with the
     decision columns of :data:`DECIDED_FIELDS`, computed by the tasks (lazy)."""
     schema = StructType([*counted.schema.fields, *DECIDED_FIELDS])
-    return counted.mapInArrow(_decider(state), schema)
+    # One task per core, not one per shuffle partition (200 by default): each task unpickles
+    # the state and compiles every channel's filters, which costs more than deciding a few
+    # thousand keys.
+    tasks = max(1, counted.sparkSession.sparkContext.defaultParallelism)
+    return counted.coalesce(tasks).mapInArrow(_decider(state), schema)
 
 
 @dataclass
