@@ -188,6 +188,22 @@ def test_evaluate_takes_schema_and_follows_applied_ddl(tmp_path: Path):
     assert json.loads(out.getvalue().splitlines()[0])["decision"] == "APPLY"
 
 
+def test_a_renaming_alter_is_checked_against_the_catalog_before_it_runs(tmp_path: Path):
+    """The applier opens ``t`` to run ``ALTER TABLE t RENAME TO u``: it exists then, so there is
+    no error (after the rename it is gone, and looking it up then gave a false 1146)."""
+    events = tmp_path / "e.jsonl"
+    rename = {"v": 1, "type": "query", "channel": "", "default_db": "shop", "command": "ALTER_TABLE",
+              "sql": "ALTER TABLE orders RENAME TO orders_old"}
+    missing = {**rename, "sql": "ALTER TABLE nope RENAME TO nope2"}
+    rows_on = [{"v": 1, "type": "row", "channel": "", "db": "shop", "table": t} for t in ("orders_old", "orders")]
+    events.write_text("\n".join(json.dumps(e) for e in [rename, *rows_on, missing]) + "\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["evaluate", "--schema", NODATA, str(events)], stdout=out, stderr=err) == 0, err.getvalue()
+    errors = [json.loads(line)["applier_error"] for line in out.getvalue().splitlines()]
+    assert errors == [None, None, "ERROR 1146 (42S02): Table 'shop.orders' doesn't exist",
+                      "ERROR 1146 (42S02): Table 'shop.nope' doesn't exist"]
+
+
 # --- REPLAY EVENTS changes the replica's catalog ----------------------------------------------------
 
 

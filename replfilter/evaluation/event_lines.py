@@ -21,7 +21,7 @@ from typing import IO, Iterable, Iterator
 
 from ..core.errors import MySQLError
 from ..replica.state import ReplicaState
-from .applier_errors import applier_error, error_text
+from .applier_errors import error_text
 from .evaluator import Decision, Evaluator
 from .event_json import EventFormatError, SourceCatalogs, from_json
 from .events import Event
@@ -149,9 +149,7 @@ class LineEvaluator:
             self.errors += 1
             return LineResult(number, error=str(err))
         follower = self._follower
-        stop = follower.applied(event, decision.applied, decision.rewritten_db)
-        if stop is None:
-            stop = applier_error(event, decision.decision, decision.db, follower if follower.known else None)
+        stop = follower.run(event, decision)
         key = (event.channel, _verdict(decision))
         self.counts[key] = self.counts.get(key, 0) + 1
         return LineResult(number, event, decision, applier_error=stop)

@@ -15,7 +15,7 @@ from typing import Sequence
 
 from ..core.filters import fold_case
 from ..replica.state import ReplicaState
-from .applier_errors import applier_error, error_text
+from .applier_errors import error_text
 from .evaluator import SKIP, TRIGGER_NOT_FOUND, CompiledFilters, Decision, channel_filters, compile_filters, decide_compiled
 from .events import CommandKind, Event, QueryEvent, RowEvent, TableRef, TransactionEvent
 from .schema_follow import CatalogFollower
@@ -123,9 +123,7 @@ def explain_sql(
                         ))
                     if not derived.tables_known and trigger is None:
                         decision = _unless_tables_matter(decision, event, compiled[name], derived.note)
-                    error = follower.applied(event, decision.applied, decision.rewritten_db)
-                    if error is None:
-                        error = applier_error(event, decision.decision, decision.db, replica)
+                    error = follower.run(event, decision)
                     rows.append(ExplainRow(
                         name, fmt_name, event, decision, derived.tables_known, derived.note,
                         error_text(error) if error is not None else None,

@@ -13,12 +13,18 @@ stays unknown.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..core.errors import MySQLError
 from ..replica.catalog import Catalog, CatalogBuilder
 from ..replica.state import ReplicaState
+from .applier_errors import applier_error
 from .events import Event, QueryEvent
 from .schema_ddl import apply_to_builder
 from .schema_text import first_word, is_schema_statement
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .evaluator import Decision
 
 
 class CatalogFollower:
@@ -37,6 +43,17 @@ class CatalogFollower:
             return None
         outcome = apply_to_builder(self._builder, event.sql, rewritten_db or event.default_db)
         return outcome.error
+
+    def run(self, event: Event, decision: "Decision") -> MySQLError | None:
+        """The applier runs ``event`` as ``decision`` says: the error it stops with (None: it
+        ran), the catalog changed when the statement succeeded. A statement that opens a missing
+        table fails before it changes anything, so its tables are looked up in the catalog as it
+        was (``ALTER TABLE t RENAME TO u`` needs ``t``, which is gone once it ran); a DDL
+        statement the replica's server refuses changes nothing. Nothing without a schema."""
+        if self._builder is None:
+            return None
+        error = applier_error(event, decision.decision, decision.db, self)
+        return error if error is not None else self.applied(event, decision.applied, decision.rewritten_db)
 
     @property
     def known(self) -> bool:

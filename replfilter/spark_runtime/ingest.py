@@ -46,6 +46,7 @@ from ..evaluation.events import CommandKind, TransactionKind
 from ..replica.state import ReplicaState
 from .schema import EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, INGESTED_SCHEMA, TABLE_SCHEMA, Ingested
 from .sql_tables import resolve_sql_tables
+from .source_schemas import SourceSchemas
 
 _TYPE_FIELDS = {
     "query": ("v", "type", "channel", "default_db", "command", "tables", "sql", "temporary", "if_exists"),
@@ -140,8 +141,9 @@ def _parse_in_python(df: DataFrame, how: str, channels: Sequence[str] | None = N
     return df.mapInArrow(run, out_schema)
 
 
-def _split_python(parsed: DataFrame, lines: DataFrame | None = None) -> Ingested:
-    events = parsed.where(F.col("_error").isNull()).select(*INGESTED_COLUMNS)
+def _split_python(parsed: DataFrame, lines: DataFrame | None = None, positioned: bool = False) -> Ingested:
+    carried = [F.col("source_file").alias("_source"), "_block", "_pos"] if positioned else []
+    events = parsed.where(F.col("_error").isNull()).select(*INGESTED_COLUMNS, *carried)
     dead = parsed.where(F.col("_error").isNotNull())
     if lines is None:
         line = F.lit(None).cast("long")
@@ -348,15 +350,17 @@ def _known_channel(channels: Sequence[str] | None) -> Column:
 
 
 def lines_fallback(
-    parsed: DataFrame, channels: Sequence[str] | None = None, lines: DataFrame | None = None
+    parsed: DataFrame, channels: Sequence[str] | None = None, lines: DataFrame | None = None, positioned: bool = False
 ) -> Ingested:
     """The reference reader (``from_json``, in Python) on the parsed lines the native check did
     not accept (``_ok`` false): the events it makes of them and its dead letters (numbered from
-    ``lines``, :attr:`Ingested.lines`, when given)."""
+    ``lines``, :attr:`Ingested.lines`, when given). ``positioned``: the events keep each line's
+    ``_source``, ``_block`` and ``_pos`` (its place in the input: the replica's catalog follows
+    DDL in that order)."""
     refused = parsed.where(~F.col("_ok")).select(
         F.col("_record").cast("binary").alias("_record"), "_source", "_pos", "_block"
     )
-    return _split_python(_parse_in_python(refused, "json", channels), lines)
+    return _split_python(_parse_in_python(refused, "json", channels), lines, positioned)
 
 
 # --- event rows (Parquet) ----------------------------------------------------------------------
@@ -381,7 +385,8 @@ def _row_ok() -> Column:
 
 
 def mark_event_rows(
-    df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True, channels: Sequence[str] | None = None
+    df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True, channels: Sequence[str] | None = None,
+    positioned: bool = False,
 ) -> DataFrame:
     """Rows of ``EVENT_SCHEMA`` normalized to ``INGESTED_SCHEMA`` plus ``_ok`` (the row is an
     event, checked natively) and ``_source`` — one scan serves events and the dead-letter check.
@@ -420,6 +425,8 @@ def mark_event_rows(
         _source(df, source_col).alias("_source"),
         # what from_dict is shown for a bad row: the row as JSON, NULL fields left out
         F.to_json(F.struct(*[F.col(c) for c in EVENT_COLUMNS])).alias("_as_json"),
+        # ``positioned``: each row's place (``df`` has ``_block`` and ``_pos``, its row in the file)
+        *([F.col("_block"), F.col("_pos")] if positioned else []),
     )
 
 
@@ -429,10 +436,12 @@ def _known_row_channel(channels: Sequence[str] | None) -> Column:
     return F.coalesce(F.col("channel"), F.lit("")).isin(*channels) if channels else F.lit(False)
 
 
-def rows_fallback(marked: DataFrame, channels: Sequence[str] | None = None) -> Ingested:
-    """The reference reader on marked rows that failed the native check."""
-    bad = marked.where(~F.col("_ok")).select(F.col("_as_json").alias("_record"), F.col("_source"))
-    return _split_python(_parse_in_python(bad, "row", channels))
+def rows_fallback(marked: DataFrame, channels: Sequence[str] | None = None, positioned: bool = False) -> Ingested:
+    """The reference reader on marked rows that failed the native check (``positioned``: the
+    events keep ``_source``, ``_block`` and ``_pos``)."""
+    place = ["_block", "_pos"] if positioned else []
+    bad = marked.where(~F.col("_ok")).select(F.col("_as_json").alias("_record"), F.col("_source"), *place)
+    return _split_python(_parse_in_python(bad, "row", channels), positioned=positioned)
 
 
 def normalize_event_rows(df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True) -> Ingested:
@@ -450,10 +459,15 @@ def normalize_event_rows(df: DataFrame, source_col: str | None = None, keep_tabl
 # --- Debezium ----------------------------------------------------------------------------------
 
 
-def parse_debezium(df: DataFrame, value_col: str = "value", channel: str = "", source_col: str | None = None) -> Ingested:
-    """Debezium MySQL change events (JSON text per row; Kafka ``value`` cast to string works)."""
+def parse_debezium(
+    df: DataFrame, value_col: str = "value", channel: str = "", source_col: str | None = None, positioned: bool = False
+) -> Ingested:
+    """Debezium MySQL change events (JSON text per row; Kafka ``value`` cast to string works).
+    ``positioned``: ``df`` has ``_block`` and ``_pos`` (each record's place), kept on the events
+    with ``_source``."""
     src = _source(df, source_col)
-    records = df.select(F.col(value_col).cast("string").alias("_record"), src.alias("_source"))
+    place = ["_block", "_pos"] if positioned else []
+    records = df.select(F.col(value_col).cast("string").alias("_record"), src.alias("_source"), *place)
     j = F.expr("try_parse_json(_record)")
     parsed = records.withColumn("_j0", j).withColumn(
         "_j",
@@ -501,6 +515,7 @@ def parse_debezium(df: DataFrame, value_col: str = "value", channel: str = "", s
         F.when(is_kind == "transaction", F.when(status == "BEGIN", "BEGIN").otherwise("COMMIT")).alias("kind"),
         F.when(is_kind == "transaction", get("$.id")).alias("gtid"),
         F.col("_record").alias("record"),
+        *([F.col("_source"), *place] if positioned else []),
     )
     reason = (
         F.when(is_kind == "tombstone", F.lit("Debezium tombstone (null value after a delete): not a change event"))
@@ -542,7 +557,9 @@ def split_unknown_channels(ingested: Ingested, state: ReplicaState) -> Ingested:
 FORMATS = ("json", "parquet", "debezium")
 
 
-def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_sql: bool = True) -> Ingested:
+def read_events(
+    spark, path: str, fmt: str = "json", channel: str = "", resolve_sql: bool = True, state: ReplicaState | None = None
+) -> Ingested:
     """Read a file or directory of events (``json`` lines, ``parquet``, or ``debezium`` JSON).
 
     With ``resolve_sql`` (the default) query events that carry SQL text but no table list (or,
@@ -550,6 +567,9 @@ def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_
     evaluate`` does, and a text that cannot be read becomes a dead letter: the events are then
     events in full, ready for :func:`~replfilter.spark_runtime.transform.apply_filters`. Pass
     ``False`` for inputs known to have no such rows, to save the split of the events it costs.
+    ``state``: the replica whose sources' schemas (``--schema``) read those texts, as
+    ``replfilter evaluate`` reads them (a multi-table UPDATE with unqualified columns is then
+    decided rather than a dead letter).
     """
     if fmt == "parquet":
         df = spark.read.schema(_parquet_read_schema()).parquet(path)
@@ -566,7 +586,8 @@ def read_events(spark, path: str, fmt: str = "json", channel: str = "", resolve_
         raise ValueError(f"unknown input format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if not resolve_sql:
         return ingested
-    resolved = resolve_sql_tables(ingested.events)
+    sources = SourceSchemas.of(state) if state is not None else None
+    resolved = resolve_sql_tables(ingested.events, sources)
     return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
 
 

@@ -21,6 +21,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType, StringType, StructField, StructType
 
 from .schema import EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, Ingested
+from .source_schemas import SourceSchemas
 
 _RESULT = StructType(
     [
@@ -51,22 +52,30 @@ def key_needs_sql(key) -> bool:
     return key["type"] == "query" and (key["tables"] is None or key["command"] is None)
 
 
-def analyse_texts(texts: DataFrame) -> DataFrame:
-    """``(sql, default_db)`` rows -> the analysis of each (``_RESULT`` schema)."""
+def analyse_texts(texts: DataFrame, sources: SourceSchemas | None = None) -> DataFrame:
+    """``(sql, default_db)`` rows -> the analysis of each (``_RESULT`` schema). With ``sources``
+    the rows also have ``channel``, and each text is read with its channel's source schema, as
+    ``replfilter evaluate`` reads it (the result then has ``channel`` too)."""
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    arrow_schema = to_arrow_schema(_RESULT)
+    result = _RESULT if sources is None else StructType([StructField("channel", StringType(), True), *_RESULT.fields])
+    arrow_schema = to_arrow_schema(result)
 
     def run(batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
         from replfilter.evaluation.sql_events import SqlEventsError, analyse_event_sql
 
         for batch in batches:
             rows = []
-            for sql, default_db in zip(batch.column("sql").to_pylist(), batch.column("default_db").to_pylist()):
+            channels = batch.column("channel").to_pylist() if sources is not None else [None] * batch.num_rows
+            for sql, default_db, channel in zip(batch.column("sql").to_pylist(), batch.column("default_db").to_pylist(), channels):
                 row = {"sql": sql, "default_db": default_db}
+                catalog = None
+                if sources is not None:
+                    row["channel"] = channel
+                    catalog = sources.catalog("" if channel is None else channel)
                 try:
-                    a = analyse_event_sql(sql, default_db)
+                    a = analyse_event_sql(sql, default_db, catalog)
                 except SqlEventsError as err:
                     row["_r_error"] = f"cannot derive the tables from the SQL text: {err}"
                 else:
@@ -82,18 +91,22 @@ def analyse_texts(texts: DataFrame) -> DataFrame:
                 rows.append(row)
             yield pa.RecordBatch.from_pylist(rows, schema=arrow_schema)
 
-    return texts.mapInArrow(run, _RESULT)
+    return texts.mapInArrow(run, result)
 
 
-def resolve_sql_tables(df: DataFrame) -> Ingested:
-    """``df`` (``INGESTED_SCHEMA``) with commands and tables filled in from SQL where needed;
-    unreadable texts become dead letters."""
+def resolve_sql_tables(df: DataFrame, sources: SourceSchemas | None = None) -> Ingested:
+    """``df`` (``INGESTED_SCHEMA``, plus any columns the caller carries, such as an order) with
+    commands and tables filled in from SQL where needed; unreadable texts become dead letters.
+    ``sources`` (:meth:`SourceSchemas.of` the state): each text is read with its channel's
+    source schema; the distinct texts are then per channel."""
     need = needs_sql_tables()
     rest = df.where(~need)
     todo = df.where(need)
-    texts = todo.select("sql", "default_db").distinct()
-    analysed = analyse_texts(texts)
-    joined = todo.join(analysed, on=["sql", "default_db"], how="left")
+    on = ["sql", "default_db"] if sources is None else ["sql", "default_db", "channel"]
+    texts = todo.select(*on).distinct()
+    analysed = analyse_texts(texts, sources)
+    joined = todo.join(analysed, on=on, how="left")
+    carried = [c for c in df.columns if c not in INGESTED_COLUMNS]
     derived_command = F.col("command").isNull()
     resolved = joined.where(F.col("_r_error").isNull()).select(
         *[
@@ -105,7 +118,8 @@ def resolve_sql_tables(df: DataFrame) -> Ingested:
                 "if_exists": F.when(derived_command, F.col("_r_if_exists")).otherwise(F.col("if_exists")),
             }.get(c, F.col(c)).alias(c)
             for c in INGESTED_COLUMNS
-        ]
+        ],
+        *carried,
     )
     event_json = F.to_json(F.struct(*[F.col(c) for c in EVENT_COLUMNS]))
     dead = joined.where(F.col("_r_error").isNotNull()).select(

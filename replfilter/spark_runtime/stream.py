@@ -32,7 +32,7 @@ import json
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence, TextIO
 
 from pyspark import StorageLevel
@@ -55,11 +55,15 @@ from . import literals
 from .known_keys import SPILL_NAME, KnownKeys
 from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
 from .sink import BatchOutputs, BatchSink, BatchStats, is_local, join_path, local_path
+from . import catalog_follow
+from .catalog_follow import APPLIER_ERROR
 from .sql_tables import key_needs_sql, resolve_sql_tables
+from .source_schemas import SourceSchemas
 from .transform import (
     CODE_COLUMN,
     HASH_COLUMN,
     KEY_COLUMNS,
+    KEY_MODEL,
     BatchDecisions,
     collect_keys,
     decide_keys,
@@ -68,7 +72,10 @@ from .transform import (
     with_outcome_columns,
 )
 
-OUTPUT_COLUMNS = (*INGESTED_COLUMNS, *DECISION_COLUMNS)
+OUTPUT_COLUMNS = (*INGESTED_COLUMNS, *DECISION_COLUMNS, APPLIER_ERROR)
+LINE_ORDER = ("_source", "_block", "_pos")
+"""The order of events in a JSON batch: files by name (their paths), then lines (the file
+block, then the position in the scan): the order the replica's catalog follows DDL in."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +156,7 @@ class EventStream:
         )
         if self._keys_file is not None and self._one_pass_applies:
             self.known_keys.load(self._keys_file)
+        self._sql_errors: dict[str, tuple[int, str]] = {}
 
     # -- source ----------------------------------------------------------------------------
 
@@ -158,7 +166,9 @@ class EventStream:
         if c.max_files_per_trigger:
             reader = reader.option("maxFilesPerTrigger", str(c.max_files_per_trigger))
         if c.input_format == "parquet":
-            df = reader.schema(INGESTED_SCHEMA).parquet(c.events_dir)  # a row image in `record` is kept
+            # a row image in `record` is kept; ``_pos``, the row in its file, is the order the
+            # replica's catalog follows DDL in (read only when used, with a schema)
+            df = reader.schema(INGESTED_SCHEMA).parquet(c.events_dir).withColumn("_pos", F.col("_metadata.row_index"))
         elif c.input_format in ("json", "debezium"):
             df = reader.option("lineSep", "\n").text(c.events_dir)  # only a line feed ends a line
         else:
@@ -166,7 +176,8 @@ class EventStream:
         return df.withColumn("_file", F.col("_metadata.file_path")).withColumn("_block", F.col("_metadata.file_block_start"))
 
     def _ingest_checked(
-        self, marked: DataFrame, fallback: Callable[[DataFrame], Ingested], state: ReplicaState, keep
+        self, marked: DataFrame, fallback: Callable[[DataFrame], Ingested], state: ReplicaState, keep,
+        carry: tuple[str, ...] = (),
     ) -> "IngestedBatch":
         """Rows checked natively (``_ok``: Parquet rows, or parsed JSON lines): pass 1 groups by
         the key and the check, so one scan gives the keys and whether there are bad rows at all;
@@ -175,7 +186,7 @@ class EventStream:
         (``keep``), so that it runs once for every output of the batch."""
         c = self.config
         rows = collect_keys(marked, extra=("_ok",))
-        good = marked.where(F.col("_ok")).select(*INGESTED_COLUMNS)
+        good = marked.where(F.col("_ok")).select(*INGESTED_COLUMNS, *carry)
         clean = all(row["_ok"] for row in rows)
         if clean:
             ingested = Ingested(good, self.spark.createDataFrame([], DEAD_LETTER_SCHEMA))
@@ -193,9 +204,9 @@ class EventStream:
         events = keep(ingested.events)
         return IngestedBatch(events, keep(ingested.dead), collect_keys(events), dead_count=None)
 
-    def _marked(self, df: DataFrame, channels: Sequence[str] | None = None) -> DataFrame:
+    def _marked(self, df: DataFrame, channels: Sequence[str] | None = None, positioned: bool = False) -> DataFrame:
         """Parquet rows checked natively (``_ok``), relay log channels claimed."""
-        return self._relay(mark_event_rows(df, source_col="_file", channels=channels))
+        return self._relay(mark_event_rows(df, source_col="_file", channels=channels, positioned=positioned))
 
     def _channels(self, state: ReplicaState) -> tuple[str, ...] | None:
         """The channels events may name, checked as the records are read (so that a record of
@@ -224,6 +235,8 @@ class EventStream:
         (its output is then written again); and whether it was tried."""
         if not (self._one_pass_applies and self.known_keys.worth_trying):
             return None, False
+        if state.replica_catalog is not None:  # the catalog follows DDL: two passes
+            return None, False
         if not literals.has_jvm(self.spark):
             return None, False
         plan = self.known_keys.plan(state, self.config.relay_channel)
@@ -235,7 +248,8 @@ class EventStream:
 
         def only(frame: DataFrame, decision: str) -> DataFrame:
             kept = frame.where(F.col(CODE_COLUMN).isin(plan.codes(decision)))
-            return with_outcome_columns(kept, list(INGESTED_COLUMNS), plan.decisions)
+            decided = with_outcome_columns(kept, list(INGESTED_COLUMNS), plan.decisions)
+            return decided.withColumn(APPLIER_ERROR, F.lit(None).cast("string"))  # no schema here
 
         self.sink.write(rewrite_databases(only(observed, "APPLY")).select(*OUTPUT_COLUMNS), outputs.applied)
         decisions = plan.counted(observation.get, state)
@@ -245,14 +259,17 @@ class EventStream:
             self.sink.write(only(coded, "SKIP").select(*OUTPUT_COLUMNS), outputs.skipped)
         return decisions, True
 
-    def ingest(self, df: DataFrame, state: ReplicaState, keep=None) -> Ingested:
+    def ingest(self, df: DataFrame, state: ReplicaState, keep=None, positioned: bool = False) -> Ingested:
+        """``positioned`` (Debezium): each event keeps its place, :data:`LINE_ORDER`."""
         c = self.config
         if c.input_format == "parquet":
             ingested = normalize_event_rows(df, source_col="_file")
         elif c.input_format == "debezium":
             channel = c.relay_channel if c.relay_channel is not None else c.debezium_channel
-            parsed = df if keep is None else keep(df.select("value", "_file"))
-            ingested = parse_debezium(parsed, channel=channel, source_col="_file")
+            place = [F.col("_block"), F.monotonically_increasing_id().alias("_pos")] if positioned else []
+            parsed = df.select("value", "_file", *place)
+            parsed = parsed if keep is None else keep(parsed)
+            ingested = parse_debezium(parsed, channel=channel, source_col="_file", positioned=positioned)
             ingested.parsed = parsed.withColumnRenamed("_file", "_source")
         else:
             ingested = parse_event_lines(df, source_col="_file", keep=keep)
@@ -319,9 +336,9 @@ class EventStream:
         self.sink.commit(stats)
         if self._keys_file is not None and self.known_keys.dirty:
             self.known_keys.spill(self._keys_file)
-        if decisions.counts:
-            counts = decisions.counts
-            self.session.update(lambda current: with_counts(current, counts, decided_with=state))
+        sql_errors, self._sql_errors = self._sql_errors, {}
+        if decisions.counts or decisions.replica_catalog is not None or sql_errors:
+            self.session.update(lambda current: _after_batch(current, state, decisions, sql_errors))
         stats.seconds = time.perf_counter() - started
         return stats
 
@@ -329,10 +346,14 @@ class EventStream:
         self, df: DataFrame, state: ReplicaState, outputs: BatchOutputs, keep
     ) -> tuple[BatchDecisions, int]:
         """Ingest, count the keys (pass 1), decide them, write the outputs (pass 2)."""
+        order: tuple[str, ...] | None = None
         if self.config.input_format == "parquet":
             channels = self._channels(state)
+            positioned = state.replica_catalog is not None and "_pos" in df.columns
+            order = LINE_ORDER if positioned else None
             batch = self._ingest_checked(
-                self._marked(df, channels), lambda marked: rows_fallback(marked, channels), state, keep
+                self._marked(df, channels, positioned), lambda marked: rows_fallback(marked, channels, positioned),
+                state, keep, carry=order or (),
             )
         elif self.config.input_format == "json":
             # Kept without the lines' text (+0.3 s per 625,000 lines to cache, against +1.3 s
@@ -341,17 +362,24 @@ class EventStream:
             channels = self._channels(state)
             read = parse_event_lines(df, source_col="_file", channels=channels)
             parsed = read.parsed
-            kept = keep(parsed.drop("_record", "_pos", "_block"))
+            # with a schema, each event keeps its place (file, block, line in the scan): the
+            # replica's catalog follows the applied DDL in that order (:mod:`.catalog_follow`)
+            positioned = state.replica_catalog is not None
+            order = LINE_ORDER if positioned else None
+            kept = keep(parsed.drop("_record") if positioned else parsed.drop("_record", "_pos", "_block"))
             batch = self._ingest_checked(
-                self._relay(kept), lambda _kept: lines_fallback(parsed, channels, read.lines), state, keep
+                self._relay(kept), lambda _kept: lines_fallback(parsed, channels, read.lines, positioned), state, keep,
+                carry=order or (),
             )
         else:
-            ingested = self.ingest(df, state, keep)
+            positioned = state.replica_catalog is not None
+            order = LINE_ORDER if positioned else None
+            ingested = self.ingest(df, state, keep, positioned)
             events = keep(ingested.events)
             batch = IngestedBatch(events, ingested.dead, collect_keys(events), dead_count=None)
         events, dead, keys, dead_count = batch.events, batch.dead, batch.keys, batch.dead_count
         if any(key_needs_sql(row) for row in keys):
-            resolved = resolve_sql_tables(events)
+            resolved = resolve_sql_tables(events, SourceSchemas.of(state))
             events, dead = keep(resolved.events), dead.unionByName(resolved.dead)
             keys = collect_keys(events)
             dead_count = None
@@ -359,14 +387,23 @@ class EventStream:
         # each output keeps one outcome: an inner join against that outcome's keys, broadcast
         # (on the full key when two keys of the batch share a hash)
         self._plan = "full-key join" if decisions.collision else "broadcast join"
-        applied = rewrite_databases(join_decisions(events, decisions, only="APPLY")).select(*OUTPUT_COLUMNS)
+        followed = catalog_follow.follow(KEY_MODEL, events, state, [(h, v) for h, v, _ in decisions.key_rows], order)
+        if followed is not None:
+            decisions.replica_catalog = followed.catalog
+
+        def with_errors(frame: DataFrame) -> DataFrame:
+            return catalog_follow.with_applier_error(frame, followed, order, decisions.collision)
+
+        with_error = with_errors(join_decisions(events, decisions, only="APPLY"))
+        applied = rewrite_databases(with_error).select(*OUTPUT_COLUMNS)
         self.sink.write(applied, outputs.applied)
+        self._sql_errors = catalog_follow.first_errors(with_error, followed, order)
         if dead_count is None:
             dead_count = dead.count()
         if dead_count:
             self.sink.write(dead, outputs.dead)
         if outputs.skipped is not None:
-            skipped = join_decisions(events, decisions, only="SKIP").select(*OUTPUT_COLUMNS)
+            skipped = with_errors(join_decisions(events, decisions, only="SKIP")).select(*OUTPUT_COLUMNS)
             self.sink.write(skipped, outputs.skipped)
         return decisions, dead_count
 
@@ -463,6 +500,24 @@ def _rate(stats: BatchStats) -> str:
     if stats.events < RATE_MIN_EVENTS or stats.seconds <= 0:
         return ""
     return f", {stats.events / stats.seconds:,.0f} events/s"
+
+
+def _after_batch(
+    current: ReplicaState, state: ReplicaState, decisions: BatchDecisions, sql_errors: dict[str, tuple[int, str]]
+) -> ReplicaState:
+    """The session's state after a batch decided with ``state``: COUNTERs moved; the replica's
+    catalog as the batch's applied DDL left it (unless it was replaced meanwhile, e.g. by LOAD
+    SCHEMA, which then wins); and, per channel with none yet, the first error its applier would
+    stop on as ``Last_SQL_Errno``/``Last_SQL_Error`` (as REPLAY EVENTS sets them)."""
+    if decisions.counts:
+        current = with_counts(current, decisions.counts, decided_with=state)
+    if decisions.replica_catalog is not None and current.replica_catalog is state.replica_catalog:
+        current = current.with_replica_catalog(decisions.replica_catalog)
+    for name, error in sql_errors.items():
+        channel = current.channel(name)
+        if channel is not None and channel.last_sql_error is None:
+            current = current.with_channel(replace(channel, last_sql_error=error))
+    return current
 
 
 def _merge_keys(rows) -> list[dict]:

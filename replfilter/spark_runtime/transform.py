@@ -73,7 +73,7 @@ this module cannot turn into an event raises :class:`InvalidEventError` naming i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -82,8 +82,9 @@ from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 from ..evaluation.evaluator import Decision, channel_filters, compile_filters, decide_compiled, with_counts
 from ..evaluation.events import Event
 from ..core.filters import FilterType
+from ..replica.catalog import Catalog
 from ..replica.state import ReplicaState
-from . import key_decisions, literals, slot_table
+from . import catalog_follow, key_decisions, literals, slot_table
 from .key_counts import count_by_hash, count_full_keys, key_hash, key_struct
 from .key_events import HASH_COLUMN, KEY_COLUMNS, InvalidEventError, decision_values, event_from_key
 from .key_cache import KEY_CACHE, KeyCache, input_snapshot
@@ -122,14 +123,21 @@ class BatchDecisions:
     """Keys of colliding hash groups, each decided on the driver: (hash, key struct, code)."""
     outcome_texts: list[str] = field(default_factory=list)
     slots: slot_table.SlotTable | None = None
+    replica_catalog: Catalog | None = None
+    """The replica's catalog after the batch's applied DDL (:mod:`.catalog_follow`); None when
+    no schema is known (the state's stays as it is)."""
 
     @property
     def distinct_keys(self) -> int:
         return self.keys if self.keys is not None else len(self.key_rows)
 
     def new_state(self) -> ReplicaState:
-        """The starting state with this batch's COUNTERs moved."""
-        return with_counts(self.state, self.counts)
+        """The starting state with this batch's COUNTERs moved (and the replica's catalog as
+        the batch's DDL left it, when a schema is known)."""
+        state = with_counts(self.state, self.counts)
+        if self.replica_catalog is not None:
+            state = state.with_replica_catalog(self.replica_catalog)
+        return state
 
 
 def collect_keys(
@@ -544,26 +552,53 @@ def _pair_table(spark, pairs: list[tuple[int, int]]) -> DataFrame:
     return spark.createDataFrame(pairs, schema)
 
 
+KEY_MODEL = catalog_follow.KeyModel(KEY_COLUMNS, key_hash, event_from_key)
+"""The decision keys, as :mod:`.catalog_follow` needs them."""
+
+
 def decide_frame(
-    df: DataFrame, state: ReplicaState, hash_modulus: int | None = None, lookup: str = "auto"
+    df: DataFrame,
+    state: ReplicaState,
+    hash_modulus: int | None = None,
+    lookup: str = "auto",
+    order: Sequence[str] | None = None,
 ) -> DecidedFrame:
     """Run pass 1 and the decisions (Spark jobs, now) and return the lazily decided frame plus
     the counters. ``lookup`` forces pass 2's plan (``slots``, ``broadcast``, ``shuffle``;
-    ``join`` is ``broadcast``); ``auto`` chooses it from the key count (:func:`choose_plan`)."""
-    plan = "broadcast" if lookup == "join" else lookup
-    decisions = _decide_on_executors(df, state, hash_modulus, plan)
-    return DecidedFrame(join_decisions(df, decisions, hash_modulus=hash_modulus), decisions)
+    ``join`` is ``broadcast``); ``auto`` chooses it from the key count (:func:`choose_plan`).
+
+    ``applier_error`` is added too (:mod:`.catalog_follow`): NULL without a schema; with one,
+    the DDL of the batch is replayed in ``order`` (columns giving each event's distinct
+    position, e.g. file and line), needed only when the replica applies DDL in the batch.
+    The catalog follower needs every key on the driver, so with a schema the keys are
+    collected and decided there (:func:`decide_keys`), as before executor decisions."""
+    if state.replica_catalog is not None:
+        decisions = _decide(df, state, hash_modulus)
+        lookup = "join" if lookup in ("join", "broadcast", "shuffle") else "slots"
+        decided = join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup)
+        keys = [(h, v) for h, v, _ in decisions.key_rows]
+    else:
+        plan = "broadcast" if lookup == "join" else lookup
+        decisions = _decide_on_executors(df, state, hash_modulus, plan)
+        decided = join_decisions(df, decisions, hash_modulus=hash_modulus)
+        keys = []
+    followed = catalog_follow.follow(KEY_MODEL, df, state, keys, order, hash_modulus)
+    if followed is not None:
+        decisions.replica_catalog = followed.catalog
+    decided = catalog_follow.with_applier_error(decided, followed, order, decisions.collision, hash_modulus)
+    return DecidedFrame(decided, decisions)
 
 
-def apply_filters(df: DataFrame, state: ReplicaState) -> DataFrame:
-    """``df`` with ``decision``, ``filter_type``, ``filter_rule`` and ``rewritten_db`` added.
+def apply_filters(df: DataFrame, state: ReplicaState, order: Sequence[str] | None = None) -> DataFrame:
+    """``df`` with ``decision``, ``filter_type``, ``filter_rule``, ``rewritten_db`` and
+    ``applier_error`` added (``order``: see :func:`decide_frame`).
 
     Usable as ``df.transform(lambda d: apply_filters(d, state))``. Runs pass 1 and the
     decisions when called (unless the same files were decided before, :mod:`.key_cache`); the
     returned frame is lazy. The state's COUNTERs are not moved (use :func:`decide_frame` to
     get the increments).
     """
-    return decide_frame(df, state).df
+    return decide_frame(df, state, order=order).df
 
 
 def applied_events(df: DataFrame, state: ReplicaState) -> DataFrame:

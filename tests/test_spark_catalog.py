@@ -1,0 +1,345 @@
+"""The Spark runtime follows the schema as ``replfilter evaluate`` does: SQL text read with the
+channel's source schema, the replica's catalog changed by applied DDL in event order, and the
+``applier_error`` column equal to evaluate's ``applier_error`` (differential tests against
+:class:`~replfilter.evaluation.event_lines.LineEvaluator`)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from replfilter.evaluation.event_lines import evaluate_lines
+from replfilter.evaluation.schema_loader import load_schema_lines
+from replfilter.replica.state import ReplicaState
+
+pytestmark = pytest.mark.spark
+
+SCHEMA = """CREATE DATABASE d;
+USE d;
+CREATE TABLE y (id int, a int);
+CREATE TABLE z (id int, b int);
+"""
+
+
+def _state(schema: str | None = SCHEMA, init: ReplicaState | None = None) -> ReplicaState:
+    state = init or ReplicaState.fresh()
+    if schema is None:
+        return state
+    return load_schema_lines(state, schema.splitlines(keepends=True), "schema.sql").state
+
+
+def test_sql_text_is_read_with_the_source_schema(spark, tmp_path):
+    # UPDATE y JOIN z ... SET b = 1: only the schema says that b is z's column (z updates)
+    from replfilter.spark_runtime.ingest import read_events
+    from replfilter.spark_runtime.transform import apply_filters
+
+    line = {"v": 1, "type": "query", "default_db": "d", "command": "UPDATE_MULTI",
+            "sql": "UPDATE y JOIN z ON y.id = z.id SET b = 1"}
+    path = tmp_path / "events.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    without = read_events(spark, str(path))
+    assert without.events.count() == 0
+    assert "undecided" in without.dead.first().reason
+    state = _state()
+    ingested = read_events(spark, str(path), state=state)
+    assert ingested.dead.count() == 0
+    [row] = apply_filters(ingested.events, state).collect()
+    tables = [(t.db, t.table, t.updating) for t in row.tables]
+    [want], _ = evaluate_lines(state, [json.dumps(line)])
+    assert tables == [(t.db, t.table, t.updating) for t in want.event.tables] == [(None, "y", False), (None, "z", True)]
+    assert row.decision == want.decision.decision.value
+
+
+# --- differential: generated schemas and event sequences -----------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType  # noqa: E402
+from replfilter.evaluation.event_json import to_json  # noqa: E402
+from replfilter.evaluation.event_lines import LineEvaluator  # noqa: E402
+from replfilter.evaluation.events import CommandKind as CK, QueryEvent, RowEvent, TableRef, TransactionEvent, TransactionKind  # noqa: E402
+from replfilter.replica.state import Channel, SourceSettings  # noqa: E402
+from spark_helpers import event_row  # noqa: E402
+
+G_DBS = ("d1", "d2")
+G_TABLES = ("t1", "T1", "t2")
+
+
+@st.composite
+def schemas(draw) -> str:
+    lines = []
+    for db in G_DBS:
+        if draw(st.integers(0, 4)) == 0:
+            continue
+        lines.append(f"CREATE DATABASE {db};")
+        for table in draw(st.lists(st.sampled_from(G_TABLES), unique=True, max_size=3)):
+            lines.append(f"CREATE TABLE {db}.{table} (id int, a int);")
+    return "\n".join(lines) + "\n"
+
+
+@st.composite
+def catalog_states(draw) -> ReplicaState:
+    lctn = draw(st.sampled_from((0, 1)))
+    filters = FilterSet()
+    collation = ReplicaState.fresh(lctn).collation
+    how = ConfiguredBy.CHANGE_REPLICATION_FILTER_FOR_CHANNEL
+    if draw(st.booleans()):
+        rules = draw(st.lists(st.sampled_from([f"{d}.{t}" for d in G_DBS for t in G_TABLES]), max_size=2))
+        filters = filters.set_type(FilterType.IGNORE_TABLE, rules, how, 1, collation)
+    if draw(st.integers(0, 3)) == 0:
+        filters = filters.set_type(FilterType.IGNORE_DB, draw(st.lists(st.sampled_from(G_DBS), max_size=1)), how, 1, collation)
+    if draw(st.integers(0, 4)) == 0:
+        filters = filters.set_type(FilterType.REWRITE_DB, [("d2", "d1")], how, 1, collation)
+    state = ReplicaState.fresh(lctn).with_channel(Channel("", source=SourceSettings(host="src"), filters=filters))
+    return _state(draw(schemas()), state)
+
+
+_db = st.sampled_from(G_DBS)
+_table = st.sampled_from(G_TABLES)
+
+
+@st.composite
+def ddl_events(draw) -> QueryEvent:
+    db, table = draw(_db), draw(_table)
+    qualified = draw(st.booleans())
+    name = f"{db}.{table}" if qualified else table
+    ref = (TableRef(db if qualified else None, table),)
+    kind = draw(st.sampled_from(("create", "create_if", "drop", "drop_if", "alter", "rename", "create_db", "drop_db")))
+    if kind == "create":
+        return QueryEvent("", db, CK.CREATE_TABLE, ref, f"CREATE TABLE {name} (id int)")
+    if kind == "create_if":
+        return QueryEvent("", db, CK.CREATE_TABLE, ref, f"CREATE TABLE IF NOT EXISTS {name} (id int)")
+    if kind == "drop":
+        return QueryEvent("", db, CK.DROP_TABLE, ref, f"DROP TABLE {name}")
+    if kind == "drop_if":
+        return QueryEvent("", db, CK.DROP_TABLE, ref, f"DROP TABLE IF EXISTS {name}", if_exists=True)
+    if kind == "alter":
+        return QueryEvent("", db, CK.ALTER_TABLE, ref, f"ALTER TABLE {name} ADD COLUMN c{draw(st.integers(0, 9))} int")
+    if kind == "rename":  # the renamed table is looked up before the rename runs
+        return QueryEvent("", db, CK.ALTER_TABLE, ref, f"ALTER TABLE {name} RENAME TO {db}.{draw(_table)}")
+    if kind == "create_db":
+        return QueryEvent("", db, CK.CREATE_DB, (), f"CREATE DATABASE {db}")
+    return QueryEvent("", db, CK.DROP_DB, (), f"DROP DATABASE {db}")
+
+
+@st.composite
+def dml_events(draw) -> QueryEvent:
+    db, table = draw(_db), draw(_table)
+    qualified = draw(st.booleans())
+    name = f"{db}.{table}" if qualified else table
+    ref = (TableRef(db if qualified else None, table),)
+    command = draw(st.sampled_from((CK.INSERT, CK.UPDATE, CK.DELETE)))
+    return QueryEvent("", draw(_db), command, ref, draw(st.sampled_from((None, f"INSERT INTO {name} VALUES (1)"))))
+
+
+catalog_events = st.lists(
+    st.one_of(
+        ddl_events(),
+        dml_events(),
+        st.builds(RowEvent, st.just(""), _db, _table),
+        st.builds(RowEvent, st.just(""), _db, _table),
+        st.builds(TransactionEvent, st.just(""), st.just(TransactionKind.XID), st.none()),
+    ),
+    min_size=1,
+    max_size=40,
+)
+
+
+def _reference(state: ReplicaState, evs):
+    evaluator = LineEvaluator(state)
+    results = list(evaluator.results([to_json(e) for e in evs]))
+    assert all(r.error is None for r in results)
+    want = [(r.decision.decision.value if r.decision.decision else None, json.loads(r.to_json())["applier_error"])
+            for r in results]
+    return want, evaluator.state()
+
+
+def _spark(spark, state, evs, **kwargs):
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    from replfilter.spark_runtime.schema import EVENT_SCHEMA
+    from replfilter.spark_runtime.transform import decide_frame
+
+    schema = StructType([StructField("line", LongType(), False), *EVENT_SCHEMA.fields])
+    # shuffled rows: the order column, not the row order, gives the event order
+    rows = [event_row(e, line=i + 1) for i, e in enumerate(evs)]
+    df = spark.createDataFrame(list(reversed(rows)), schema)
+    decided = decide_frame(df, state, order=["line"], **kwargs)
+    got = [(r.decision, r.applier_error) for r in decided.df.orderBy("line").collect()]
+    return got, decided
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(state=catalog_states(), evs=catalog_events)
+def test_decisions_and_applier_errors_equal_evaluate(spark, state, evs):
+    want, want_state = _reference(state, evs)
+    got, decided = _spark(spark, state, evs)
+    assert got == want
+    assert decided.new_state() == want_state
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(state=catalog_states(), evs=catalog_events)
+def test_applier_errors_survive_hash_collisions(spark, state, evs):
+    want, want_state = _reference(state, evs)
+    got, decided = _spark(spark, state, evs, hash_modulus=2)
+    assert got == want
+    assert decided.new_state() == want_state
+
+
+# --- the stream: the catalog carried from batch to batch and into the session ---------------------
+
+
+def _lines(evs) -> list[str]:
+    return [to_json(e) for e in evs]
+
+
+def _write(path, lines, mtime):
+    import os
+
+    tmp = str(path) + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
+    os.utime(tmp, (mtime, mtime))
+    os.rename(tmp, path)
+
+
+def _out_key(row) -> tuple:
+    return (row["type"], row["db"], row["table"], row["sql"], row["decision"], row["applier_error"])
+
+
+@pytest.mark.parametrize("input_format", ["json", "parquet"])
+def test_stream_follows_ddl_across_batches_and_into_the_session(spark, tmp_path, input_format):
+    import time
+
+    from replfilter.server.session import Session
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    session = Session()
+    session.execute_sql(
+        "CHANGE REPLICATION SOURCE TO SOURCE_HOST='src';\n"
+        "CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE=(d.skipme);\n"
+    )
+    session.update(lambda s: _state("CREATE DATABASE d;\n", s))
+    start = session.state
+    t7 = (TableRef(None, "t7"),)
+    both = (TableRef(None, "t7"), TableRef(None, "skipme", False))
+    batch1 = [
+        RowEvent("", "d", "t7"),                                                     # before CREATE: 1146
+        QueryEvent("", "d", CK.CREATE_TABLE, t7, "CREATE TABLE t7 (id int)"),
+        QueryEvent("", "d", CK.CREATE_TABLE, (TableRef(None, "skipme"),), "CREATE TABLE skipme (id int)"),
+        RowEvent("", "d", "t7"),
+        QueryEvent("", "d", CK.CREATE_TABLE, t7, "CREATE TABLE t7 (id int)"),         # 1050: exists
+    ]
+    batch2 = [
+        RowEvent("", "d", "t7"),                                                     # created in batch 1
+        QueryEvent("", "d", CK.INSERT, t7, "INSERT INTO t7 VALUES (2)"),
+        # applied for t7, and opens skipme, whose CREATE the filters skipped: 1146
+        QueryEvent("", "d", CK.UPDATE_MULTI, both, "UPDATE t7 JOIN skipme USING (id) SET t7.id = 3"),
+        RowEvent("", "d", "skipme"),                                                 # skipped: no error
+    ]
+    events_dir = tmp_path / "events"
+    events_dir.mkdir()
+    now = time.time() - 100
+    if input_format == "json":
+        _write(events_dir / "001.jsonl", _lines(batch1), now)
+        _write(events_dir / "002.jsonl", _lines(batch2), now + 1)
+    else:  # one file per batch, rows in event order
+        import os
+
+        from replfilter.spark_runtime.schema import EVENT_SCHEMA
+
+        for k, evs in enumerate((batch1, batch2)):
+            staging = tmp_path / f"s{k}"
+            spark.createDataFrame([event_row(e) for e in evs], EVENT_SCHEMA).coalesce(1).write.parquet(str(staging))
+            (part,) = [p for p in staging.iterdir() if p.name.endswith(".parquet")]
+            os.rename(part, events_dir / f"00{k + 1}.parquet")
+            os.utime(events_dir / f"00{k + 1}.parquet", (now + k, now + k))
+    config = StreamConfig(str(events_dir), str(tmp_path / "out"), str(tmp_path / "ckpt"),
+                          skipped_dir=str(tmp_path / "skipped"), max_files_per_trigger=1, input_format=input_format)
+    stats = EventStream(spark, session, config).run_available_now()
+    assert [s.batch_id for s in stats] == [0, 1]
+
+    evaluator = LineEvaluator(start)
+    results = list(evaluator.results(_lines(batch1 + batch2)))
+    want = sorted((
+        (r.event.to_dict()["type"], r.event.to_dict().get("db"), r.event.to_dict().get("table"), r.event.to_dict().get("sql"),
+         r.decision.decision.value, json.loads(r.to_json())["applier_error"])
+        for r in results
+    ), key=repr)
+    rows = spark.read.parquet(config.output_dir).collect() + spark.read.parquet(config.skipped_dir).collect()
+    assert sorted((_out_key(r) for r in rows), key=repr) == want
+    errors = {(r["batch_id"], r["sql"] or r["table"]): r["applier_error"] for r in rows if r["applier_error"]}
+    assert errors == {
+        (0, "t7"): "ERROR 1146 (42S02): Table 'd.t7' doesn't exist",
+        (0, "CREATE TABLE t7 (id int)"): "ERROR 1050 (42S01): Table 't7' already exists",
+        (1, "UPDATE t7 JOIN skipme USING (id) SET t7.id = 3"): "ERROR 1146 (42S02): Table 'd.skipme' doesn't exist",
+    }
+    # the session's replica sees the applied CREATE and not the skipped one (SHOW TABLES)
+    catalog = session.state.replica_catalog
+    assert catalog == evaluator.state().replica_catalog
+    assert catalog.table("d", "t7") is not None and catalog.table("d", "skipme") is None
+    shown = session.execute_text("SHOW TABLES FROM d")
+    assert [tuple(r) for r in shown.rows] == [("t7",)]
+    # the first error the applier would stop on, as REPLAY EVENTS sets it
+    channel = session.state.channel("")
+    assert channel.last_sql_error == (1146, "Error executing row event: 'Table 'd.t7' doesn't exist'")
+
+
+def test_debezium_stream_follows_ddl_in_record_order(spark, tmp_path):
+    import time
+
+    from replfilter.server.session import Session
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    session = Session()
+    session.update(lambda s: _state("CREATE DATABASE d;\n", s))
+    row = {"op": "c", "source": {"db": "d", "table": "t7"}, "after": {"id": 1}}
+    records = [row, {"ddl": "CREATE TABLE t7 (id int)", "databaseName": "d"}, row]
+    events_dir = tmp_path / "events"
+    events_dir.mkdir()
+    _write(events_dir / "001.json", [json.dumps(r) for r in records], time.time() - 10)
+    config = StreamConfig(str(events_dir), str(tmp_path / "out"), str(tmp_path / "ckpt"), input_format="debezium")
+    EventStream(spark, session, config).run_available_now()
+    rows = spark.read.parquet(config.output_dir).collect()
+    assert sorted(((r["type"], r["applier_error"]) for r in rows), key=repr) == sorted([
+        ("query", None), ("row", None), ("row", "ERROR 1146 (42S02): Table 'd.t7' doesn't exist"),
+    ], key=repr)
+    assert session.state.replica_catalog.table("d", "t7") is not None
+
+
+def test_start_replica_follows_the_relay_log_into_show_tables_status_and_the_datadir(spark, tmp_path):
+    from replfilter.replica.datadir import DataDirectory
+    from replfilter.server.session import Session
+    from replfilter.spark_runtime.applier import install_applier
+
+    schema = tmp_path / "schema.sql"
+    schema.write_text("CREATE DATABASE d;\nCREATE TABLE d.t1 (id int);\n")
+    relay = tmp_path / "relay"
+    relay.mkdir()
+    _write(relay / "000.jsonl", _lines([
+        QueryEvent("", "d", CK.CREATE_TABLE, (TableRef(None, "t7"),), "CREATE TABLE t7 (id int)"),
+        RowEvent("", "d", "t7"),
+        RowEvent("", "d", "t8"),     # the applier would stop here
+        RowEvent("", "d", "t9"),
+    ]), 0)
+    datadir = DataDirectory(tmp_path / "data").open()
+    try:
+        session = Session(datadir.load_state(), observers=[datadir.observer])
+        applier = install_applier(session, applier_dir=str(tmp_path / "applier"), trigger_seconds=0.5)
+        session.execute_text(f"LOAD SCHEMA FROM '{schema}'")
+        session.execute_text(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='src', RELAY_LOG_FILE='{relay}' FOR CHANNEL 'c1'")
+        session.execute_text("START REPLICA FOR CHANNEL 'c1'")
+        applier.wait_idle("c1")
+        assert [tuple(r) for r in session.execute_text("SHOW TABLES FROM d").rows] == [("t1",), ("t7",)]
+        result = session.execute_text("SHOW REPLICA STATUS FOR CHANNEL 'c1'")
+        status = dict(zip(result.columns, result.rows[0]))
+        assert status["Last_SQL_Errno"] == 1146
+        assert status["Last_SQL_Error"] == "Error executing row event: 'Table 'd.t8' doesn't exist'"
+        session.execute_text("STOP REPLICA FOR CHANNEL 'c1'")
+    finally:
+        datadir.close()
+    with DataDirectory(tmp_path / "data") as again:
+        assert again.load_state().replica_catalog.table("d", "t7") is not None
