@@ -25,8 +25,20 @@ batch is decided in two passes, and what grows with the distinct keys stays on t
 The plan thresholds: the slot table was measured fastest (below) but travels inside every task's
 plan and is built by Python on the driver (a (hash, code) pair per key: 12 bytes, not the keys);
 a broadcast table goes through the driver's JVM once; a shuffle join keeps everything on the
-executors. Measured on 4 M events (bench/spark.py input, Parquet, 2 cores, ``noop`` sink) — see
-the README for the figures of each size and where the time goes.
+executors. Measured on 4 M events (bench/spark.py input, Parquet, 2 cores shared with other
+engineers' jobs, ``noop`` sink, one run each, so ratios only), pass 2 alone:
+
+=========================== ============ =========== ============ ===============
+input                        pass-through  slot table  broadcast    shuffle hash
+=========================== ============ =========== ============ ===============
+2,000 tables, 66 k keys      4.2-5.2 s     11.8 s      8.4 s        16.2 s
+1 M tables, 1.47 M keys      5.8-6.3 s     (too many)  11.5 s       13.5 s
+=========================== ============ =========== ============ ===============
+
+Per phase, first time (load 8-10): 2,000 tables — pass-through 10.1 s, pass 1 (grouped and
+checkpointed) 9.6 s, decisions on the executors 9.1 s (58 k of the 66 k keys are DML
+statements, whose decisions cost the most), summary 1.4 s, pass 2 14.2 s; 1 M tables —
+pass-through 9.6 s, pass 1 16.0 s, decisions 18.7 s, summary 2.6 s, pass 2 (shuffle) 18.0 s.
 
 :func:`collect_keys` / :func:`decide_keys` (every key on the driver) remain for the stream,
 whose one-pass mode (:mod:`.known_keys`) needs the keys themselves.
@@ -395,10 +407,14 @@ def _decide(df: DataFrame, state: ReplicaState, hash_modulus: int | None = None)
 
 
 PLANS = ("slots", "broadcast", "shuffle")
-SLOT_MAX_KEYS = 100_000
-"""Up to this many keys, pass 2 looks decisions up in a :mod:`.slot_table` (measured fastest)."""
-BROADCAST_MAX_KEYS = 500_000
-"""Up to this many keys, a broadcast join of (hash -> code); beyond, a shuffle (hash) join."""
+SLOT_MAX_KEYS = 20_000
+"""Up to this many keys, pass 2 looks decisions up in a :mod:`.slot_table`: fastest at 12 k keys
+(2.1-2.3 s against 2.5-2.7 s for the broadcast join per 10 M events), slower at 66 k (11.8 s
+against 8.4 s per 4 M events, load 8-9: its arrays travel in every task's plan)."""
+BROADCAST_MAX_KEYS = 2_000_000
+"""Up to this many keys, a broadcast join of (hash -> code); beyond, a shuffle hash join. At
+1.47 M keys the broadcast still won (pass 2: 11.5 s against 13.5 s for the shuffle join, 4 M
+events, load 3-8); beyond 2 M keys (a table of ~40 MB through the driver's JVM) is not measured."""
 
 
 def choose_plan(keys: int, collision: bool = False) -> str:
