@@ -174,6 +174,24 @@ def test_drop_trigger_is_decided_by_its_table_on_the_replica() -> None:
     assert missing[1] == "SKIP" and "not found on the replica" in missing[2]
 
 
+def test_evaluate_decides_drop_trigger_as_explain_does() -> None:
+    """``replfilter evaluate`` and REPLAY EVENTS look the trigger up in the replica's catalog as
+    it stands at that event (a trigger dropped earlier is gone), and without a schema the verdict
+    is undecided, not "not found"."""
+    state = _session("CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (d.t)").state
+    lines = [json.dumps({"v": 1, "type": "query", "default_db": "d", "command": "DROP_TRIGGER", "sql": f"DROP TRIGGER {name}"})
+             for name in ("trg1", "d.trg2", "trg3", "trg1")]
+    results, _ = evaluate_lines(state, lines)
+    assert {r.decision.decision for r in results} == {None}
+    assert all("replica's schema is not known" in r.decision.reason for r in results)
+    replica = _catalog(("d", "t", ("a",)), ("d", "u", ("a",)), triggers=(TriggerDef("d", "trg1", "t"),
+                                                                       TriggerDef("d", "trg2", "u")))
+    results, _ = evaluate_lines(state.with_replica_catalog(replica), lines)
+    verdicts = [(r.decision.decision.value, r.event.tables) for r in results]
+    assert verdicts == [("APPLY", (TableRef("d", "t", True),)), ("SKIP", (TableRef("d", "u", True),)),
+                        ("SKIP", ()), ("SKIP", ())]  # the last trg1 was dropped by the first
+
+
 def test_drop_trigger_looks_in_the_rewritten_database() -> None:
     """The unqualified trigger is looked up in the session's database, which the replica has
     rewritten (sql_parse.cc: get_table_for_trigger with the parsed name's db)."""

@@ -372,11 +372,16 @@ class Evaluator:
                 totals[ftype] = totals.get(ftype, 0) + n
         return decision
 
-    def _decide_fresh(self, event: Event) -> Decision:
-        compiled = self._compiled.get(event.channel)
+    def compiled(self, channel: str) -> CompiledFilters:
+        """The filters ``channel`` decides with (UnknownChannelError for a channel the replica
+        does not have)."""
+        compiled = self._compiled.get(channel)
         if compiled is None:
-            raise UnknownChannelError(event.channel)
-        return _counted_on(self._state.channel(event.channel), decide_compiled(compiled, event))
+            raise UnknownChannelError(channel)
+        return compiled
+
+    def _decide_fresh(self, event: Event) -> Decision:
+        return _counted_on(self._state.channel(event.channel), decide_compiled(self.compiled(event.channel), event))
 
     def decide_all(self, events: Iterable[Event]) -> list[Decision]:
         """Decide many events; the hot loop of the benchmark, kept free of per-call overhead."""

@@ -24,7 +24,8 @@ from ..replica.state import ReplicaState
 from .applier_errors import error_text
 from .evaluator import Decision, Evaluator
 from .event_json import EventFormatError, SourceCatalogs, from_json
-from .events import Event
+from .drop_trigger import decide_drop_trigger, is_unresolved_drop_trigger
+from .events import Event, QueryEvent
 from .schema_follow import CatalogFollower
 
 JSON_BLANKS = " \t\r"
@@ -144,7 +145,10 @@ class LineEvaluator:
                 return None
             if self._channel is not None:
                 event = replace(event, channel=self._channel)
-            decision = self._evaluator.decide(event)
+            if is_unresolved_drop_trigger(event):
+                event, decision = self._drop_trigger(event)  # type: ignore[arg-type]
+            else:
+                decision = self._evaluator.decide(event)
         except ValueError as err:  # LineError, EventFormatError, UnknownChannelError
             self.errors += 1
             return LineResult(number, error=str(err))
@@ -153,6 +157,17 @@ class LineEvaluator:
         key = (event.channel, _verdict(decision))
         self.counts[key] = self.counts.get(key, 0) + 1
         return LineResult(number, event, decision, applier_error=stop)
+
+    def _drop_trigger(self, event: QueryEvent) -> tuple[QueryEvent, Decision]:
+        """The replica looks the trigger up in its own catalog (:mod:`.drop_trigger`)."""
+        from .sql_events import SqlEventsError, analyse_event_sql  # sqlglot on first use only
+
+        try:
+            trigger = analyse_event_sql(event.sql or "", event.default_db).trigger
+        except SqlEventsError:
+            trigger = None
+        compiled = self._evaluator.compiled(event.channel)
+        return decide_drop_trigger(event, trigger, compiled, self._follower, self._evaluator.decide)
 
     def state(self) -> ReplicaState:
         """The starting state with the counters moved and the replica's catalog as followed."""

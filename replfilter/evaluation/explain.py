@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from ..core.filters import fold_case
 from ..replica.state import ReplicaState
 from .applier_errors import error_text
-from .evaluator import SKIP, TRIGGER_NOT_FOUND, CompiledFilters, Decision, channel_filters, compile_filters, decide_compiled
-from .events import CommandKind, Event, QueryEvent, RowEvent, TableRef, TransactionEvent
+from .drop_trigger import decide_drop_trigger
+from .evaluator import SKIP, CompiledFilters, Decision, channel_filters, compile_filters, decide_compiled
+from .events import CommandKind, Event, QueryEvent, RowEvent, TransactionEvent
 from .schema_follow import CatalogFollower
 
 _CREATES = frozenset({CommandKind.CREATE_TABLE, CommandKind.CREATE_VIEW, CommandKind.CREATE_TRIGGER,
@@ -102,7 +102,6 @@ def explain_sql(
             # the replica's catalog as the script's applied statements change it (CREATE TABLE t7;
             # INSERT INTO t7 is fine), each channel and format on its own copy
             follower = CatalogFollower(state.replica_catalog)
-            replica = follower if follower.known else None
             source = state.source_catalog(name)
             script = analysed.get(id(source))
             if script is None:
@@ -114,13 +113,9 @@ def explain_sql(
                 for event in derived.events:
                     trigger = derived.analysis.trigger if derived.analysis is not None else None
                     if trigger is not None and isinstance(event, QueryEvent):
-                        event = _with_trigger_table(event, trigger, compiled[name], replica)
-                    decision = decide_compiled(compiled[name], event)
-                    if decision.reason == TRIGGER_NOT_FOUND and replica is None:
-                        decision = replace(decision, decision=None, reason=(
-                            "undecided: DROP TRIGGER is decided by the trigger's table on the replica, and the "
-                            "replica's schema is not known: give the schema with `--schema`"
-                        ))
+                        event, decision = decide_drop_trigger(event, trigger, compiled[name], follower)
+                    else:
+                        decision = decide_compiled(compiled[name], event)
                     if not derived.tables_known and trigger is None:
                         decision = _unless_tables_matter(decision, event, compiled[name], derived.note)
                     error = follower.run(event, decision)
@@ -138,24 +133,6 @@ def explain_sql(
                         ),
                     ))
     return rows
-
-
-def _with_trigger_table(
-    event: QueryEvent, trigger: tuple[str | None, str], compiled: CompiledFilters, replica: CatalogFollower | None
-) -> QueryEvent:
-    """A DROP TRIGGER event with its table list as the replica builds it: the trigger's table,
-    found in the replica's catalog in the trigger's database (its qualifier, else the session's
-    database after lower-casing and rewrite), updating; empty when the trigger is not there."""
-    if replica is None:
-        return event
-    db, name = trigger
-    if db is None:
-        folded = fold_case(event.default_db) if compiled.ci else event.default_db
-        rewrite = compiled.rewrite_db(folded)
-        db = rewrite[1] if rewrite else folded
-    found = replica.trigger(db, name)
-    tables = (TableRef(db, found.table, True),) if found is not None else ()
-    return replace(event, tables=tables)
 
 
 def _unless_tables_matter(decision: Decision, event: Event, compiled: CompiledFilters, note: str | None) -> Decision:
