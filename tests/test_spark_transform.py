@@ -71,8 +71,8 @@ def _key_of(event):
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(state=states(), evs=st.lists(events, min_size=5, max_size=40))
 def test_hash_collisions_are_detected_and_decided_on_the_full_key(spark, plan, state, evs):
-    # A 2-valued hash makes collisions certain: the grouped pass must see them (a group's
-    # min and max key differ) and decide each colliding key on its own, never from a sample.
+    # A 2-valued hash makes collisions certain: the grouped pass must see them (a hash's
+    # distinct keys are counted) and decide each colliding key on its own, never from a sample.
     got, decided = _decided(spark, state, evs, hash_modulus=2, lookup=plan)
     want, want_state = expected(state, evs)
     keys = {_key_of(e) for e in evs}
