@@ -55,12 +55,23 @@ def test_second_decision_of_the_same_files_reads_no_keys_and_is_exact(spark, tmp
     assert cold_jobs >= 1
     want, want_state = expected(first, evs)
     assert _decisions(decided.df) == want and decided.new_state() == want_state
-    # the same files, read again, decided with another state: no job until the frame is used
+    # the same files, read again, decided with another state: the remembered decided-key frame
+    # (on the executors) is decided again, the files are not read (moved away meanwhile)
     files = spark.read.parquet(str(path))
-    again, warm_jobs = _jobs_during(spark, lambda: decide_frame(files, second))
-    assert warm_jobs == 0 and KEY_CACHE.hits == 1
+    aside = tmp_path_factory.mktemp("aside") / "events"
+    shutil.move(str(path), str(aside))
+    try:
+        again = decide_frame(files, second)
+    finally:
+        shutil.move(str(aside), str(path))
+    assert KEY_CACHE.hits == 1
     want, want_state = expected(second, evs)
     assert _decisions(again.df) == want and again.new_state() == want_state
+    # the same files and the same rules: no job at all until the frame is used
+    files = spark.read.parquet(str(path))
+    same, same_jobs = _jobs_during(spark, lambda: decide_frame(files, second))
+    assert same_jobs == 0 and KEY_CACHE.hits == 2
+    assert _decisions(same.df) == want and same.new_state() == want_state
 
 
 def test_new_or_rewritten_files_are_counted_again(spark, tmp_path):

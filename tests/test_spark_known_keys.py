@@ -55,6 +55,34 @@ def test_remembering_past_the_limit_starts_over_from_the_latest_keys():
     assert sorted(h for h, _, _ in known.plan(_state().state).decisions.key_rows) == [3, 4]
 
 
+def test_remembered_keys_are_bounded_by_their_memory():
+    one = KnownKeys()
+    one.remember([(1, _key(RowEvent("a", "db1", "t")), 0)])
+    per_key = one.size_bytes
+    known = KnownKeys(max_bytes=3 * per_key + per_key // 2)  # room for three such keys
+    known.remember([(h, _key(RowEvent("a", f"db{h}", "t")), 0) for h in (1, 2)])
+    assert len(known) == 2 and known.size_bytes == 2 * per_key
+    known.remember([(h, _key(RowEvent("a", f"db{h}", "t")), 0) for h in (3, 4)])  # over: start over
+    assert sorted(h for h, _, _ in known.plan(_state().state).decisions.key_rows) == [3, 4]
+    assert known.size_bytes == 2 * per_key
+
+
+@settings(max_examples=20, deadline=None)
+@given(evs=st.lists(events, max_size=20), ambiguous=st.booleans())
+def test_spilled_keys_load_back_as_they_were(tmp_path_factory, evs, ambiguous):
+    path = str(tmp_path_factory.mktemp("ckpt") / "known_keys.parquet")
+    known = KnownKeys()
+    known.remember([(h, _key(e), 0) for h, e in enumerate(evs)])
+    if ambiguous and evs:
+        known.remember([(0, _key(RowEvent("x", "other", "t")), 0)])  # hash 0 seen with two keys
+    known.spill(path)
+    assert not known.dirty
+    loaded = KnownKeys()
+    assert loaded.load(path) and not KnownKeys().load(path + ".missing")
+    assert loaded._keys == known._keys and loaded._ambiguous == known._ambiguous
+    assert loaded.worth_trying == bool(known._keys)
+
+
 def test_keys_of_channels_the_replica_lacks_are_left_out():
     known = KnownKeys()
     known.remember([(1, _key(RowEvent("gone", "db2", "t")), 0)])

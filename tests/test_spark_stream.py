@@ -252,6 +252,58 @@ def test_kill_9_mid_run_then_restart_gives_exactly_once(spark, tmp_path):
     )
 
 
+def test_kill_9_then_restart_resumes_in_one_pass_from_the_spilled_keys(spark, tmp_path):
+    """A Parquet stream whose batches repeat their keys spills the keys it remembers to the
+    checkpoint directory; killed with SIGKILL mid-run, the restarted process loads them and
+    decides its first batch in one pass, and every event is written exactly once."""
+    from spark_helpers import event_row
+
+    files, per_file = 8, 60
+    keys = [RowEvent("", f"db{k % 3}", f"t{k % 4}") for k in range(12)]
+    batches = [[event_row(keys[(f + k) % len(keys)]) for k in range(per_file)] for f in range(files)]
+    _parquet_batches(spark, tmp_path, batches)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    log = open(tmp_path / "stream.log", "wb")
+    child = subprocess.Popen(_stream_command(tmp_path, "--format", "parquet"), stdout=subprocess.DEVNULL, stderr=log, env=env)
+    manifests = tmp_path / "out" / "_replfilter"
+    deadline = time.time() + 180
+    try:
+        while time.time() < deadline:
+            done = len(list(manifests.glob("*.json"))) if manifests.exists() else 0
+            if done >= 3:
+                break
+            if child.poll() is not None:
+                pytest.fail(f"stream exited early: {(tmp_path / 'stream.log').read_text()[-2000:]}")
+            time.sleep(0.05)
+        else:
+            pytest.fail("no batch committed in time")
+        time.sleep(0.5)
+        child.send_signal(signal.SIGKILL)  # a real kill -9: no cleanup of any kind
+        assert child.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+        log.close()
+    killed_at = len(list(manifests.glob("*.json")))
+    assert killed_at < files, "the stream finished before it was killed; make the input bigger"
+    assert (tmp_path / "ckpt" / "known_keys.parquet").exists()
+
+    again = subprocess.run(
+        _stream_command(tmp_path, "--format", "parquet", "--available-now"), capture_output=True, env=env, timeout=300
+    )
+    assert again.returncode == 0, again.stderr.decode()[-3000:]
+    lines = [line for line in again.stderr.decode().splitlines() if line.startswith("batch ")]
+    fresh = [line for line in lines if "already written before a restart" not in line]
+    assert fresh, lines
+    assert all(line.endswith(", one pass") for line in fresh), lines  # from the restart's first batch
+
+    applied = spark.read.parquet(str(tmp_path / "out")).collect()
+    skipped = spark.read.parquet(str(tmp_path / "skipped")).collect()
+    assert len(applied) + len(skipped) == files * per_file  # every event exactly once
+    assert sorted(r["batch_id"] for r in applied + skipped) == sorted(b for b in range(files) for _ in range(per_file))
+    assert {r["db"] for r in skipped} == {"db1"} and "db1" not in {r["db"] for r in applied}
+
+
 def test_parquet_stream_equals_the_evaluator(spark, tmp_path):
     from replfilter.spark_runtime.schema import EVENT_SCHEMA, INGESTED_SCHEMA
     from replfilter.spark_runtime.stream import EventStream, StreamConfig
@@ -358,10 +410,18 @@ def test_repeated_keys_take_one_pass_and_decide_as_two_passes(spark, tmp_path):
         events_dir, str(tmp_path / "out"), str(tmp_path / "ckpt"), skipped_dir=str(tmp_path / "skipped"),
         input_format="parquet", max_files_per_trigger=1,
     )
-    stats = EventStream(spark, session, config, on_batch=between).run_available_now()
+    import io
+
+    progress = io.StringIO()
+    stats = EventStream(spark, session, config, on_batch=between, progress=progress).run_available_now()
     one, missed, two = "one pass", "missed", "two passes"
     assert [one if s.one_pass else missed if s.one_pass_missed else two for s in stats] == [
         two, one, one, missed, two, missed, two, missed, two, missed, two, one,
+    ]
+    # the progress line says which plan decided each batch
+    lines = progress.getvalue().splitlines()
+    assert [(line.endswith(", one pass"), "two passes (broadcast join)" in line) for line in lines] == [
+        (s.one_pass, not s.one_pass) for s in stats
     ]
     assert [s.distinct_keys is None for s in stats] == [s.one_pass for s in stats]
     assert [s.dead for s in stats] == [0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0]
@@ -402,8 +462,8 @@ def test_repeated_keys_take_one_pass_and_decide_as_two_passes(spark, tmp_path):
 
 def test_a_one_pass_batch_failing_before_its_manifest_is_written_once_after_restart(spark, tmp_path):
     """Exactly-once on the one-pass path: batch 1 (one pass) dies after writing its output but
-    before its manifest; the restarted stream (which remembers no keys) decides it again in two
-    passes, and every event is in the output once."""
+    before its manifest; the restarted stream (which loads the keys batch 0 spilled to the
+    checkpoint) decides it again in one pass, and every event is in the output once."""
     from replfilter.spark_runtime.stream import EventStream, StreamConfig
     from spark_helpers import event_row
 
@@ -433,7 +493,7 @@ def test_a_one_pass_batch_failing_before_its_manifest_is_written_once_after_rest
 
     again = EventStream(spark, session, config)
     stats = again.run_available_now()
-    assert [(s.batch_id, s.one_pass) for s in stats] == [(1, False), (2, True)]
+    assert [(s.batch_id, s.one_pass) for s in stats] == [(1, True), (2, True)]
     applied = spark.read.parquet(config.output_dir).collect()
     everything = [e for evs in batches for e in evs]
     decisions, new_state = apply_events(_fresh(), everything)

@@ -38,27 +38,68 @@ def test_decisions_and_counters_equal_the_evaluator(spark, state, evs):
     assert decided.decisions.events == len(evs)
 
 
+@pytest.mark.parametrize("plan", ["slots", "broadcast", "shuffle"])
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(state=states(), evs=st.lists(events, min_size=1, max_size=60))
+def test_every_join_plan_decides_as_the_evaluator(spark, plan, state, evs):
+    # pass 1 grouped by the key hash, keys decided on the executors, pass 2 by the forced plan
+    got, decided = _decided(spark, state, evs, lookup=plan)
+    want, want_state = expected(state, evs)
+    assert decided.decisions.plan == plan
+    physical = decided.df._jdf.queryExecution().executedPlan().toString()
+    join = {"slots": None, "broadcast": "BroadcastHashJoin", "shuffle": "ShuffledHashJoin"}[plan]
+    assert (join in physical) if join else ("Join" not in physical)
+    assert got == want
+    assert decided.new_state() == want_state
+    assert decided.decisions.events == len(evs)
+    assert decided.decisions.distinct_keys == len({_key_of(e) for e in evs})
+
+
+def _key_of(event):
+    """What pass 1 groups: a row event by (channel, db, table), any other by all key columns."""
+    import json
+
+    from replfilter.spark_runtime.transform import KEY_COLUMNS
+
+    if isinstance(event, RowEvent):
+        return (event.channel, event.db, event.table)
+    row = event_row(event)
+    return json.dumps([row[c] for c in KEY_COLUMNS], sort_keys=True)
+
+
+@pytest.mark.parametrize("plan", ["broadcast", "shuffle"])
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(state=states(), evs=st.lists(events, min_size=5, max_size=40))
-def test_hash_collisions_fall_back_to_the_full_key(spark, state, evs):
-    # A 2-valued hash makes collisions certain; the result must not change.
-    got, decided = _decided(spark, state, evs, hash_modulus=2)
+def test_hash_collisions_are_detected_and_decided_on_the_full_key(spark, plan, state, evs):
+    # A 2-valued hash makes collisions certain: the grouped pass must see them (a hash's
+    # distinct keys are counted) and decide each colliding key on its own, never from a sample.
+    got, decided = _decided(spark, state, evs, hash_modulus=2, lookup=plan)
     want, want_state = expected(state, evs)
+    keys = {_key_of(e) for e in evs}
     assert got == want
     assert decided.new_state() == want_state
+    assert decided.decisions.distinct_keys == len(keys)
+    if len(keys) > 2:  # three keys, two hash values: a collision for certain
+        assert decided.decisions.collision and len(decided.decisions.collided_rows) >= 2
+    assert decided.decisions.collision == bool(decided.decisions.collided_rows)
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
-@given(state=states(), evs=st.lists(events, min_size=1, max_size=40))
-def test_the_join_lookup_decides_as_the_slot_lookup(spark, state, evs):
-    # the join is what Spark Connect and too-many-keys batches use
-    got, decided = _decided(spark, state, evs, lookup="join")
-    want, want_state = expected(state, evs)
-    assert got == want
-    assert decided.new_state() == want_state
+def test_a_forced_collision_between_two_row_keys_is_decided_exactly(spark):
+    from replfilter.server.session import Session
+
+    session = Session()
+    session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h'")
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB=(b)")
+    evs = [RowEvent("", "a", "t"), RowEvent("", "b", "t"), RowEvent("", "a", "t"), RowEvent("", "b", "t")]
+    # modulus 1: both keys share hash 0, so only the full key tells them apart
+    got, decided = _decided(spark, session.state, evs, hash_modulus=1)
+    assert [g[0] for g in got] == ["APPLY", "SKIP", "APPLY", "SKIP"]
+    assert decided.decisions.collision and len(decided.decisions.collided_rows) == 2
+    assert decided.decisions.plan in ("broadcast", "shuffle")
+    assert decided.new_state() == expected(session.state, evs)[1]
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"lookup": "join"}, {"hash_modulus": 2}])
+@pytest.mark.parametrize("kwargs", [{}, {"lookup": "join"}, {"lookup": "shuffle"}, {"hash_modulus": 2}])
 def test_extra_columns_pass_through_whatever_their_names(spark, kwargs):
     from pyspark.sql import functions as F
 

@@ -11,6 +11,9 @@ An input has a snapshot only when its rows are a function of listed files: every
 optimised plan is a file relation (Parquet, JSON ... through ``spark.read``), the plan is
 deterministic, and the snapshot covers the canonical plan, each relation's format, options,
 schemas and file listing (path, length, modification time), and the session's SQL settings.
+Executor-decided inputs (:func:`~.transform.apply_filters`) keep their checkpointed decided key
+frame here instead (:mod:`.key_decisions`): the driver holds a reference, the executors the keys.
+
 Spark itself reads exactly the listed files at the listed lengths, so a file rewritten in
 place behind Spark's back breaks Spark before it breaks this cache; and even then a row whose
 key was not counted gets no decision (NULL) from the lookup, never another key's decision.
@@ -83,8 +86,10 @@ class KeyCache:
             self.hits += 1
             return rows
 
-    def put(self, key: tuple, rows: list[dict[str, Any]]) -> None:
-        if len(rows) > MAX_KEYS:
+    def put(self, key: tuple, rows: Any, driver_keys: int | None = None) -> None:
+        """Remember ``rows``: a list of key rows held by the driver (at most :data:`MAX_KEYS`),
+        or, with ``driver_keys=0``, a reference to a checkpointed frame the executors hold."""
+        if (len(rows) if driver_keys is None else driver_keys) > MAX_KEYS:
             return
         with self._lock:
             self._entries[key] = rows

@@ -36,6 +36,7 @@ every batch by the two passes.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
@@ -49,9 +50,16 @@ from . import literals, slot_table
 from .sql_tables import key_needs_sql
 from .transform import CODE_COLUMN, HASH_COLUMN, BatchDecisions, decided_keys, decision_values, key_hash
 
+MAX_REMEMBERED_BYTES = 64 << 20
+"""Driver memory a stream's remembered keys may take (estimated per key as its text plus
+:data:`KEY_OVERHEAD`); past this it starts over from the latest batch's keys, so a stream whose
+keys keep changing stays bounded. (A one-pass plan also needs the keys of the state's channels
+to fit one slot table, about 196,000 keys; with more, batches take the two passes.)"""
+KEY_OVERHEAD = 400
+"""Bytes a remembered key costs beyond its text: the dict, its ten entries, the hash key."""
 MAX_REMEMBERED = 100_000
-"""Keys a stream remembers (the slot table holds ~196,000); past this it starts over from the
-latest batch's keys, so a stream whose keys keep changing stays bounded."""
+"""Kept for callers that bound by count: ``KnownKeys(limit=...)``."""
+SPILL_NAME = "known_keys.parquet"
 
 FIELD_BITS = 32
 MAX_ROWS = 1 << 31
@@ -63,8 +71,11 @@ CountClass = tuple[str, bool, tuple[tuple[FilterType, int], ...]]
 class KnownKeys:
     """The keys a stream has decided: 64-bit key hash -> key column values."""
 
-    def __init__(self, limit: int = MAX_REMEMBERED):
+    def __init__(self, limit: int | None = None, max_bytes: int = MAX_REMEMBERED_BYTES):
         self.limit = limit
+        self.max_bytes = max_bytes
+        self._bytes = 0
+        self.dirty = False
         self._keys: dict[int, dict[str, Any]] = {}
         self._ambiguous: set[int] = set()
         self._plan: tuple[tuple, OnePassPlan | None] | None = None  # (what it was made from, plan)
@@ -102,13 +113,70 @@ class KnownKeys:
                 self._keys.pop(h, None)
                 continue
             fresh[h] = dict(values)
-        if len(self._keys) + len(fresh) > self.limit:
-            self._keys = {}
-        for h, values in list(fresh.items())[: self.limit]:
+        fresh_bytes = sum(_key_bytes(values) for values in fresh.values())
+        if (self.limit is not None and len(self._keys) + len(fresh) > self.limit) or (
+            self._bytes + fresh_bytes > self.max_bytes
+        ):
+            self._keys, self._bytes = {}, 0
+        for h, values in fresh.items():
+            size = _key_bytes(values)
+            if (self.limit is not None and len(self._keys) >= self.limit) or self._bytes + size > self.max_bytes:
+                break
+            old = self._keys.get(h)
+            if old is not None:
+                self._bytes -= _key_bytes(old)
             self._keys[h] = values
+            self._bytes += size
+        self.dirty = self.dirty or new
         self._plan = None
         if clean and not new:
             self._missed = False
+
+    @property
+    def size_bytes(self) -> int:
+        """The estimated driver memory the remembered keys take."""
+        return self._bytes
+
+    def spill(self, path: str) -> None:
+        """Write the remembered keys (and the hashes known to be ambiguous) to the Parquet file
+        ``path``, atomically (a temporary file renamed over it): a restarted stream loads them
+        (:meth:`load`) and is in one-pass mode from its first batch. The file is a hint, never a
+        decision: a key in it is a key some batch had, its values exact, and every row of a
+        one-pass batch is still matched against it (a row it lacks sends the batch to the two
+        passes), so a file older than the last batch costs speed, never exactly-once."""
+        import os
+
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        hashes = list(self._keys) + sorted(self._ambiguous)
+        keys = [json.dumps(values, sort_keys=True) for values in self._keys.values()] + [None] * len(self._ambiguous)
+        table = pa.table({"hash": pa.array(hashes, pa.int64()), "key": pa.array(keys, pa.string())})
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        temporary = f"{path}.{os.getpid()}.tmp"
+        pq.write_table(table, temporary)
+        os.replace(temporary, path)
+        self.dirty = False
+
+    def load(self, path: str) -> bool:
+        """Remember the keys :meth:`spill` wrote to ``path`` (within this memory's bounds);
+        False when there is no such file."""
+        import os
+
+        import pyarrow.parquet as pq
+
+        if not os.path.exists(path):
+            return False
+        table = pq.read_table(path)
+        rows = []
+        for h, key in zip(table.column("hash").to_pylist(), table.column("key").to_pylist()):
+            if key is None:
+                self._ambiguous.add(h)
+            else:
+                rows.append((h, json.loads(key), 0))
+        self.remember(rows, clean=True)
+        self.dirty = False
+        return True
 
     def plan(self, state: ReplicaState, relay_channel: str | None = None) -> "OnePassPlan | None":
         """The remembered keys decided with ``state``, or None when none can be used. Keys of
@@ -154,6 +222,17 @@ class KnownKeys:
         if table is None:
             return None
         return OnePassPlan(decisions, table, tuple(pair_classes), tuple(class_index))
+
+
+def _key_bytes(values: Mapping[str, Any]) -> int:
+    """A remembered key's estimated driver memory: its text plus :data:`KEY_OVERHEAD`."""
+    size = KEY_OVERHEAD
+    for value in values.values():
+        if isinstance(value, str):
+            size += len(value)
+        elif isinstance(value, list):
+            size += 100 * len(value) + sum(len(str(v)) for v in value)
+    return size
 
 
 @dataclass(frozen=True)
@@ -232,4 +311,4 @@ class OnePassPlan:
         return result
 
 
-__all__ = ["MAX_REMEMBERED", "MAX_ROWS", "KnownKeys", "OnePassPlan"]
+__all__ = ["MAX_REMEMBERED", "MAX_REMEMBERED_BYTES", "MAX_ROWS", "SPILL_NAME", "KnownKeys", "OnePassPlan"]

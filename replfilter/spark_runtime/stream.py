@@ -53,7 +53,7 @@ from .ingest import (
     split_unknown_channels,
 )
 from . import literals
-from .known_keys import KnownKeys
+from .known_keys import SPILL_NAME, KnownKeys
 from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
 from .sink import BatchOutputs, BatchSink, BatchStats, is_local, join_path, local_path
 from . import catalog_follow
@@ -150,6 +150,13 @@ class EventStream:
         self._total_files: int | None = None
         self._files_done = 0
         self.known_keys = KnownKeys()
+        self._plan: str | None = None
+        # the keys earlier runs remembered: a restarted stream is in one-pass mode at once
+        self._keys_file = (
+            local_path(join_path(config.checkpoint_dir, SPILL_NAME)) if is_local(config.checkpoint_dir) else None
+        )
+        if self._keys_file is not None and self._one_pass_applies:
+            self.known_keys.load(self._keys_file)
         self._sql_errors: dict[str, tuple[int, str]] = {}
 
     # -- source ----------------------------------------------------------------------------
@@ -313,6 +320,7 @@ class EventStream:
         try:
             file_names = self.sink.batch_files(batch_id)
             outputs = self.sink.outputs(batch_id)
+            self._plan = None
             decisions, tried = self._decide_in_one_pass(df, state, outputs)
             one_pass = decisions is not None
             if one_pass:
@@ -327,6 +335,8 @@ class EventStream:
         stats = self._stats(batch_id, decisions, dead_count, file_names, one_pass)
         stats.one_pass_missed = tried and not one_pass
         self.sink.commit(stats)
+        if self._keys_file is not None and self.known_keys.dirty:
+            self.known_keys.spill(self._keys_file)
         sql_errors, self._sql_errors = self._sql_errors, {}
         if decisions.counts or decisions.replica_catalog is not None or sql_errors:
             self.session.update(lambda current: _after_batch(current, state, decisions, sql_errors))
@@ -373,6 +383,9 @@ class EventStream:
             keys = collect_keys(events)
             dead_count = None
         decisions = decide_keys(keys, state)
+        # each output keeps one outcome: an inner join against that outcome's keys, broadcast
+        # (on the full key when two keys of the batch share a hash)
+        self._plan = "full-key join" if decisions.collision else "broadcast join"
         followed = catalog_follow.follow(KEY_MODEL, events, state, [(h, v) for h, v, _ in decisions.key_rows], order)
         if followed is not None:
             decisions.replica_catalog = followed.catalog
@@ -419,6 +432,8 @@ class EventStream:
             else ", one pass missed: new keys or dead letters" if stats.one_pass_missed
             else ""
         )
+        if self._plan is not None and not stats.recovered:
+            note += f", two passes ({self._plan})"
         line = (
             f"batch {stats.batch_id}: {stats.events:,} events: {stats.applied:,} applied, "
             f"{stats.skipped:,} skipped, {stats.dead:,} dead letters; files {self._files_done}{of}; "

@@ -3,25 +3,48 @@
 Design (measured in ``bench/spark.py``; figures in the README):
 
 A decision depends only on a few columns of an event — channel, type, command (and the
-TEMPORARY/IF EXISTS flags), database, table(s), transaction kind — and real streams have few
-distinct combinations of them. So a batch is decided in two passes:
+TEMPORARY/IF EXISTS flags), database, table(s), transaction kind; for a row event only channel,
+database and table — and real streams have far fewer distinct combinations than events. So a
+batch is decided in two passes, and what grows with the distinct keys stays on the executors:
 
-1. ``groupBy(key).count()`` over the key columns (Parquet reads only those) gives the batch's
-   distinct keys and how many events share each one — all COUNTER needs. Files decided
-   before are not counted again: :mod:`.key_cache` remembers the keys per file snapshot, so
-   deciding the same files with another state is one pass;
-2. the driver builds an :class:`~replfilter.evaluation.events.Event` per distinct key and asks
-   the reference evaluator (:func:`~replfilter.evaluation.evaluator.decide`) — the decisions
-   are the evaluator's by construction, not a re-implementation of MySQL's rules in Spark SQL;
-3. every row's decision is looked up by a 64-bit ``xxhash64`` of its key columns in a
-   collision-free :mod:`.slot_table` (literal arrays, no join). The driver knows every distinct
-   key of the batch, so it checks that their hashes are distinct; if two ever collide, a
-   broadcast join on the full key columns (null-safe) decides instead — a collision can cost
-   speed, never a wrong decision. Frames of one outcome (``applied_events``, the stream's
-   outputs) inner-join against that outcome's keys: a filter on a looked-up code would be
-   pushed below the projection and recompute the lookups.
+1. pass 1 (:mod:`.key_counts`) groups the rows on one ``long``, the ``xxhash64`` of the key
+   (:func:`key_hash`), with a count and a sample key per group, and finds colliding groups
+   exactly. Files decided before are not grouped again (:mod:`.key_cache`);
+2. the executors decide the sample keys (:mod:`.key_decisions`: ``mapInArrow``, the reference
+   evaluator, filters compiled once per task); the driver collects only the totals, the
+   COUNTER increments and the distinct outcomes. Keys of colliding groups are counted on their
+   full key and decided on the driver, one by one;
+3. pass 2 looks each row's outcome code up by the same hash, with a plan chosen from the number
+   of keys (:func:`choose_plan`): a collision-free :mod:`.slot_table` (literal arrays, no join)
+   up to :data:`SLOT_MAX_KEYS` keys, a broadcast join of (hash -> code) up to
+   :data:`BROADCAST_MAX_KEYS`, a shuffle hash join beyond; colliding keys join on the full key
+   as well. Frames of one outcome (``applied_events``, the stream's outputs) inner-join against
+   that outcome's keys: a filter on a looked-up code would be pushed below the projection and
+   recompute the lookups.
 
-The lookup yields one int per row (an outcome code); the four decision columns come from
+The plan thresholds: the slot table was measured fastest (below) but travels inside every task's
+plan and is built by Python on the driver (a (hash, code) pair per key: 12 bytes, not the keys);
+a broadcast table goes through the driver's JVM once; a shuffle join keeps everything on the
+executors. Measured on 4 M events (bench/spark.py input, Parquet, 2 cores shared with other
+engineers' jobs, ``noop`` sink, one run each, so ratios only), pass 2 alone:
+
+=========================== ============ =========== ============ ===============
+input                        pass-through  slot table  broadcast    shuffle hash
+=========================== ============ =========== ============ ===============
+2,000 tables, 66 k keys      4.2-5.2 s     11.8 s      8.4 s        16.2 s
+1 M tables, 1.47 M keys      5.8-6.3 s     (too many)  11.5 s       13.5 s
+=========================== ============ =========== ============ ===============
+
+Per phase, first time (load 8-10): 2,000 tables — pass-through 10.1 s, pass 1 (grouped and
+checkpointed) 9.6 s, decisions on the executors 9.1 s (58 k of the 66 k keys are DML
+statements, whose decisions cost the most), summary 1.4 s, pass 2 14.2 s; 1 M tables —
+pass-through 9.6 s, pass 1 16.0 s, decisions 18.7 s, summary 2.6 s, pass 2 (shuffle) 18.0 s.
+
+:func:`collect_keys` / :func:`decide_keys` (every key on the driver) remain for the stream,
+whose one-pass mode (:mod:`.known_keys`) needs the keys themselves.
+
+Figures of the earlier design (10 M events, 360 tables, ~12 k keys), for the alternatives
+below: The lookup yields one int per row (an outcome code); the four decision columns come from
 ``element_at`` on arrays with one entry per distinct outcome.
 
 Why not native expressions: a CASE per rule hits the 64 KB generated-method limit and falls back
@@ -62,96 +85,24 @@ this module cannot turn into an event raises :class:`InvalidEventError` naming i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
 from ..evaluation.evaluator import Decision, channel_filters, compile_filters, decide_compiled, with_counts
-from ..evaluation.events import (
-    CommandKind,
-    Event,
-    QueryEvent,
-    RowEvent,
-    TableRef,
-    TransactionEvent,
-    TransactionKind,
-)
+from ..evaluation.events import Event
 from ..core.filters import FilterType
 from ..replica.catalog import Catalog
 from ..replica.state import ReplicaState
-from . import catalog_follow, literals, slot_table
+from . import catalog_follow, key_decisions, literals, slot_table
+from .key_counts import count_by_hash, count_full_keys, key_hash, key_struct
+from .key_events import HASH_COLUMN, KEY_COLUMNS, InvalidEventError, decision_values, event_from_key
 from .key_cache import KEY_CACHE, KeyCache, input_snapshot
 from .schema import DECISION_COLUMNS, DECISION_FIELDS, EVENT_SCHEMA
 
-KEY_COLUMNS: tuple[str, ...] = (
-    "channel", "type", "command", "kind", "default_db", "db", "table", "temporary", "if_exists", "tables",
-)
-"""The columns a decision can depend on (a superset of ``decision_key``: events with equal values
-here have equal decision keys, so deciding per distinct value is exact)."""
-
-HASH_COLUMN = "_rf_key"
 Counts = dict[str, dict[FilterType, int]]
-
-
-class InvalidEventError(ValueError):
-    """A row whose key columns do not form an event (e.g. NULL type, unknown command)."""
-
-
-def key_hash(modulus: int | None = None) -> Column:
-    """The join key: ``xxhash64`` of the key columns (``modulus`` only to test collisions)."""
-    h = F.xxhash64(*[F.col(c) for c in KEY_COLUMNS])
-    return F.pmod(h, F.lit(modulus)) if modulus else h
-
-
-def event_from_key(values: Mapping[str, Any]) -> Event:
-    """Build the event a key row stands for, with the JSON defaults for NULL optional fields."""
-    typ = values.get("type")
-    channel = values.get("channel")
-    channel = "" if channel is None else channel
-    if typ == "row":
-        db, table = values.get("db"), values.get("table")
-        if db is None or table is None:
-            raise InvalidEventError(f"row event without {'db' if db is None else 'table'}: {dict(values)!r}")
-        return RowEvent(channel, db, table)
-    if typ == "query":
-        try:
-            command = CommandKind(values.get("command"))
-        except ValueError:
-            raise InvalidEventError(f"query event with unknown command {values.get('command')!r}") from None
-        refs = []
-        for t in values.get("tables") or ():
-            db, table, updating = (t["db"], t["table"], t["updating"]) if isinstance(t, Mapping) else tuple(t)
-            if not table:
-                raise InvalidEventError(f"query event with an empty table name in tables: {dict(values)!r}")
-            refs.append(TableRef(db, table, True if updating is None else bool(updating)))
-        default_db = values.get("default_db")
-        return QueryEvent(
-            channel=channel,
-            default_db="" if default_db is None else default_db,
-            command=command,
-            tables=tuple(refs),
-            temporary=bool(values.get("temporary")),
-            if_exists=bool(values.get("if_exists")),
-        )
-    if typ == "transaction":
-        try:
-            kind = TransactionKind(values.get("kind"))
-        except ValueError:
-            raise InvalidEventError(f"transaction event with unknown kind {values.get('kind')!r}") from None
-        return TransactionEvent(channel, kind)
-    raise InvalidEventError(f"not an event type: {typ!r} (expected 'query', 'row' or 'transaction')")
-
-
-def decision_values(decision: Decision) -> tuple[str, str | None, str | None, str | None]:
-    """The four decision columns for one decision."""
-    return (
-        decision.decision.value,
-        decision.filter_type.keyword if decision.filter_type else None,
-        decision.rule,
-        decision.rewritten_db,
-    )
 
 
 @dataclass
@@ -172,13 +123,25 @@ class BatchDecisions:
     applied: int = 0
     skipped: int = 0
     collision: bool = False
+    keys: int | None = None
+    """The number of distinct keys when ``key_rows`` does not hold them (decided on the executors)."""
+    plan: str = "slots"
+    """How pass 2 looks decisions up: ``slots``, ``broadcast`` or ``shuffle`` (see :data:`PLANS`)."""
+    decided: DataFrame | None = None
+    """Executor-side plans: the decided key frame (:mod:`.key_decisions`), checkpointed."""
+    slot_entries: list[tuple[int, int]] | None = None
+    """The slot plan of an executor-decided batch: (hash, 1-based code) per key."""
+    collided_rows: list[tuple[int, Any, int]] = field(default_factory=list)
+    """Keys of colliding hash groups, each decided on the driver: (hash, key struct, code)."""
+    outcome_texts: list[str] = field(default_factory=list)
+    slots: slot_table.SlotTable | None = None
     replica_catalog: Catalog | None = None
     """The replica's catalog after the batch's applied DDL (:mod:`.catalog_follow`); None when
     no schema is known (the state's stays as it is)."""
 
     @property
     def distinct_keys(self) -> int:
-        return len(self.key_rows)
+        return self.keys if self.keys is not None else len(self.key_rows)
 
     def new_state(self) -> ReplicaState:
         """The starting state with this batch's COUNTERs moved (and the replica's catalog as
@@ -341,6 +304,8 @@ def join_decisions(
     for name in DECISION_COLUMNS:
         if name in df.columns:
             raise ValueError(f"the input already has a {name!r} column")
+    if decisions.decided is not None or decisions.slot_entries is not None:
+        return _join_executor_decisions(df, decisions, only, hash_modulus)
     keyed = df.withColumn(HASH_COLUMN, key_hash(hash_modulus))
     # Keeping one outcome is an inner join: a filter on a looked-up code would be pushed below
     # the projection by the optimiser and recompute the hash and the lookups in the filter
@@ -441,6 +406,168 @@ def _decide(df: DataFrame, state: ReplicaState, hash_modulus: int | None = None)
     return decide_keys(_checked_keys(df, collect_keys(df, hash_modulus, cache=KEY_CACHE)), state)
 
 
+PLANS = ("slots", "broadcast", "shuffle")
+SLOT_MAX_KEYS = 20_000
+"""Up to this many keys, pass 2 looks decisions up in a :mod:`.slot_table`: fastest at 12 k keys
+(2.1-2.3 s against 2.5-2.7 s for the broadcast join per 10 M events), slower at 66 k (11.8 s
+against 8.4 s per 4 M events, load 8-9: its arrays travel in every task's plan)."""
+BROADCAST_MAX_KEYS = 2_000_000
+"""Up to this many keys, a broadcast join of (hash -> code); beyond, a shuffle hash join. At
+1.47 M keys the broadcast still won (pass 2: 11.5 s against 13.5 s for the shuffle join, 4 M
+events, load 3-8); beyond 2 M keys (a table of ~40 MB through the driver's JVM) is not measured."""
+
+
+def choose_plan(keys: int, collision: bool = False) -> str:
+    """The lookup plan for a batch of ``keys`` distinct keys (slot tables cannot hold the keys
+    of a colliding group, which are told apart by their full key)."""
+    if keys <= SLOT_MAX_KEYS and not collision:
+        return "slots"
+    return "broadcast" if keys <= BROADCAST_MAX_KEYS else "shuffle"
+
+
+def _rules_of(state: ReplicaState) -> tuple:
+    from ..evaluation.evaluator import rules_key
+
+    return tuple((name, rules_key(channel_filters(state, name), state.collation)) for name in state.channel_names)
+
+
+def _decided_key_frame(df: DataFrame, state: ReplicaState, hash_modulus: int | None):
+    """Pass 1 and the decisions, on the executors: the checkpointed decided key frame and its
+    :class:`.key_decisions.Summary`. The same files (:mod:`.key_cache`) are not grouped again;
+    with the same rules they are not decided again either."""
+    import copy
+
+    snapshot = input_snapshot(df)
+    cache_key = (snapshot, hash_modulus, "decided")
+    rules = _rules_of(state)
+    entry = KEY_CACHE.get(cache_key) if snapshot is not None else None
+    if entry is not None:
+        decided, made_from, summary, memo = entry
+        if made_from == rules:
+            return decided, copy.deepcopy(summary), memo
+        source = decided.select(HASH_COLUMN, "count", key_decisions.KEY_STRUCT, key_decisions.COLLIDED)
+    else:
+        source = count_by_hash(df, HASH_COLUMN, hash_modulus)
+    decided = key_decisions.decide_on_executors(source, state).localCheckpoint(eager=True)
+    summary = key_decisions.summary(decided)
+    memo: dict = {}
+    if snapshot is not None:
+        KEY_CACHE.put(cache_key, (decided, rules, copy.deepcopy(summary), memo), driver_keys=0)
+    return decided, summary, memo
+
+
+def _decide_on_executors(
+    df: DataFrame, state: ReplicaState, hash_modulus: int | None = None, plan: str = "auto"
+) -> BatchDecisions:
+    """Check the input, count and decide its keys where they are, and choose pass 2's plan."""
+    from .sql_tables import needs_sql_tables
+
+    if plan not in ("auto", *PLANS):
+        raise ValueError(f"plan must be 'auto' or one of {', '.join(PLANS)}, not {plan!r}")
+    _check_input(df)
+    decided, summary, memo = _decided_key_frame(df, state, hash_modulus)
+    if summary.needs_sql and df.where(needs_sql_tables()).limit(1).count():
+        raise InvalidEventError(
+            "query events with SQL text but no table list (or no command) must get them from the "
+            "text first: replfilter.spark_runtime.sql_tables.resolve_sql_tables (read_events does it)"
+        )
+    collided: list[tuple[int, dict[str, Any], int]] = []
+    if summary.collided_groups:
+        hashes = [r[0] for r in decided.where(F.col(key_decisions.COLLIDED)).select(HASH_COLUMN).collect()]
+        rows = [
+            {**key_decisions.key_values(r[key_decisions.KEY_STRUCT].asDict(recursive=True)), HASH_COLUMN: r[HASH_COLUMN],
+             "count": r["count"], "_struct": r[key_decisions.KEY_STRUCT]}
+            for r in count_full_keys(df, HASH_COLUMN, hashes, hash_modulus)
+        ]
+        for row in rows:
+            struct = row.pop("_struct")
+            h, _values, n, event, decision = next(decided_keys([row], state))
+            code = summary.code_of(decision_values(decision))
+            summary.add(event.channel, decision.applied, decision.increments, n)
+            collided.append((h, struct, code + 1))
+    keys = summary.keys + len(collided)
+    chosen = choose_plan(keys, bool(collided)) if plan == "auto" else plan
+    if chosen == "slots" and (collided or not literals.has_jvm(df.sparkSession)):
+        chosen = "broadcast"
+    result = BatchDecisions(
+        state, outcomes=summary.outcomes, counts=summary.counts, events=summary.events, applied=summary.applied,
+        skipped=summary.skipped, collision=bool(collided), keys=keys, collided_rows=collided,
+    )
+    result.outcome_texts = summary.outcome_texts
+    if chosen == "slots":
+        # (hash, code) pairs, and their slot table, are kept with a remembered frame: the
+        # same files with the same rules then run no job before pass 2
+        if "slots" not in memo:
+            coded = decided.select(HASH_COLUMN, key_decisions.code_column(df.sparkSession, summary.outcome_texts).alias(CODE_COLUMN))
+            entries = _collect_pairs(coded)
+            memo["slots"] = (entries, slot_table.build(entries))
+        entries, table = memo["slots"]
+        if table is not None:
+            result.plan, result.slot_entries, result.slots = "slots", entries, table
+            return result
+        chosen = "broadcast"
+    result.plan, result.decided = chosen, decided
+    return result
+
+
+def _collect_pairs(df: DataFrame) -> list[tuple[int, int]]:
+    to_arrow = getattr(df, "toArrow", None)
+    if to_arrow is not None:
+        try:
+            table = to_arrow()
+            return list(zip(table.column(0).to_pylist(), table.column(1).to_pylist()))
+        except Exception:  # noqa: BLE001 - e.g. no pyarrow on the driver: Rows do as well
+            pass
+    return [(r[0], r[1]) for r in df.collect()]
+
+
+def _join_executor_decisions(df: DataFrame, decisions: BatchDecisions, only: str | None, hash_modulus: int | None) -> DataFrame:
+    """Pass 2 for :func:`_decide_on_executors`: slot lookup, or a broadcast or shuffle join of
+    the decided keys (hash -> code); a colliding group's keys also compare the full key."""
+    spark = df.sparkSession
+    keyed = df.withColumn(HASH_COLUMN, key_hash(hash_modulus))
+    wanted = None if only is None else [i + 1 for i, out in enumerate(decisions.outcomes) if out[0] == only]
+    if decisions.plan == "slots":
+        if only is None:
+            return with_outcome_columns(slot_table.with_code(keyed, decisions.slots, HASH_COLUMN, CODE_COLUMN), df.columns, decisions)
+        pairs = [(h, code) for h, code in decisions.slot_entries if code in wanted]
+        table = F.broadcast(_pair_table(spark, pairs))
+        return with_outcome_columns(keyed.join(table, HASH_COLUMN, "inner"), df.columns, decisions)
+    decided = decisions.decided
+    table = decided.where(~F.col(key_decisions.COLLIDED)).select(
+        HASH_COLUMN, key_decisions.code_column(spark, decisions.outcome_texts).alias(CODE_COLUMN)
+    )
+    if wanted is not None:
+        table = table.where(F.col(CODE_COLUMN).isin(wanted))
+    how = "inner" if only else "left"
+    hint = F.broadcast if decisions.plan == "broadcast" else (lambda t: t.hint("shuffle_hash"))
+    if not decisions.collided_rows:
+        return with_outcome_columns(keyed.join(hint(table), HASH_COLUMN, how), df.columns, decisions)
+    struct_type = decided.schema[key_decisions.KEY_STRUCT].dataType
+    schema = StructType(
+        [StructField("_rf_h", LongType(), False), StructField("_rf_tk", struct_type, True), StructField(CODE_COLUMN, IntegerType(), False)]
+    )
+    extra = spark.createDataFrame(
+        [(h, k, code) for h, k, code in decisions.collided_rows if wanted is None or code in wanted], schema
+    )
+    t = hint(
+        table.select(F.col(HASH_COLUMN).alias("_rf_h"), F.lit(None).cast(struct_type).alias("_rf_tk"), CODE_COLUMN).unionByName(extra)
+    )
+    keyed = keyed.withColumn("_rf_kk", key_struct())
+    condition = (keyed[HASH_COLUMN] == t["_rf_h"]) & (t["_rf_tk"].isNull() | keyed["_rf_kk"].eqNullSafe(t["_rf_tk"]))
+    joined = keyed.join(t, condition, how).select(*[keyed[_quoted(c)] for c in df.columns], t[CODE_COLUMN])
+    return with_outcome_columns(joined, df.columns, decisions)
+
+
+def _pair_table(spark, pairs: list[tuple[int, int]]) -> DataFrame:
+    hashes = literals.primitive_array(spark, [h for h, _ in pairs], "long")
+    codes = literals.primitive_array(spark, [c for _, c in pairs], "int")
+    if hashes is not None and codes is not None:
+        return spark.range(1).select(F.inline(F.arrays_zip(hashes.alias(HASH_COLUMN), codes.alias(CODE_COLUMN))))
+    schema = StructType([StructField(HASH_COLUMN, LongType(), False), StructField(CODE_COLUMN, IntegerType(), False)])
+    return spark.createDataFrame(pairs, schema)
+
+
 KEY_MODEL = catalog_follow.KeyModel(KEY_COLUMNS, key_hash, event_from_key)
 """The decision keys, as :mod:`.catalog_follow` needs them."""
 
@@ -449,17 +576,29 @@ def decide_frame(
     df: DataFrame,
     state: ReplicaState,
     hash_modulus: int | None = None,
-    lookup: str = "slots",
+    lookup: str = "auto",
     order: Sequence[str] | None = None,
 ) -> DecidedFrame:
-    """Run pass 1 (one Spark job, now) and return the lazily decided frame plus the counters.
+    """Run pass 1 and the decisions (Spark jobs, now) and return the lazily decided frame plus
+    the counters. ``lookup`` forces pass 2's plan (``slots``, ``broadcast``, ``shuffle``;
+    ``join`` is ``broadcast``); ``auto`` chooses it from the key count (:func:`choose_plan`).
 
     ``applier_error`` is added too (:mod:`.catalog_follow`): NULL without a schema; with one,
     the DDL of the batch is replayed in ``order`` (columns giving each event's distinct
-    position, e.g. file and line), needed only when the replica applies DDL in the batch."""
-    decisions = _decide(df, state, hash_modulus)
-    decided = join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup)
-    followed = catalog_follow.follow(KEY_MODEL, df, state, [(h, v) for h, v, _ in decisions.key_rows], order, hash_modulus)
+    position, e.g. file and line), needed only when the replica applies DDL in the batch.
+    The catalog follower needs every key on the driver, so with a schema the keys are
+    collected and decided there (:func:`decide_keys`), as before executor decisions."""
+    if state.replica_catalog is not None:
+        decisions = _decide(df, state, hash_modulus)
+        lookup = "join" if lookup in ("join", "broadcast", "shuffle") else "slots"
+        decided = join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup)
+        keys = [(h, v) for h, v, _ in decisions.key_rows]
+    else:
+        plan = "broadcast" if lookup == "join" else lookup
+        decisions = _decide_on_executors(df, state, hash_modulus, plan)
+        decided = join_decisions(df, decisions, hash_modulus=hash_modulus)
+        keys = []
+    followed = catalog_follow.follow(KEY_MODEL, df, state, keys, order, hash_modulus)
     if followed is not None:
         decisions.replica_catalog = followed.catalog
     decided = catalog_follow.with_applier_error(decided, followed, order, decisions.collision, hash_modulus)
@@ -470,22 +609,24 @@ def apply_filters(df: DataFrame, state: ReplicaState, order: Sequence[str] | Non
     """``df`` with ``decision``, ``filter_type``, ``filter_rule``, ``rewritten_db`` and
     ``applier_error`` added (``order``: see :func:`decide_frame`).
 
-    Usable as ``df.transform(lambda d: apply_filters(d, state))``. Runs one small aggregation
-    job when called (to find the distinct keys), unless the same files were decided before
-    (:mod:`.key_cache`); the returned frame is lazy. The state's
-    COUNTERs are not moved (use :func:`decide_frame` to get the increments).
+    Usable as ``df.transform(lambda d: apply_filters(d, state))``. Runs pass 1 and the
+    decisions when called (unless the same files were decided before, :mod:`.key_cache`); the
+    returned frame is lazy. The state's COUNTERs are not moved (use :func:`decide_frame` to
+    get the increments).
     """
     return decide_frame(df, state, order=order).df
 
 
 def applied_events(df: DataFrame, state: ReplicaState) -> DataFrame:
     """Only the events the replica applies, with the database rewritten, original columns only."""
-    joined = join_decisions(df, _decide(df, state), only="APPLY")
+    joined = join_decisions(df, _decide_on_executors(df, state), only="APPLY")
     return rewrite_databases(joined).select(*[F.col(_quoted(c)) for c in df.columns])
 
 
 __all__ = [
     "KEY_COLUMNS",
+    "PLANS",
+    "choose_plan",
     "BatchDecisions",
     "DecidedFrame",
     "InvalidEventError",
