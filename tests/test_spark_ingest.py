@@ -434,3 +434,23 @@ def test_a_parquet_row_image_in_record_is_kept(spark, tmp_path):
     got = {r.table: r.record for r in read_events(spark, str(tmp_path / "a.parquet"), "parquet").events.collect()}
     got |= {r.table: r.record for r in read_events(spark, str(tmp_path / "b.parquet"), "parquet").events.collect()}
     assert got == {"t": '{"after": {"id": 1}}', "u": None}
+
+
+def test_drop_trigger_with_its_text_and_no_table_list_is_a_dead_letter_not_a_guess(spark, tmp_path):
+    """The replica decides DROP TRIGGER by the trigger's table in its own catalog; the Spark
+    runtime does not look it up, so such an event is undecided (a dead letter saying what to do),
+    never a confident "not found" SKIP. With a table list it is decided as usual."""
+    from replfilter.spark_runtime.ingest import read_events
+    from replfilter.spark_runtime.sql_tables import DROP_TRIGGER_UNDECIDED, key_needs_sql
+
+    base = {"v": 1, "type": "query", "channel": "", "default_db": "d", "command": "DROP_TRIGGER", "sql": "DROP TRIGGER trg1"}
+    lines = [base, {**base, "tables": []}, {**base, "tables": [{"db": "d", "table": "t"}]}]
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ingested = read_events(spark, str(path), "json")
+    dead = ingested.dead.collect()
+    assert len(dead) == 2 and all("DROP TRIGGER trg1" in r.record for r in dead)
+    assert {r.reason for r in dead} == {DROP_TRIGGER_UNDECIDED}
+    assert [[(t.db, t.table) for t in r.tables] for r in ingested.events.collect()] == [[("d", "t")]]
+    key = {"type": "query", "command": "DROP_TRIGGER", "tables": []}
+    assert key_needs_sql(key) and not key_needs_sql({**key, "tables": [{"db": "d", "table": "t"}]})

@@ -224,8 +224,9 @@ def _needs_sql() -> Column:
     """A key that may still wait for its tables or command from SQL text (as
     :func:`.sql_tables.key_needs_sql`, on the key struct)."""
     k = F.col(KEY_STRUCT)
+    trigger = (k["q"]["command"] == "DROP_TRIGGER") & (F.size(k["q"]["tables"]) == 0)
     return F.coalesce(
-        (k["type"] == "query") & (k["q"]["tables"].isNull() | k["q"]["command"].isNull()), F.lit(False)
+        (k["type"] == "query") & (k["q"]["tables"].isNull() | k["q"]["command"].isNull() | trigger), F.lit(False)
     )
 
 

@@ -37,19 +37,30 @@ _RESULT = StructType(
 )
 
 
+DROP_TRIGGER_UNDECIDED = (
+    "undecided: DROP TRIGGER is decided by the trigger's table in the replica's catalog, which the "
+    "Spark runtime does not look up: decide these events with `replfilter evaluate --schema`"
+)
+"""Why a DROP TRIGGER with its text and no table list is a dead letter here: the replica finds
+the table by the trigger's name in its own catalog (evaluation/drop_trigger.py), and deciding it
+as a statement on no table would be a confident "not found"."""
+
+
 def needs_sql_tables() -> Column:
-    """Query events whose command or table list must come from their SQL text."""
-    return F.coalesce(
-        (F.col("type") == "query") & F.col("sql").isNotNull() & (F.col("tables").isNull() | F.col("command").isNull()),
-        F.lit(False),
-    )
+    """Query events whose command or table list must come from their SQL text (a DROP TRIGGER
+    with an empty list too: its table is the trigger's, which only the text names)."""
+    query = (F.col("type") == "query") & F.col("sql").isNotNull()
+    unresolved_trigger = (F.col("command") == "DROP_TRIGGER") & (F.size(F.col("tables")) == 0)
+    return F.coalesce(query & (F.col("tables").isNull() | F.col("command").isNull() | unresolved_trigger), F.lit(False))
 
 
 def key_needs_sql(key) -> bool:
     """Whether a key of pass 1 (a dict or Row of the key columns) is a query event that may still
     wait for its table list or command: :func:`needs_sql_tables` for a key, which has no ``sql``
     column (so a row it stands for may also have no text, and need nothing)."""
-    return key["type"] == "query" and (key["tables"] is None or key["command"] is None)
+    return key["type"] == "query" and (
+        key["tables"] is None or key["command"] is None or (key["command"] == "DROP_TRIGGER" and not key["tables"])
+    )
 
 
 def analyse_texts(texts: DataFrame, sources: SourceSchemas | None = None) -> DataFrame:
@@ -81,6 +92,8 @@ def analyse_texts(texts: DataFrame, sources: SourceSchemas | None = None) -> Dat
                 else:
                     if a.undecided is not None:  # never a silent APPLY or SKIP on a guessed table list
                         row["_r_error"] = f"undecided: {a.undecided}"
+                    elif a.trigger is not None:
+                        row["_r_error"] = DROP_TRIGGER_UNDECIDED
                     row.update(
                         _r_command=a.command.value,
                         _r_tables=[t.to_dict() for t in a.tables],
