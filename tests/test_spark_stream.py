@@ -205,27 +205,25 @@ def _crash_input(tmp_path, files: int, per_file: int) -> list:
     return everything
 
 
-def test_kill_9_mid_run_then_restart_gives_exactly_once(spark, tmp_path):
-    files, per_file = 6, 40
-    everything = _crash_input(tmp_path, files, per_file)
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+def _kill_9_after(tmp_path, command: list[str], env: dict, commits: int, files: int, settle: float) -> int:
+    """Run ``replfilter stream``, wait until ``commits`` batches are committed, let the next one
+    run for ``settle`` seconds, then kill -9 it (no cleanup of any kind); the batches committed."""
     log = open(tmp_path / "stream.log", "wb")
-    child = subprocess.Popen(_stream_command(tmp_path), stdout=subprocess.DEVNULL, stderr=log, env=env)
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env=env)
     manifests = tmp_path / "out" / "_replfilter"
     deadline = time.time() + 180
     try:
-        # wait until two batches are committed, then kill while the third is being written
         while time.time() < deadline:
             done = len(list(manifests.glob("*.json"))) if manifests.exists() else 0
-            if done >= 2:
+            if done >= commits:
                 break
             if child.poll() is not None:
                 pytest.fail(f"stream exited early: {(tmp_path / 'stream.log').read_text()[-2000:]}")
             time.sleep(0.05)
         else:
             pytest.fail("no batch committed in time")
-        time.sleep(0.7)
-        child.send_signal(signal.SIGKILL)  # a real kill -9: no cleanup of any kind
+        time.sleep(settle)
+        child.send_signal(signal.SIGKILL)
         assert child.wait(timeout=30) == -signal.SIGKILL
     finally:
         if child.poll() is None:
@@ -233,6 +231,15 @@ def test_kill_9_mid_run_then_restart_gives_exactly_once(spark, tmp_path):
         log.close()
     killed_at = len(list(manifests.glob("*.json")))
     assert killed_at < files, "the stream finished before it was killed; make the input bigger"
+    return killed_at
+
+
+def test_kill_9_mid_run_then_restart_gives_exactly_once(spark, tmp_path):
+    files, per_file = 6, 40
+    everything = _crash_input(tmp_path, files, per_file)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # kill while the third batch is being written
+    killed_at = _kill_9_after(tmp_path, _stream_command(tmp_path), env, commits=2, files=files, settle=0.7)
 
     again = subprocess.run(_stream_command(tmp_path, "--available-now"), capture_output=True, env=env, timeout=300)
     assert again.returncode == 0, again.stderr.decode()[-3000:]
@@ -263,29 +270,7 @@ def test_kill_9_then_restart_resumes_in_one_pass_from_the_spilled_keys(spark, tm
     batches = [[event_row(keys[(f + k) % len(keys)]) for k in range(per_file)] for f in range(files)]
     _parquet_batches(spark, tmp_path, batches)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    log = open(tmp_path / "stream.log", "wb")
-    child = subprocess.Popen(_stream_command(tmp_path, "--format", "parquet"), stdout=subprocess.DEVNULL, stderr=log, env=env)
-    manifests = tmp_path / "out" / "_replfilter"
-    deadline = time.time() + 180
-    try:
-        while time.time() < deadline:
-            done = len(list(manifests.glob("*.json"))) if manifests.exists() else 0
-            if done >= 3:
-                break
-            if child.poll() is not None:
-                pytest.fail(f"stream exited early: {(tmp_path / 'stream.log').read_text()[-2000:]}")
-            time.sleep(0.05)
-        else:
-            pytest.fail("no batch committed in time")
-        time.sleep(0.5)
-        child.send_signal(signal.SIGKILL)  # a real kill -9: no cleanup of any kind
-        assert child.wait(timeout=30) == -signal.SIGKILL
-    finally:
-        if child.poll() is None:
-            child.kill()
-        log.close()
-    killed_at = len(list(manifests.glob("*.json")))
-    assert killed_at < files, "the stream finished before it was killed; make the input bigger"
+    killed_at = _kill_9_after(tmp_path, _stream_command(tmp_path, "--format", "parquet"), env, commits=3, files=files, settle=0.5)
     assert (tmp_path / "ckpt" / "known_keys.parquet").exists()
 
     again = subprocess.run(
