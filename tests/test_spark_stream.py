@@ -239,7 +239,7 @@ def test_kill_9_mid_run_then_restart_gives_exactly_once(spark, tmp_path):
     everything = _crash_input(tmp_path, files, per_file)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     # kill while the third batch is being written
-    killed_at = _kill_9_after(tmp_path, _stream_command(tmp_path), env, commits=2, files=files, settle=0.7)
+    _kill_9_after(tmp_path, _stream_command(tmp_path), env, commits=2, files=files, settle=0.7)
 
     again = subprocess.run(_stream_command(tmp_path, "--available-now"), capture_output=True, env=env, timeout=300)
     assert again.returncode == 0, again.stderr.decode()[-3000:]
@@ -270,7 +270,7 @@ def test_kill_9_then_restart_resumes_in_one_pass_from_the_spilled_keys(spark, tm
     batches = [[event_row(keys[(f + k) % len(keys)]) for k in range(per_file)] for f in range(files)]
     _parquet_batches(spark, tmp_path, batches)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    killed_at = _kill_9_after(tmp_path, _stream_command(tmp_path, "--format", "parquet"), env, commits=3, files=files, settle=0.5)
+    _kill_9_after(tmp_path, _stream_command(tmp_path, "--format", "parquet"), env, commits=3, files=files, settle=0.5)
     assert (tmp_path / "ckpt" / "known_keys.parquet").exists()
 
     again = subprocess.run(
