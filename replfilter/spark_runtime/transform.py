@@ -441,16 +441,18 @@ def _decided_key_frame(df: DataFrame, state: ReplicaState, hash_modulus: int | N
     cache_key = (snapshot, hash_modulus, "decided")
     rules = _rules_of(state)
     entry = KEY_CACHE.get(cache_key) if snapshot is not None else None
+    memo: dict = {}
     if entry is not None:
-        decided, made_from, summary, memo = entry
+        decided, made_from, summary, old_memo = entry
         if made_from == rules:
-            return decided, copy.deepcopy(summary), memo
+            return decided, copy.deepcopy(summary), old_memo
         source = decided.select(HASH_COLUMN, "count", key_decisions.KEY_STRUCT, key_decisions.COLLIDED)
+        if "needs_sql" in old_memo:  # a fact of the files, not of the rules (slot codes are)
+            memo["needs_sql"] = old_memo["needs_sql"]
     else:
         source = count_by_hash(df, HASH_COLUMN, hash_modulus)
     decided = key_decisions.decide_on_executors(source, state).localCheckpoint(eager=True)
     summary = key_decisions.summary(decided)
-    memo: dict = {}
     if snapshot is not None:
         KEY_CACHE.put(cache_key, (decided, rules, copy.deepcopy(summary), memo), driver_keys=0)
     return decided, summary, memo
@@ -460,13 +462,11 @@ def _decide_on_executors(
     df: DataFrame, state: ReplicaState, hash_modulus: int | None = None, plan: str = "auto"
 ) -> BatchDecisions:
     """Check the input, count and decide its keys where they are, and choose pass 2's plan."""
-    from .sql_tables import needs_sql_tables
-
     if plan not in ("auto", *PLANS):
         raise ValueError(f"plan must be 'auto' or one of {', '.join(PLANS)}, not {plan!r}")
     _check_input(df)
     decided, summary, memo = _decided_key_frame(df, state, hash_modulus)
-    if summary.needs_sql and df.where(needs_sql_tables()).limit(1).count():
+    if summary.needs_sql and _has_rows_needing_sql(df, memo):
         raise InvalidEventError(
             "query events with SQL text but no table list (or no command) must get them from the "
             "text first: replfilter.spark_runtime.sql_tables.resolve_sql_tables (read_events does it)"
@@ -508,6 +508,17 @@ def _decide_on_executors(
         chosen = "broadcast"
     result.plan, result.decided = chosen, decided
     return result
+
+
+def _has_rows_needing_sql(df: DataFrame, memo: dict) -> bool:
+    """Whether a row still waits for its tables from its SQL text (a key can stand for rows
+    with and without text): asked once per snapshot of the files (``memo`` is kept with them)."""
+    from .sql_tables import needs_sql_tables
+
+    found = memo.get("needs_sql")
+    if found is None:
+        found = memo["needs_sql"] = bool(df.where(needs_sql_tables()).limit(1).count())
+    return found
 
 
 def _collect_pairs(df: DataFrame) -> list[tuple[int, int]]:
