@@ -28,14 +28,20 @@ def _decided(spark, state, evs, **kwargs):
     return [(r.decision, r.filter_type, r.filter_rule, r.rewritten_db) for r in rows], decided
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@pytest.mark.parametrize("where", ["driver", "executors"])
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(state=states(), evs=st.lists(events, min_size=1, max_size=60))
-def test_decisions_and_counters_equal_the_evaluator(spark, state, evs):
+def test_decisions_and_counters_equal_the_evaluator(spark, monkeypatch, where, state, evs):
+    # with no plan forced, few keys are decided by the driver, many by the executors
+    from replfilter.spark_runtime import transform
+
+    monkeypatch.setattr(transform, "DRIVER_MAX_KEYS", 50_000 if where == "driver" else 0)
     got, decided = _decided(spark, state, evs)
     want, want_state = expected(state, evs)
     assert got == want
     assert decided.new_state() == want_state
     assert decided.decisions.events == len(evs)
+    assert bool(decided.decisions.key_rows) == (where == "driver")
 
 
 @pytest.mark.parametrize("plan", ["slots", "broadcast", "shuffle"])

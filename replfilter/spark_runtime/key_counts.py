@@ -61,17 +61,22 @@ def key_struct() -> Column:
     return F.struct(*[F.col(c) for c in ROW_KEY_COLUMNS], q.alias("q"))
 
 
-def count_by_hash(df: DataFrame, hash_column: str, hash_modulus: int | None = None) -> DataFrame:
-    """One row per key hash: the hash, ``count``, a sample key (:data:`KEY_STRUCT`) and whether
-    the group holds more than one key (:data:`COLLIDED`). Lazy.
-
-    Two hash aggregates: the rows by (hash, key) — a row event's query fields NULL, so they
-    cost nothing — then those distinct keys by hash, where a hash with two keys is a collision."""
+def distinct_keys(df: DataFrame, hash_column: str, hash_modulus: int | None = None) -> DataFrame:
+    """One row per distinct key: its hash, its key columns (a row event's query fields NULL, so
+    they cost nothing) and ``count``. Lazy; a hash aggregate with a fixed-width buffer."""
     is_row = _is_row()
     columns = [F.col(c) for c in ROW_KEY_COLUMNS] + [
         F.when(is_row, F.lit(None)).otherwise(F.col(c)).alias(c) for c in QUERY_KEY_COLUMNS
     ]
-    distinct = df.select(key_hash(hash_modulus).alias(hash_column), *columns).groupBy(hash_column, *KEY_COLUMNS).count()
+    return df.select(key_hash(hash_modulus).alias(hash_column), *columns).groupBy(hash_column, *KEY_COLUMNS).count()
+
+
+def count_by_hash(distinct: DataFrame, hash_column: str) -> DataFrame:
+    """One row per key hash of :func:`distinct_keys`' frame: the hash, ``count``, a sample key
+    (:data:`KEY_STRUCT`) and whether the group holds more than one key (:data:`COLLIDED`). Lazy.
+
+    The second of pass 1's two hash aggregates, on the distinct keys only: a hash with two
+    keys is a collision."""
     grouped = distinct.groupBy(hash_column).agg(
         F.sum("count").alias("count"), F.count(F.lit(1)).alias("_rf_variants"), F.min(key_struct()).alias(KEY_STRUCT)
     )
@@ -86,4 +91,4 @@ def count_full_keys(df: DataFrame, hash_column: str, hashes: list[int], hash_mod
     return keyed.where(F.col(hash_column).isin(hashes)).groupBy(hash_column, KEY_STRUCT).count().collect()
 
 
-__all__ = ["ROW_KEY_COLUMNS", "count_by_hash", "count_full_keys", "key_hash", "key_struct"]
+__all__ = ["ROW_KEY_COLUMNS", "count_by_hash", "count_full_keys", "distinct_keys", "key_hash", "key_struct"]

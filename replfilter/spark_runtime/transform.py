@@ -97,7 +97,7 @@ from ..core.filters import FilterType
 from ..replica.catalog import Catalog
 from ..replica.state import ReplicaState
 from . import catalog_follow, key_decisions, literals, slot_table
-from .key_counts import count_by_hash, count_full_keys, key_hash, key_struct
+from .key_counts import count_by_hash, count_full_keys, distinct_keys, key_hash, key_struct
 from .key_events import HASH_COLUMN, KEY_COLUMNS, InvalidEventError, decision_values, event_from_key
 from .key_cache import KEY_CACHE, KeyCache, input_snapshot
 from .schema import DECISION_COLUMNS, DECISION_FIELDS, EVENT_SCHEMA
@@ -174,14 +174,7 @@ def collect_keys(
 
 
 def _count_keys(df: DataFrame, hash_modulus: int | None, extra: tuple[str, ...]) -> list:
-    counted = df.groupBy(*KEY_COLUMNS, *extra).count().withColumn(HASH_COLUMN, key_hash(hash_modulus))
-    to_arrow = getattr(counted, "toArrow", None)  # Spark 4: Arrow is ~2x faster than Row pickling
-    if to_arrow is not None:
-        try:
-            return to_arrow().to_pylist()
-        except Exception:  # noqa: BLE001 - e.g. no pyarrow on the driver: Rows do as well
-            pass
-    return counted.collect()
+    return _collect_rows(df.groupBy(*KEY_COLUMNS, *extra).count().withColumn(HASH_COLUMN, key_hash(hash_modulus)))
 
 
 def decided_keys(rows: Iterable, state: ReplicaState) -> Iterator[tuple[int, dict[str, Any], int, Event, Decision]]:
@@ -393,10 +386,7 @@ def _checked_keys(df: DataFrame, rows: list) -> list:
 
     if any(key_needs_sql(row) for row in rows):
         if df.where(needs_sql_tables()).limit(1).count():
-            raise InvalidEventError(
-                "query events with SQL text but no table list (or no command) must get them from the "
-                "text first: replfilter.spark_runtime.sql_tables.resolve_sql_tables (read_events does it)"
-            )
+            raise _needs_sql_error()
     return rows
 
 
@@ -411,6 +401,9 @@ SLOT_MAX_KEYS = 20_000
 """Up to this many keys, pass 2 looks decisions up in a :mod:`.slot_table`: fastest at 12 k keys
 (2.1-2.3 s against 2.5-2.7 s for the broadcast join per 10 M events), slower at 66 k (11.8 s
 against 8.4 s per 4 M events, load 8-9: its arrays travel in every task's plan)."""
+DRIVER_MAX_KEYS = 50_000
+"""Up to this many keys (and no plan forced), the driver collects the distinct keys and decides
+them itself: no Python worker job, no second aggregate, no summary job. Measured below."""
 BROADCAST_MAX_KEYS = 2_000_000
 """Up to this many keys, a broadcast join of (hash -> code); beyond, a shuffle hash join. At
 1.47 M keys the broadcast still won (pass 2: 11.5 s against 13.5 s for the shuffle join, 4 M
@@ -431,13 +424,27 @@ def _rules_of(state: ReplicaState) -> tuple:
     return tuple((name, rules_key(channel_filters(state, name), state.collation)) for name in state.channel_names)
 
 
-def _decided_key_frame(df: DataFrame, state: ReplicaState, hash_modulus: int | None):
-    """Pass 1 and the decisions, on the executors: the checkpointed decided key frame and its
+def _pass_one(df: DataFrame, snapshot: str | None, hash_modulus: int | None) -> tuple[DataFrame, int, dict]:
+    """Pass 1's first aggregate, checkpointed: the distinct keys with their counts, how many
+    there are, and a memo of what was derived from them (all kept per file snapshot)."""
+    cache_key = (snapshot, hash_modulus, "distinct")
+    entry = KEY_CACHE.get(cache_key) if snapshot is not None else None
+    if entry is None:
+        distinct = distinct_keys(df, HASH_COLUMN, hash_modulus).localCheckpoint(eager=True)
+        entry = (distinct, distinct.count(), {})
+        if snapshot is not None:
+            KEY_CACHE.put(cache_key, entry, driver_keys=0)
+    return entry
+
+
+def _decided_key_frame(
+    state: ReplicaState, snapshot: str | None, distinct: DataFrame, hash_modulus: int | None
+) -> tuple[DataFrame, key_decisions.Summary, dict]:
+    """The decisions, on the executors: the checkpointed decided key frame and its
     :class:`.key_decisions.Summary`. The same files (:mod:`.key_cache`) are not grouped again;
     with the same rules they are not decided again either."""
     import copy
 
-    snapshot = input_snapshot(df)
     cache_key = (snapshot, hash_modulus, "decided")
     rules = _rules_of(state)
     entry = KEY_CACHE.get(cache_key) if snapshot is not None else None
@@ -450,7 +457,7 @@ def _decided_key_frame(df: DataFrame, state: ReplicaState, hash_modulus: int | N
         if "needs_sql" in old_memo:  # a fact of the files, not of the rules (slot codes are)
             memo["needs_sql"] = old_memo["needs_sql"]
     else:
-        source = count_by_hash(df, HASH_COLUMN, hash_modulus)
+        source = count_by_hash(distinct, HASH_COLUMN)
     decided = key_decisions.decide_on_executors(source, state).localCheckpoint(eager=True)
     summary = key_decisions.summary(decided)
     if snapshot is not None:
@@ -458,19 +465,41 @@ def _decided_key_frame(df: DataFrame, state: ReplicaState, hash_modulus: int | N
     return decided, summary, memo
 
 
+def _decide_on_driver(df: DataFrame, state: ReplicaState, distinct: DataFrame, memo: dict) -> BatchDecisions | None:
+    """A batch of few keys (:data:`DRIVER_MAX_KEYS`), decided by the driver's evaluator from
+    the collected distinct keys; None when two of them share a hash (the executor path tells
+    such keys apart by their full key)."""
+    from .sql_tables import key_needs_sql
+
+    rows = memo.get("rows")
+    if rows is None:
+        rows = memo["rows"] = _collect_rows(distinct)
+    decisions = decide_keys(rows, state)
+    if decisions.collision:
+        return None
+    if any(key_needs_sql(row) for row in rows) and _has_rows_needing_sql(df, memo):
+        raise _needs_sql_error()
+    decisions.plan = choose_plan(len(rows))
+    return decisions
+
+
 def _decide_on_executors(
     df: DataFrame, state: ReplicaState, hash_modulus: int | None = None, plan: str = "auto"
 ) -> BatchDecisions:
-    """Check the input, count and decide its keys where they are, and choose pass 2's plan."""
+    """Check the input, count its keys, decide them (on the driver when they are few and no
+    plan is forced, else where they are) and choose pass 2's plan."""
     if plan not in ("auto", *PLANS):
         raise ValueError(f"plan must be 'auto' or one of {', '.join(PLANS)}, not {plan!r}")
     _check_input(df)
-    decided, summary, memo = _decided_key_frame(df, state, hash_modulus)
+    snapshot = input_snapshot(df)
+    distinct, keys, first_memo = _pass_one(df, snapshot, hash_modulus)
+    if plan == "auto" and keys <= DRIVER_MAX_KEYS:
+        on_driver = _decide_on_driver(df, state, distinct, first_memo)
+        if on_driver is not None:
+            return on_driver
+    decided, summary, memo = _decided_key_frame(state, snapshot, distinct, hash_modulus)
     if summary.needs_sql and _has_rows_needing_sql(df, memo):
-        raise InvalidEventError(
-            "query events with SQL text but no table list (or no command) must get them from the "
-            "text first: replfilter.spark_runtime.sql_tables.resolve_sql_tables (read_events does it)"
-        )
+        raise _needs_sql_error()
     collided: list[tuple[int, dict[str, Any], int]] = []
     if summary.collided_groups:
         hashes = [r[0] for r in decided.where(F.col(key_decisions.COLLIDED)).select(HASH_COLUMN).collect()]
@@ -510,7 +539,26 @@ def _decide_on_executors(
     return result
 
 
-def _has_rows_needing_sql(df: DataFrame, memo: dict) -> bool:
+def _needs_sql_error() -> InvalidEventError:
+    return InvalidEventError(
+        "query events with SQL text but no table list (or no command) must get them from the "
+        "text first: replfilter.spark_runtime.sql_tables.resolve_sql_tables (read_events does it)"
+    )
+
+
+def _collect_rows(df: DataFrame) -> list:
+    """``df``'s rows as dicts (through Arrow when it can: ~2x faster than pickled Rows)."""
+    to_arrow = getattr(df, "toArrow", None)
+    if to_arrow is not None:
+        try:
+            return to_arrow().to_pylist()
+        except Exception:  # noqa: BLE001 - e.g. no pyarrow on the driver: Rows do as well
+            pass
+    return [r.asDict(recursive=True) for r in df.collect()]
+
+
+def _has_rows_needing_sql(
+df: DataFrame, memo: dict) -> bool:
     """Whether a row still waits for its tables from its SQL text (a key can stand for rows
     with and without text): asked once per snapshot of the files (``memo`` is kept with them)."""
     from .sql_tables import needs_sql_tables
