@@ -1343,6 +1343,12 @@ def test_start_replica_until_a_malformed_gtid_set_is_1772_and_starts_nothing(gti
     assert raised.value == MySQLError(1772, "HY000", f"Malformed GTID set specification '{gtids}'.")
     assert replica.state == before
     # tagged GTIDs (8.4), white space, several UUIDs and an empty set are sets
+    session = Session(replica.state)
+    with pytest.raises(MySQLError):
+        session.execute_text(f"START REPLICA UNTIL SQL_BEFORE_GTIDS = '{gtids}' FOR CHANNEL 'c'")
+    # add_gtid_text's 1772 is the statement's error; init's 1277 follows it in SHOW WARNINGS
+    assert [(c.level, c.code) for c in session.diagnostics] == [("Error", 1772), ("Error", 1277)]
+    assert session.diagnostics[1].message == "Incorrect parameter or combination of parameters for START REPLICA UNTIL"
     for good in ("3E11FA47-71CA-11E1-9E33-C80AA9429562:tag_1:1-5:7, 4e11fa47-71ca-11e1-9e33-c80aa9429562:3", ""):
         replica.run("STOP REPLICA FOR CHANNEL 'c'")
         replica.run(f"START REPLICA UNTIL SQL_AFTER_GTIDS = '{good}' FOR CHANNEL 'c'")

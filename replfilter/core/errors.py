@@ -156,6 +156,10 @@ class MySQLError(Exception):
         self.warnings: tuple[Condition, ...] = ()
         """Conditions the parser had raised before this error (1287 for legacy spellings): they
         stay in the diagnostics area in front of it, as in MySQL."""
+        self.following: tuple[Condition, ...] = ()
+        """Errors the server raised after this one in the same statement: the first error stays
+        the statement's (``THD::raise_condition`` sets the status only once), the later ones are
+        only listed by SHOW WARNINGS, after it."""
 
     @classmethod
     def of(cls, spec: ER, *args: object) -> "MySQLError":

@@ -328,8 +328,12 @@ def start_replica(state: ReplicaState, stmt: ast.StartReplica) -> Execution:
         # SQL thread).
         until = stmt.until if want_sql and not channel.sql_running else channel.until
         if until is stmt.until and until is not None and until.gtids and not is_gtid_set(until.gtids):
-            # Until_gtids::init: the set is read before any thread starts, so nothing starts
-            raise MySQLError.of(ER.MALFORMED_GTID_SET_SPECIFICATION, until.gtids)
+            # Until_gtids::init: the set is read before any thread starts, so nothing starts.
+            # Gtid_set::add_gtid_text raises 1772; init then returns ER_BAD_REPLICA_UNTIL_COND,
+            # which start_replica raises too: the client sees 1772, SHOW WARNINGS both.
+            malformed = MySQLError.of(ER.MALFORMED_GTID_SET_SPECIFICATION, until.gtids)
+            malformed.following = (Condition.from_error(MySQLError.of(ER.BAD_REPLICA_UNTIL_COND)),)
+            raise malformed
         state = state.with_channel(replace(
             channel, io_running=channel.io_running or want_io, sql_running=channel.sql_running or want_sql,
             last_sql_error=None if want_sql else channel.last_sql_error,  # a starting SQL thread clears it

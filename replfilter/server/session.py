@@ -108,7 +108,7 @@ class Session:
                     except MySQLError as veto:
                         failure = veto
                 # Parse-time warnings (legacy spellings) stay in front of the error, as in MySQL.
-                self._diagnostics = (*deprecation_warnings(statement), Condition.from_error(failure))
+                self._diagnostics = (*deprecation_warnings(statement), Condition.from_error(failure), *failure.following)
             new = self._state
         self._notify(old, new)
         if failure is not None:
@@ -151,7 +151,7 @@ class Session:
         try:
             statement = parse_statement(statement_text, self._state.version)
         except MySQLError as error:
-            self._diagnostics = (*error.warnings, Condition.from_error(error))
+            self._diagnostics = (*error.warnings, Condition.from_error(error), *error.following)
             raise
         return self.execute(statement)
 
