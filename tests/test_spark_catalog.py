@@ -100,12 +100,16 @@ _db = st.sampled_from(G_DBS)
 _table = st.sampled_from(G_TABLES)
 
 
-@st.composite
-def ddl_events(draw) -> QueryEvent:
+def _target(draw) -> tuple[str, str, str, tuple[TableRef, ...]]:
+    """A generated table: its database, name, the name as written (qualified or not) and its ref."""
     db, table = draw(_db), draw(_table)
     qualified = draw(st.booleans())
-    name = f"{db}.{table}" if qualified else table
-    ref = (TableRef(db if qualified else None, table),)
+    return db, table, f"{db}.{table}" if qualified else table, (TableRef(db if qualified else None, table),)
+
+
+@st.composite
+def ddl_events(draw) -> QueryEvent:
+    db, table, name, ref = _target(draw)
     kind = draw(st.sampled_from(("create", "create_if", "drop", "drop_if", "alter", "rename", "create_db", "drop_db")))
     if kind == "create":
         return QueryEvent("", db, CK.CREATE_TABLE, ref, f"CREATE TABLE {name} (id int)")
@@ -126,10 +130,7 @@ def ddl_events(draw) -> QueryEvent:
 
 @st.composite
 def dml_events(draw) -> QueryEvent:
-    db, table = draw(_db), draw(_table)
-    qualified = draw(st.booleans())
-    name = f"{db}.{table}" if qualified else table
-    ref = (TableRef(db if qualified else None, table),)
+    _db_name, _table_name, name, ref = _target(draw)
     command = draw(st.sampled_from((CK.INSERT, CK.UPDATE, CK.DELETE)))
     return QueryEvent("", draw(_db), command, ref, draw(st.sampled_from((None, f"INSERT INTO {name} VALUES (1)"))))
 

@@ -576,14 +576,9 @@ df: DataFrame, memo: dict) -> bool:
 
 
 def _collect_pairs(df: DataFrame) -> list[tuple[int, int]]:
-    to_arrow = getattr(df, "toArrow", None)
-    if to_arrow is not None:
-        try:
-            table = to_arrow()
-            return list(zip(table.column(0).to_pylist(), table.column(1).to_pylist()))
-        except Exception:  # noqa: BLE001 - e.g. no pyarrow on the driver: Rows do as well
-            pass
-    return [(r[0], r[1]) for r in df.collect()]
+    """A two-column frame's rows as tuples."""
+    first, second = df.columns
+    return [(r[first], r[second]) for r in _collect_rows(df)]
 
 
 def _join_executor_decisions(df: DataFrame, decisions: BatchDecisions, only: str | None, hash_modulus: int | None) -> DataFrame:
