@@ -5,8 +5,8 @@ keys in 4 M events. Collecting them to the driver, deciding them in one Python p
 shipping a lookup table back made every step grow with the keys. Deciding a key is cheap
 (``decide_compiled`` on a row event: ~1.7 us); moving it is not.
 
-So the distinct-key frame of pass 1 (:mod:`.key_counts`) goes through ``mapInArrow``: each task
-unpickles the state once, compiles each channel's filters once
+So the distinct-key frame of pass 1 (:func:`.key_counts.distinct_keys`) goes through
+``mapInArrow``: each task unpickles the state once, compiles each channel's filters once
 (:func:`~replfilter.evaluation.evaluator.compile_filters`) and decides its keys with
 :func:`~replfilter.evaluation.evaluator.decide_compiled` — the evaluator itself, not a
 re-implementation. Each key row gets its outcome (the four decision columns as one JSON string),
@@ -35,14 +35,16 @@ from ..core.filters import FilterType
 from ..evaluation.evaluator import UnknownChannelError
 from ..replica.state import ReplicaState
 from . import literals
-from .key_events import HASH_COLUMN, InvalidEventError, decision_values, event_from_key
+from .key_events import KEY_COLUMNS, InvalidEventError, decision_values, event_from_key
 
 KEY_STRUCT = "_rf_k"
-COLLIDED = "_rf_collided"
+NEEDS_SQL = "_rf_needs_sql"
 OUTCOME = "_rf_outcome"
 APPLIED = "_rf_applied"
 INCREMENTS = "_rf_increments"
 ERROR = "_rf_error"
+PASSED = ("count", "channel", NEEDS_SQL)
+"""The columns a decided key keeps after its hash: what :func:`summary` groups and sums."""
 DECIDED_FIELDS = (
     StructField(OUTCOME, StringType(), True),
     StructField(APPLIED, BooleanType(), True),
@@ -52,20 +54,12 @@ DECIDED_FIELDS = (
 _FTYPES = {ftype.keyword: ftype for ftype in FilterType}
 
 
-def key_values(sample: dict[str, Any] | None) -> dict[str, Any]:
-    """The key columns of a key struct (:func:`.key_counts.key_struct`): the row part, and the
-    query part when the struct has one."""
-    if sample is None:
-        return {}
-    values = {k: v for k, v in sample.items() if k != "q"}
-    q = sample.get("q")
-    if q:
-        values.update(q)
-    return values
-
-
 def _decider(state: ReplicaState):
-    """The function ``mapInArrow`` runs: closes over ``state`` (pickled once per task)."""
+    """The function ``mapInArrow`` runs: closes over ``state`` (pickled once per task).
+
+    A batch holds the hash, the :data:`PASSED` columns, then the key columns: only ``db`` and
+    ``table`` for row keys (:func:`decide_on_executors` sends those apart), all the others
+    otherwise."""
 
     def decide_batches(batches):
         import pyarrow as pa
@@ -83,28 +77,20 @@ def _decider(state: ReplicaState):
                 found = compiled[channel] = compile_filters(channel_filters(state, channel), state.collation)
             return found
 
+        kept = 1 + len(PASSED)
         for batch in batches:
-            keys = batch.column(batch.schema.get_field_index(KEY_STRUCT))
-            collided = batch.column(batch.schema.get_field_index(COLLIDED)).to_pylist()
-            channels = keys.field("channel").to_pylist()
-            types = keys.field("type").to_pylist()
-            dbs = keys.field("db").to_pylist()
-            tables = keys.field("table").to_pylist()
-            queries = keys.field("q").to_pylist()
+            names = batch.schema.names
+            channels = batch.column(names.index("channel")).to_pylist()
+            keys = {name: batch.column(i).to_pylist() for i, name in enumerate(names) if i >= kept}
+            row_keys = "type" not in keys
+            dbs, tables = keys["db"], keys["table"]
             outcomes, applied, increments, errors = [], [], [], []
-            for i, typ in enumerate(types):
-                if collided[i]:  # decided exactly on the driver (transform), never from a sample
-                    outcomes.append(None), applied.append(None), increments.append(None), errors.append(None)
-                    continue
-                channel = channels[i]
+            for i, channel in enumerate(channels):
                 try:
-                    if typ == "row" and dbs[i] is not None and tables[i] is not None:
+                    if row_keys:
                         event = RowEvent("" if channel is None else channel, dbs[i], tables[i])
                     else:
-                        values = {"channel": channel, "type": typ, "db": dbs[i], "table": tables[i]}
-                        if queries[i]:
-                            values.update(queries[i])
-                        event = event_from_key(values)
+                        event = event_from_key({"channel": channel, **{name: v[i] for name, v in keys.items()}})
                     decision = decide_compiled(filters_for(event.channel), event)
                 except UnknownChannelError as err:
                     outcomes.append(None), applied.append(None), increments.append(None)
@@ -131,23 +117,47 @@ def _decider(state: ReplicaState):
                     increments.append("")
                 errors.append(None)
             yield pa.RecordBatch.from_arrays(
-                [*batch.columns, pa.array(outcomes, pa.string()), pa.array(applied, pa.bool_()),
+                [*batch.columns[:kept], pa.array(outcomes, pa.string()), pa.array(applied, pa.bool_()),
                  pa.array(increments, pa.string()), pa.array(errors, pa.string())],
-                names=[*batch.schema.names, OUTCOME, APPLIED, INCREMENTS, ERROR],
+                names=[*names[:kept], OUTCOME, APPLIED, INCREMENTS, ERROR],
             )
 
     return decide_batches
 
 
-def decide_on_executors(counted: DataFrame, state: ReplicaState) -> DataFrame:
-    """``counted`` (one row per key hash: hash, count, key struct, collided flag) with the
-    decision columns of :data:`DECIDED_FIELDS`, computed by the tasks (lazy)."""
-    schema = StructType([*counted.schema.fields, *DECIDED_FIELDS])
+def decide_on_executors(distinct: DataFrame, state: ReplicaState, hash_column: str, collided: list[int]) -> DataFrame:
+    """The keys of pass 1's :func:`~.key_counts.distinct_keys` frame, decided by the tasks
+    (lazy): one row per key with its hash, the :data:`PASSED` columns and
+    :data:`DECIDED_FIELDS`. Keys whose hash is in ``collided`` are left out: the driver decides
+    them on their full key (:mod:`.transform`).
+
+    Row keys travel apart, as ``(channel, db, table)``: a tenant replica's keys are nearly all
+    row keys, and moving the six NULL query fields and the table list through Arrow cost more
+    than deciding (1.58 M keys, an identity ``mapInArrow``: 0.9 s with the row columns, 2.5 s
+    with all ten)."""
+    if collided:
+        distinct = distinct.where(~F.col(hash_column).isin(collided))
+    row_key = (F.col("type") == "row") & F.col("db").isNotNull() & F.col("table").isNotNull()
+    rows = distinct.where(row_key).select(hash_column, "count", "channel", F.lit(False).alias(NEEDS_SQL), "db", "table")
+    others = distinct.where(~row_key).select(
+        hash_column, "count", "channel", needs_sql().alias(NEEDS_SQL), *[c for c in KEY_COLUMNS if c != "channel"]
+    )
+    schema = StructType([*rows.schema.fields[: 1 + len(PASSED)], *DECIDED_FIELDS])
     # One task per core, not one per shuffle partition (200 by default): each task unpickles
     # the state and compiles every channel's filters, which costs more than deciding a few
     # thousand keys.
-    tasks = max(1, counted.sparkSession.sparkContext.defaultParallelism)
-    return counted.coalesce(tasks).mapInArrow(_decider(state), schema)
+    tasks = max(1, distinct.sparkSession.sparkContext.defaultParallelism)
+    decide = _decider(state)
+    return rows.coalesce(tasks).mapInArrow(decide, schema).union(others.coalesce(tasks).mapInArrow(decide, schema))
+
+
+def needs_sql() -> Column:
+    """Whether a key may still wait for its tables or command from SQL text: as
+    :func:`.sql_tables.key_needs_sql`, on the key columns."""
+    trigger = (F.col("command") == "DROP_TRIGGER") & (F.size("tables") == 0)
+    return F.coalesce(
+        (F.col("type") == "query") & (F.col("tables").isNull() | F.col("command").isNull() | trigger), F.lit(False)
+    )
 
 
 @dataclass
@@ -161,7 +171,6 @@ class Summary:
     applied: int = 0
     skipped: int = 0
     keys: int = 0
-    collided_groups: int = 0
     needs_sql: bool = False
 
     def add(self, channel: str, applied: bool, increments: dict[FilterType, int], n: int) -> None:
@@ -191,11 +200,8 @@ def summary(decided: DataFrame) -> Summary:
     """The small aggregate of a decided key frame the driver needs (one Spark job), raising the
     first error a key carries."""
     rows = (
-        decided.groupBy(
-            F.col(f"{KEY_STRUCT}.channel").alias("channel"), OUTCOME, APPLIED, INCREMENTS, ERROR, COLLIDED,
-            _needs_sql().alias("needs_sql"),
-        )
-        .agg(F.sum("count").alias("n"), F.count(F.lit(1)).alias("keys"), F.first(HASH_COLUMN).alias("h"))
+        decided.groupBy("channel", OUTCOME, APPLIED, INCREMENTS, ERROR, NEEDS_SQL)
+        .agg(F.sum("count").alias("n"), F.count(F.lit(1)).alias("keys"))
         .collect()
     )
     for row in rows:
@@ -204,11 +210,8 @@ def summary(decided: DataFrame) -> Summary:
             kind, _, detail = error.partition("\t")
             raise UnknownChannelError(detail) if kind == "channel" else InvalidEventError(detail)
     result = Summary()
-    result.needs_sql = any(row["needs_sql"] for row in rows)
+    result.needs_sql = any(row[NEEDS_SQL] for row in rows)
     for row in sorted(rows, key=lambda r: (r[OUTCOME] is None, r[OUTCOME] or "")):
-        if row[COLLIDED]:
-            result.collided_groups += row["keys"]
-            continue
         result.keys += row["keys"]
         text = row[OUTCOME]
         if text not in result.outcome_texts:
@@ -220,16 +223,6 @@ def summary(decided: DataFrame) -> Summary:
     return result
 
 
-def _needs_sql() -> Column:
-    """A key that may still wait for its tables or command from SQL text (as
-    :func:`.sql_tables.key_needs_sql`, on the key struct)."""
-    k = F.col(KEY_STRUCT)
-    trigger = (k["q"]["command"] == "DROP_TRIGGER") & (F.size(k["q"]["tables"]) == 0)
-    return F.coalesce(
-        (k["type"] == "query") & (k["q"]["tables"].isNull() | k["q"]["command"].isNull() | trigger), F.lit(False)
-    )
-
-
 def code_column(spark, outcome_texts: list[str]) -> Column:
     """The 1-based code of each decided key's outcome (its position in ``outcome_texts``)."""
     array = literals.string_array(spark, outcome_texts)
@@ -238,4 +231,4 @@ def code_column(spark, outcome_texts: list[str]) -> Column:
     return F.array_position(array, F.col(OUTCOME)).cast("int")
 
 
-__all__ = ["DECIDED_FIELDS", "Summary", "code_column", "decide_on_executors", "key_values", "summary"]
+__all__ = ["DECIDED_FIELDS", "KEY_STRUCT", "Summary", "code_column", "decide_on_executors", "needs_sql", "summary"]

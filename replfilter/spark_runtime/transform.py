@@ -13,10 +13,10 @@ batch is decided in two passes, and what grows with the distinct keys stays on t
 2. a batch of few keys (:data:`DRIVER_MAX_KEYS`, no plan forced) is decided by the driver: it
    collects the distinct keys of pass 1's first aggregate (checkpointed) and decides them with
    the reference evaluator, with no Python worker job, no second aggregate and no summary job.
-   Otherwise the executors decide the sample keys (:mod:`.key_decisions`: ``mapInArrow``, the
-   reference evaluator, filters compiled once per task); the driver collects only the totals,
-   the COUNTER increments and the distinct outcomes. Keys of colliding groups are counted on
-   their full key and decided on the driver, one by one;
+   Otherwise the executors decide the distinct keys (:mod:`.key_decisions`: ``mapInArrow``,
+   the reference evaluator, filters compiled once per task); the driver collects only the
+   totals, the COUNTER increments and the distinct outcomes. Keys whose hash another key shares
+   (:func:`.key_counts.collided_hashes`) are decided on the driver, one by one;
 3. pass 2 looks each row's outcome code up by the same hash, with a plan chosen from the number
    of keys (:func:`choose_plan`): a collision-free :mod:`.slot_table` (literal arrays, no join)
    up to :data:`SLOT_MAX_KEYS` keys, a broadcast join of (hash -> code) up to
@@ -100,7 +100,7 @@ from ..core.filters import FilterType
 from ..replica.catalog import Catalog
 from ..replica.state import ReplicaState
 from . import catalog_follow, key_decisions, literals, slot_table
-from .key_counts import count_by_hash, count_full_keys, distinct_keys, key_hash, key_struct
+from .key_counts import collided_hashes, distinct_keys, key_hash, key_struct
 from .key_events import HASH_COLUMN, KEY_COLUMNS, InvalidEventError, decision_values, event_from_key
 from .key_cache import KEY_CACHE, KeyCache, input_snapshot
 from .schema import DECISION_COLUMNS, DECISION_FIELDS, EVENT_SCHEMA
@@ -444,28 +444,24 @@ def _pass_one(df: DataFrame, snapshot: str | None, hash_modulus: int | None) -> 
 
 
 def _decided_key_frame(
-    state: ReplicaState, snapshot: str | None, distinct: DataFrame, hash_modulus: int | None
+    state: ReplicaState, snapshot: str | None, distinct: DataFrame, collided: list[int], hash_modulus: int | None
 ) -> tuple[DataFrame, key_decisions.Summary, dict]:
-    """The decisions, on the executors: the checkpointed decided key frame and its
-    :class:`.key_decisions.Summary`. The same files (:mod:`.key_cache`) are not grouped again;
-    with the same rules they are not decided again either."""
+    """The decisions, on the executors: the checkpointed decided key frame, its
+    :class:`.key_decisions.Summary` and a memo of what depends on the rules. The same files
+    (:mod:`.key_cache`) are not grouped again; with the same rules they are not decided again
+    either."""
     import copy
 
     cache_key = (snapshot, hash_modulus, "decided")
     rules = _rules_of(state)
     entry = KEY_CACHE.get(cache_key) if snapshot is not None else None
-    memo: dict = {}
     if entry is not None:
-        decided, made_from, summary, old_memo = entry
+        decided, made_from, summary, memo = entry
         if made_from == rules:
-            return decided, copy.deepcopy(summary), old_memo
-        source = decided.select(HASH_COLUMN, "count", key_decisions.KEY_STRUCT, key_decisions.COLLIDED)
-        if "needs_sql" in old_memo:  # a fact of the files, not of the rules (slot codes are)
-            memo["needs_sql"] = old_memo["needs_sql"]
-    else:
-        source = count_by_hash(distinct, HASH_COLUMN)
-    decided = key_decisions.decide_on_executors(source, state).localCheckpoint(eager=True)
+            return decided, copy.deepcopy(summary), memo
+    decided = key_decisions.decide_on_executors(distinct, state, HASH_COLUMN, collided).localCheckpoint(eager=True)
     summary = key_decisions.summary(decided)
+    memo: dict = {}
     if snapshot is not None:
         KEY_CACHE.put(cache_key, (decided, rules, copy.deepcopy(summary), memo), driver_keys=0)
     return decided, summary, memo
@@ -503,19 +499,19 @@ def _decide_on_executors(
         on_driver = _decide_on_driver(df, state, distinct, first_memo)
         if on_driver is not None:
             return on_driver
-    decided, summary, memo = _decided_key_frame(state, snapshot, distinct, hash_modulus)
-    if summary.needs_sql and _has_rows_needing_sql(df, memo):
+    collided_keys = first_memo.get("collided")
+    if collided_keys is None:
+        collided_keys = first_memo["collided"] = collided_hashes(distinct, HASH_COLUMN)
+    decided, summary, memo = _decided_key_frame(state, snapshot, distinct, collided_keys, hash_modulus)
+    if summary.needs_sql and _has_rows_needing_sql(df, first_memo):
         raise _needs_sql_error()
-    collided: list[tuple[int, dict[str, Any], int]] = []
-    if summary.collided_groups:
-        hashes = [r[0] for r in decided.where(F.col(key_decisions.COLLIDED)).select(HASH_COLUMN).collect()]
-        rows = [
-            {**key_decisions.key_values(r[key_decisions.KEY_STRUCT].asDict(recursive=True)), HASH_COLUMN: r[HASH_COLUMN],
-             "count": r["count"], "_struct": r[key_decisions.KEY_STRUCT]}
-            for r in count_full_keys(df, HASH_COLUMN, hashes, hash_modulus)
-        ]
-        for row in rows:
-            struct = row.pop("_struct")
+    collided: list[tuple[int, Any, int]] = []
+    if collided_keys:
+        # the colliding groups' keys are rows of pass 1 already: each is decided on its own
+        wanted = distinct.where(F.col(HASH_COLUMN).isin(collided_keys))
+        for r in wanted.select(HASH_COLUMN, "count", *KEY_COLUMNS, key_struct().alias(key_decisions.KEY_STRUCT)).collect():
+            row = r.asDict()
+            struct = row.pop(key_decisions.KEY_STRUCT)
             h, _values, n, event, decision = next(decided_keys([row], state))
             code = summary.code_of(decision_values(decision))
             summary.add(event.channel, decision.applied, decision.increments, n)
@@ -594,16 +590,14 @@ def _join_executor_decisions(df: DataFrame, decisions: BatchDecisions, only: str
         table = F.broadcast(_pair_table(spark, pairs))
         return with_outcome_columns(keyed.join(table, HASH_COLUMN, "inner"), df.columns, decisions)
     decided = decisions.decided
-    table = decided.where(~F.col(key_decisions.COLLIDED)).select(
-        HASH_COLUMN, key_decisions.code_column(spark, decisions.outcome_texts).alias(CODE_COLUMN)
-    )
+    table = decided.select(HASH_COLUMN, key_decisions.code_column(spark, decisions.outcome_texts).alias(CODE_COLUMN))
     if wanted is not None:
         table = table.where(F.col(CODE_COLUMN).isin(wanted))
     how = "inner" if only else "left"
     hint = F.broadcast if decisions.plan == "broadcast" else (lambda t: t.hint("shuffle_hash"))
     if not decisions.collided_rows:
         return with_outcome_columns(keyed.join(hint(table), HASH_COLUMN, how), df.columns, decisions)
-    struct_type = decided.schema[key_decisions.KEY_STRUCT].dataType
+    struct_type = df.select(key_struct()).schema[0].dataType
     schema = StructType(
         [StructField("_rf_h", LongType(), False), StructField("_rf_tk", struct_type, True), StructField(CODE_COLUMN, IntegerType(), False)]
     )
