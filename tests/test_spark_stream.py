@@ -22,7 +22,7 @@ from replfilter.evaluation.events import (
     TransactionEvent,
     TransactionKind,
 )
-from replfilter.evaluation.event_json import to_json
+from replfilter.evaluation.event_json import from_json, to_json
 from replfilter.core.filters import FilterType
 from replfilter.server.session import Session
 
@@ -76,8 +76,14 @@ def _event_key(event, decision) -> tuple:
     return (d["type"], d["channel"], default_db, db, d.get("table"), d.get("sql"), d.get("gtid"))
 
 
-def test_each_batch_uses_the_state_at_its_start(spark, tmp_path):
+@pytest.mark.parametrize("where", ["driver", "executors"])
+def test_each_batch_uses_the_state_at_its_start(spark, tmp_path, monkeypatch, where):
+    """JSON lines, filters changed between batches, dead letters in one batch; the keys decided
+    on the driver or on the executors."""
+    from replfilter.spark_runtime import transform
     from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    monkeypatch.setattr(transform, "DRIVER_MAX_KEYS", 50_000 if where == "driver" else 0)
 
     events_dir = tmp_path / "events"
     events_dir.mkdir()
@@ -87,6 +93,15 @@ def test_each_batch_uses_the_state_at_its_start(spark, tmp_path):
         lines = [to_json(e) for e in evs]
         if i == 1:
             lines += ['{"v": 1, "type": "row", "db": "x"}', "not json", to_json(RowEvent("nope", "d", "t"))]
+        if i == 2:  # SQL text only: the tables come from the text, as `replfilter evaluate` reads it
+            texts = [
+                '{"v": 1, "type": "query", "channel": "a", "default_db": "db2", "command": "INSERT", '
+                '"sql": "INSERT INTO t10 SELECT * FROM db1.t11"}',
+                '{"v": 1, "type": "query", "channel": "b", "default_db": "db2", "command": "UPDATE", '
+                '"sql": "UPDATE t12 SET c = 1"}',
+            ]
+            lines += texts
+            evs += [from_json(text) for text in texts]
         _write_file(str(events_dir / f"{i:03d}.jsonl"), lines, now + i)
 
     session = Session()
@@ -289,10 +304,18 @@ def test_kill_9_then_restart_resumes_in_one_pass_from_the_spilled_keys(spark, tm
     assert {r["db"] for r in skipped} == {"db1"} and "db1" not in {r["db"] for r in applied}
 
 
-def test_parquet_stream_equals_the_evaluator(spark, tmp_path):
+@pytest.mark.parametrize("where", ["driver", "executors"])
+def test_parquet_stream_equals_the_evaluator(spark, tmp_path, monkeypatch, where):
+    """One batch of clean rows, one with dead letters: keys decided on the driver, or, as a
+    tenant replica's many keys are, on the executors (never collected: nothing remembered)."""
+    import io
+
+    from replfilter.spark_runtime import transform
     from replfilter.spark_runtime.schema import EVENT_SCHEMA, INGESTED_SCHEMA
     from replfilter.spark_runtime.stream import EventStream, StreamConfig
     from spark_helpers import event_row
+
+    monkeypatch.setattr(transform, "DRIVER_MAX_KEYS", 50_000 if where == "driver" else 0)
 
     session = Session()
     session.execute_sql(SETUP)
@@ -309,8 +332,13 @@ def test_parquet_stream_equals_the_evaluator(spark, tmp_path):
         (part,) = [p for p in (tmp_path / staging).iterdir() if p.name.endswith(".parquet")]
         os.rename(part, events_dir / f"{k}.parquet")
     config = StreamConfig(str(events_dir), str(tmp_path / "out"), str(tmp_path / "ckpt"),
-                          skipped_dir=str(tmp_path / "skipped"), input_format="parquet")
-    stats = EventStream(spark, session, config).run_available_now()
+                          skipped_dir=str(tmp_path / "skipped"), input_format="parquet", max_files_per_trigger=1)
+    progress = io.StringIO()
+    stream = EventStream(spark, session, config, progress=progress)
+    stats = stream.run_available_now()
+    assert len(stats) == 2
+    assert ("decided on the executors" in progress.getvalue()) == (where == "executors")
+    assert (len(stream.known_keys) == 0) == (where == "executors")
     decisions, new_state = apply_events(_fresh(), evs)
     assert sum(s.events for s in stats) == len(evs) and sum(s.dead for s in stats) == 2
     applied = spark.read.parquet(config.output_dir).collect()

@@ -61,14 +61,18 @@ def key_struct() -> Column:
     return F.struct(*[F.col(c) for c in ROW_KEY_COLUMNS], q.alias("q"))
 
 
-def distinct_keys(df: DataFrame, hash_column: str, hash_modulus: int | None = None) -> DataFrame:
-    """One row per distinct key: its hash, its key columns (a row event's query fields NULL, so
-    they cost nothing) and ``count``. Lazy; a hash aggregate with a fixed-width buffer."""
+def distinct_keys(
+    df: DataFrame, hash_column: str, hash_modulus: int | None = None, extra: tuple[str, ...] = ()
+) -> DataFrame:
+    """One row per distinct key (and value of the ``extra`` columns): its hash, its key columns
+    (a row event's query fields NULL, so they cost nothing) and ``count``. Lazy; a hash
+    aggregate with a fixed-width buffer."""
     is_row = _is_row()
     columns = [F.col(c) for c in ROW_KEY_COLUMNS] + [
         F.when(is_row, F.lit(None)).otherwise(F.col(c)).alias(c) for c in QUERY_KEY_COLUMNS
     ]
-    return df.select(key_hash(hash_modulus).alias(hash_column), *columns).groupBy(hash_column, *KEY_COLUMNS).count()
+    selected = df.select(key_hash(hash_modulus).alias(hash_column), *columns, *extra)
+    return selected.groupBy(hash_column, *KEY_COLUMNS, *extra).count()
 
 
 def collided_hashes(distinct: DataFrame, hash_column: str) -> list[int]:

@@ -7,8 +7,11 @@ or ``debezium`` JSON) and handles each micro-batch in ``foreachBatch``
 1. take the session's state **as it is at the start of the batch** (filter changes made while a
    batch runs apply from the next one, as a replica applies them between transactions);
 2. ingest: events and dead letters (malformed records, unknown channels);
-3. decide with :mod:`.transform` (distinct keys decided by the reference evaluator) — or, for
-   Parquet batches whose keys all appeared in earlier batches, in one pass (:mod:`.known_keys`);
+3. decide with :mod:`.transform` (distinct keys decided by the reference evaluator: on the
+   driver when a batch has few keys, :data:`.transform.DRIVER_MAX_KEYS`, or a schema is known;
+   on the executors otherwise, so a tenant replica's batch never brings its keys to the
+   driver) — or, for Parquet batches whose keys all appeared in earlier batches, in one pass
+   (:mod:`.known_keys`, which remembers only keys decided on the driver);
 4. write applied events (database rewritten) to ``output_dir``, skipped events to
    ``skipped_dir`` (optional) and dead letters to ``dead_letter_dir`` (default
    ``output_dir/_dead_letter``, hidden from Parquet readers of ``output_dir``) — each as
@@ -52,7 +55,8 @@ from .ingest import (
     parse_event_lines,
     split_unknown_channels,
 )
-from . import literals
+from . import literals, transform
+from .key_decisions import needs_sql
 from .known_keys import SPILL_NAME, KnownKeys
 from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
 from .sink import BatchOutputs, BatchSink, BatchStats, is_local, join_path, local_path
@@ -66,7 +70,9 @@ from .transform import (
     KEY_COLUMNS,
     KEY_MODEL,
     BatchDecisions,
-    collect_keys,
+    CountedKeys,
+    count_keys,
+    decide_counted,
     decide_keys,
     join_decisions,
     rewrite_databases,
@@ -74,6 +80,7 @@ from .transform import (
 )
 
 OUTPUT_COLUMNS = (*INGESTED_COLUMNS, *DECISION_COLUMNS, APPLIER_ERROR)
+_PLAN_NAMES = {"slots": "slot table", "broadcast": "broadcast join", "shuffle": "shuffle hash join"}
 LINE_ORDER = ("_source", "_block", "_pos")
 """The order of events in a JSON batch: files by name (their paths), then lines (the file
 block, then the position in the scan): the order the replica's catalog follows DDL in."""
@@ -82,12 +89,14 @@ block, then the position in the scan): the order the replica's catalog follows D
 @dataclass(frozen=True)
 class IngestedBatch:
     """A batch read and checked (pass 1): its events, its dead letters, its distinct keys with
-    their counts, and the number of dead letters when already known without a count."""
+    their counts (None when the executors decide them: ``counted`` holds them), and the number
+    of dead letters when already known without a count."""
 
     events: DataFrame
     dead: DataFrame
-    keys: list
+    keys: list | None
     dead_count: int | None
+    counted: CountedKeys | None = None
 
 
 class StopRequested(RuntimeError):
@@ -186,24 +195,44 @@ class EventStream:
         reference reader on the rows the check did not accept, among them; its results are kept
         (``keep``), so that it runs once for every output of the batch."""
         c = self.config
-        rows = collect_keys(marked, extra=("_ok",))
+        rows, counted = self._keys_of(marked, state, extra=("_ok",))
         good = marked.where(F.col("_ok")).select(*INGESTED_COLUMNS, *carry)
-        clean = all(row["_ok"] for row in rows)
+        if rows is None:  # the keys stay on the executors: ask them
+            clean = counted.frame.where(~F.col("_ok")).limit(1).count() == 0
+            channels = {row[0] for row in counted.frame.select("channel").distinct().collect()}
+        else:
+            clean = all(row["_ok"] for row in rows)
+            channels = {row["channel"] for row in rows}
         if clean:
             ingested = Ingested(good, self.spark.createDataFrame([], DEAD_LETTER_SCHEMA))
         else:
             checked = fallback(marked)
             ingested = Ingested(good.unionByName(checked.events), checked.dead)
-        channels = {row["channel"] for row in rows}
         if c.relay_channel is not None and channels - {c.relay_channel}:
             ingested = _claim_relay_events(ingested, c.relay_channel)
             clean = False
         # (a record of a channel the replica lacks failed the native check: ``fallback`` made it
         # a dead letter, line and file kept)
+        if clean and rows is None:  # every row passed the check: the keys are the batch's
+            keys = CountedKeys(counted.frame.drop("_ok"), counted.keys)
+            return IngestedBatch(ingested.events, ingested.dead, None, dead_count=0, counted=keys)
         if clean:
             return IngestedBatch(ingested.events, ingested.dead, _merge_keys(rows), dead_count=0)
         events = keep(ingested.events)
-        return IngestedBatch(events, keep(ingested.dead), collect_keys(events), dead_count=None)
+        keys, counted = self._keys_of(events, state)
+        return IngestedBatch(events, keep(ingested.dead), keys, dead_count=None, counted=counted)
+
+    @staticmethod
+    def _keys_of(
+        frame: DataFrame, state: ReplicaState, extra: tuple[str, ...] = ()
+    ) -> tuple[list | None, CountedKeys]:
+        """Pass 1 on the executors (:func:`.transform.count_keys`), and the keys on the driver
+        only when it decides them: few keys (:data:`.transform.DRIVER_MAX_KEYS`), or a schema
+        known (the catalog follower replays the DDL from the keys)."""
+        counted = count_keys(frame, extra=extra)
+        if counted.keys <= transform.DRIVER_MAX_KEYS or state.replica_catalog is not None:
+            return counted.rows(), counted
+        return None, counted
 
     def _marked(self, df: DataFrame, channels: Sequence[str] | None = None, positioned: bool = False) -> DataFrame:
         """Parquet rows checked natively (``_ok``), relay log channels claimed."""
@@ -327,8 +356,10 @@ class EventStream:
                 dead_count = 0
             else:
                 decisions, dead_count = self._decide_in_two_passes(df, state, outputs, keep)
-                if self._one_pass_applies:
+                if self._one_pass_applies and decisions.keys is None:
                     self.known_keys.remember(decisions.key_rows, clean=dead_count == 0)
+                elif self._one_pass_applies:  # decided on the executors: nothing remembered
+                    self.known_keys.missed()
         finally:
             for frame in persisted:
                 frame.unpersist()
@@ -375,17 +406,27 @@ class EventStream:
             order = LINE_ORDER if positioned else None
             ingested = self.ingest(df, state, keep, positioned)
             events = keep(ingested.events)
-            batch = IngestedBatch(events, ingested.dead, collect_keys(events), dead_count=None)
-        events, dead, keys, dead_count = batch.events, batch.dead, batch.keys, batch.dead_count
-        if any(key_needs_sql(row) for row in keys):
+            keys, counted = self._keys_of(events, state)
+            batch = IngestedBatch(events, ingested.dead, keys, dead_count=None, counted=counted)
+        events, dead, keys, counted = batch.events, batch.dead, batch.keys, batch.counted
+        dead_count = batch.dead_count
+        if keys is None:
+            waits_for_sql = bool(counted.frame.where(needs_sql()).limit(1).count())
+        else:
+            waits_for_sql = any(key_needs_sql(row) for row in keys)
+        if waits_for_sql:
             resolved = resolve_sql_tables(events, SourceSchemas.of(state))
             events, dead = keep(resolved.events), dead.unionByName(resolved.dead)
-            keys = collect_keys(events)
+            keys, counted = self._keys_of(events, state)
             dead_count = None
-        decisions = decide_keys(keys, state)
-        # each output keeps one outcome: an inner join against that outcome's keys, broadcast
-        # (on the full key when two keys of the batch share a hash)
-        self._plan = "full-key join" if decisions.collision else "broadcast join"
+        if keys is None:
+            decisions = decide_counted(events, state, counted)
+            self._plan = f"{decisions.keys:,} keys decided on the executors, {_PLAN_NAMES[decisions.plan]}"
+        else:
+            decisions = decide_keys(keys, state)
+            # each output keeps one outcome: an inner join against that outcome's keys,
+            # broadcast (on the full key when two keys of the batch share a hash)
+            self._plan = "full-key join" if decisions.collision else "broadcast join"
         followed = catalog_follow.follow(KEY_MODEL, events, state, [(h, v) for h, v, _ in decisions.key_rows], order)
         if followed is not None:
             decisions.replica_catalog = followed.catalog

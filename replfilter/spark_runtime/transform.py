@@ -430,17 +430,40 @@ def _rules_of(state: ReplicaState) -> tuple:
     return tuple((name, rules_key(channel_filters(state, name), state.collation)) for name in state.channel_names)
 
 
-def _pass_one(df: DataFrame, snapshot: str | None, hash_modulus: int | None) -> tuple[DataFrame, int, dict]:
-    """Pass 1's first aggregate, checkpointed: the distinct keys with their counts, how many
-    there are, and a memo of what was derived from them (all kept per file snapshot)."""
+@dataclass(frozen=True)
+class CountedKeys:
+    """Pass 1's first aggregate, checkpointed: the distinct keys with their counts
+    (:func:`.key_counts.distinct_keys`), how many there are, and a memo of what was derived
+    from them (kept with them, per file snapshot)."""
+
+    frame: DataFrame
+    keys: int
+    memo: dict = field(default_factory=dict, compare=False)
+
+    def rows(self) -> list:
+        """The keys on the driver, as dicts (collected once)."""
+        rows = self.memo.get("rows")
+        if rows is None:
+            rows = self.memo["rows"] = _collect_rows(self.frame)
+        return rows
+
+
+def count_keys(df: DataFrame, hash_modulus: int | None = None, extra: tuple[str, ...] = ()) -> CountedKeys:
+    """Pass 1 on the executors: ``df``'s distinct keys (grouped on ``extra`` too), checkpointed
+    and counted. Nothing about the keys reaches the driver but their number."""
+    frame = distinct_keys(df, HASH_COLUMN, hash_modulus, extra).localCheckpoint(eager=True)
+    return CountedKeys(frame, frame.count())
+
+
+def _pass_one(df: DataFrame, snapshot: str | None, hash_modulus: int | None) -> CountedKeys:
+    """:func:`count_keys`, remembered per file snapshot (:mod:`.key_cache`)."""
     cache_key = (snapshot, hash_modulus, "distinct")
-    entry = KEY_CACHE.get(cache_key) if snapshot is not None else None
-    if entry is None:
-        distinct = distinct_keys(df, HASH_COLUMN, hash_modulus).localCheckpoint(eager=True)
-        entry = (distinct, distinct.count(), {})
+    counted = KEY_CACHE.get(cache_key) if snapshot is not None else None
+    if counted is None:
+        counted = count_keys(df, hash_modulus)
         if snapshot is not None:
-            KEY_CACHE.put(cache_key, entry, driver_keys=0)
-    return entry
+            KEY_CACHE.put(cache_key, counted, driver_keys=0)
+    return counted
 
 
 def _decided_key_frame(
@@ -467,19 +490,17 @@ def _decided_key_frame(
     return decided, summary, memo
 
 
-def _decide_on_driver(df: DataFrame, state: ReplicaState, distinct: DataFrame, memo: dict) -> BatchDecisions | None:
+def _decide_on_driver(df: DataFrame, state: ReplicaState, counted: CountedKeys) -> BatchDecisions | None:
     """A batch of few keys (:data:`DRIVER_MAX_KEYS`), decided by the driver's evaluator from
     the collected distinct keys; None when two of them share a hash (the executor path tells
     such keys apart by their full key)."""
     from .sql_tables import key_needs_sql
 
-    rows = memo.get("rows")
-    if rows is None:
-        rows = memo["rows"] = _collect_rows(distinct)
+    rows = counted.rows()
     decisions = decide_keys(rows, state)
     if decisions.collision:
         return None
-    if any(key_needs_sql(row) for row in rows) and _has_rows_needing_sql(df, memo):
+    if any(key_needs_sql(row) for row in rows) and _has_rows_needing_sql(df, counted.memo):
         raise _needs_sql_error()
     decisions.plan = choose_plan(len(rows))
     return decisions
@@ -494,11 +515,25 @@ def _decide_on_executors(
         raise ValueError(f"plan must be 'auto' or one of {', '.join(PLANS)}, not {plan!r}")
     _check_input(df)
     snapshot = input_snapshot(df)
-    distinct, keys, first_memo = _pass_one(df, snapshot, hash_modulus)
-    if plan == "auto" and keys <= DRIVER_MAX_KEYS:
-        on_driver = _decide_on_driver(df, state, distinct, first_memo)
+    return decide_counted(df, state, _pass_one(df, snapshot, hash_modulus), snapshot, hash_modulus, plan)
+
+
+def decide_counted(
+    df: DataFrame,
+    state: ReplicaState,
+    counted: CountedKeys,
+    snapshot: str | None = None,
+    hash_modulus: int | None = None,
+    plan: str = "auto",
+) -> BatchDecisions:
+    """Decide the keys pass 1 counted in ``df`` (:func:`count_keys`): on the driver when they
+    are few and no plan is forced, else on the executors; and choose pass 2's plan. The
+    decisions of a ``snapshot`` are remembered with it (:mod:`.key_cache`)."""
+    if plan == "auto" and counted.keys <= DRIVER_MAX_KEYS:
+        on_driver = _decide_on_driver(df, state, counted)
         if on_driver is not None:
             return on_driver
+    distinct, first_memo = counted.frame, counted.memo
     collided_keys = first_memo.get("collided")
     if collided_keys is None:
         collided_keys = first_memo["collided"] = collided_hashes(distinct, HASH_COLUMN)
@@ -687,6 +722,8 @@ __all__ = [
     "apply_filters",
     "applied_events",
     "collect_keys",
+    "count_keys",
+    "decide_counted",
     "decide_frame",
     "decide_keys",
     "decided_keys",
