@@ -43,8 +43,11 @@ checkpointed) 9.6 s, decisions on the executors 9.1 s (58 k of the 66 k keys are
 statements, whose decisions cost the most), summary 1.4 s, pass 2 14.2 s; 1 M tables —
 pass-through 9.6 s, pass 1 16.0 s, decisions 18.7 s, summary 2.6 s, pass 2 (shuffle) 18.0 s.
 
-:func:`collect_keys` / :func:`decide_keys` (every key on the driver) remain for the stream,
-whose one-pass mode (:mod:`.known_keys`) needs the keys themselves.
+:func:`collect_keys` / :func:`decide_keys` (every key on the driver) remain for a batch with a
+known schema, whose catalog follower replays DDL from the keys. The stream counts a batch's
+keys with :func:`count_keys` and decides them with :func:`decide_counted`: on the driver when
+they are few (its one-pass mode, :mod:`.known_keys`, remembers those), on the executors
+otherwise.
 
 Figures of the earlier design (10 M events, 360 tables, ~12 k keys), for the alternatives
 below: The lookup yields one int per row (an outcome code); the four decision columns come from
@@ -529,6 +532,8 @@ def decide_counted(
     """Decide the keys pass 1 counted in ``df`` (:func:`count_keys`): on the driver when they
     are few and no plan is forced, else on the executors; and choose pass 2's plan. The
     decisions of a ``snapshot`` are remembered with it (:mod:`.key_cache`)."""
+    from .sql_tables import key_needs_sql
+
     if plan == "auto" and counted.keys <= DRIVER_MAX_KEYS:
         on_driver = _decide_on_driver(df, state, counted)
         if on_driver is not None:
@@ -538,19 +543,18 @@ def decide_counted(
     if collided_keys is None:
         collided_keys = first_memo["collided"] = collided_hashes(distinct, HASH_COLUMN)
     decided, summary, memo = _decided_key_frame(state, snapshot, distinct, collided_keys, hash_modulus)
-    if summary.needs_sql and _has_rows_needing_sql(df, first_memo):
-        raise _needs_sql_error()
+    # the colliding groups' keys are rows of pass 1 already: each is decided on its own
+    collided_rows = _collided_rows(distinct, collided_keys)
+    if summary.needs_sql or any(key_needs_sql(row) for row in collided_rows):
+        if _has_rows_needing_sql(df, first_memo):
+            raise _needs_sql_error()
     collided: list[tuple[int, Any, int]] = []
-    if collided_keys:
-        # the colliding groups' keys are rows of pass 1 already: each is decided on its own
-        wanted = distinct.where(F.col(HASH_COLUMN).isin(collided_keys))
-        for r in wanted.select(HASH_COLUMN, "count", *KEY_COLUMNS, key_struct().alias(key_decisions.KEY_STRUCT)).collect():
-            row = r.asDict()
-            struct = row.pop(key_decisions.KEY_STRUCT)
-            h, _values, n, event, decision = next(decided_keys([row], state))
-            code = summary.code_of(decision_values(decision))
-            summary.add(event.channel, decision.applied, decision.increments, n)
-            collided.append((h, struct, code + 1))
+    for row in collided_rows:
+        struct = row.pop(key_decisions.KEY_STRUCT)
+        h, _values, n, event, decision = next(decided_keys([row], state))
+        code = summary.code_of(decision_values(decision))
+        summary.add(event.channel, decision.applied, decision.increments, n)
+        collided.append((h, struct, code + 1))
     keys = summary.keys + len(collided)
     chosen = choose_plan(keys, bool(collided)) if plan == "auto" else plan
     if chosen == "slots" and (collided or not literals.has_jvm(df.sparkSession)):
@@ -574,6 +578,16 @@ def decide_counted(
         chosen = "broadcast"
     result.plan, result.decided = chosen, decided
     return result
+
+
+def _collided_rows(distinct: DataFrame, hashes: list[int]) -> list[dict[str, Any]]:
+    """The keys of pass 1 whose hash another key shares, collected (collisions are rare), each
+    with its key struct (pass 2 compares it)."""
+    if not hashes:
+        return []
+    wanted = distinct.where(F.col(HASH_COLUMN).isin(hashes))
+    columns = (HASH_COLUMN, "count", *KEY_COLUMNS, key_struct().alias(key_decisions.KEY_STRUCT))
+    return [r.asDict() for r in wanted.select(*columns).collect()]
 
 
 def _needs_sql_error() -> InvalidEventError:
