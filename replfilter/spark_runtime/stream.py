@@ -197,9 +197,10 @@ class EventStream:
         c = self.config
         rows, counted = self._keys_of(marked, state, extra=("_ok",))
         good = marked.where(F.col("_ok")).select(*INGESTED_COLUMNS, *carry)
-        if rows is None:  # the keys stay on the executors: ask them
-            clean = counted.frame.where(~F.col("_ok")).limit(1).count() == 0
-            channels = {row[0] for row in counted.frame.select("channel").distinct().collect()}
+        if rows is None:  # the keys stay on the executors: ask them, in one small job
+            per_channel = counted.frame.groupBy("channel").agg(F.min("_ok").alias("ok")).collect()
+            clean = all(row["ok"] for row in per_channel)
+            channels = {row["channel"] for row in per_channel}
         else:
             clean = all(row["_ok"] for row in rows)
             channels = {row["channel"] for row in rows}
