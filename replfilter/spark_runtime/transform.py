@@ -7,9 +7,10 @@ TEMPORARY/IF EXISTS flags), database, table(s), transaction kind; for a row even
 database and table — and real streams have far fewer distinct combinations than events. So a
 batch is decided in two passes, and what grows with the distinct keys stays on the executors:
 
-1. pass 1 (:mod:`.key_counts`) groups the rows on one ``long``, the ``xxhash64`` of the key
-   (:func:`key_hash`), with a count and a sample key per group, and finds colliding groups
-   exactly. Files decided before are not grouped again (:mod:`.key_cache`);
+1. pass 1 (:mod:`.key_counts`, :func:`count_keys`) groups the rows on one ``long``, the
+   ``xxhash64`` of the key (:func:`key_hash`), and the key's columns, with a count per key;
+   hashes that two keys share are found exactly. Files decided before are not grouped again
+   (:mod:`.key_cache`);
 2. a batch of few keys (:data:`DRIVER_MAX_KEYS`, no plan forced) is decided by the driver: it
    collects the distinct keys of pass 1's first aggregate (checkpointed) and decides them with
    the reference evaluator, with no Python worker job, no second aggregate and no summary job.
