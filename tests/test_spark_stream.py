@@ -162,10 +162,14 @@ def test_each_batch_uses_the_state_at_its_start(spark, tmp_path, monkeypatch, wh
     assert {r["record"] for r in dead} >= {"not json", '{"v": 1, "type": "row", "db": "x"}'}
 
 
-def test_debezium_stream_and_rerun_is_idempotent(spark, tmp_path):
+@pytest.mark.parametrize("where", ["driver", "executors"])
+def test_debezium_stream_and_rerun_is_idempotent(spark, tmp_path, monkeypatch, where):
     from pyspark.sql import functions as F
 
+    from replfilter.spark_runtime import transform
     from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    monkeypatch.setattr(transform, "DRIVER_MAX_KEYS", 50_000 if where == "driver" else 0)
 
     events_dir = tmp_path / "cdc"
     events_dir.mkdir()
