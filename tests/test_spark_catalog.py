@@ -157,7 +157,8 @@ def _reference(state: ReplicaState, evs):
     return want, evaluator.state()
 
 
-def _spark(spark, state, evs, **kwargs):
+def _spark(spark, state, evs, row_extras: dict | None = None, **kwargs):
+    """``row_extras``: query fields written into the row events' rows (as Parquet input may)."""
     from pyspark.sql.types import LongType, StructField, StructType
 
     from replfilter.spark_runtime.schema import EVENT_SCHEMA
@@ -166,6 +167,8 @@ def _spark(spark, state, evs, **kwargs):
     schema = StructType([StructField("line", LongType(), False), *EVENT_SCHEMA.fields])
     # shuffled rows: the order column, not the row order, gives the event order
     rows = [event_row(e, line=i + 1) for i, e in enumerate(evs)]
+    if row_extras:
+        rows = [{**row, **row_extras} if row["type"] == "row" else row for row in rows]
     df = spark.createDataFrame(list(reversed(rows)), schema)
     decided = decide_frame(df, state, order=["line"], **kwargs)
     got = [(r.decision, r.applier_error) for r in decided.df.orderBy("line").collect()]
@@ -187,6 +190,26 @@ def test_applier_errors_survive_hash_collisions(spark, state, evs):
     want, want_state = _reference(state, evs)
     got, decided = _spark(spark, state, evs, hash_modulus=2)
     assert got == want
+    assert decided.new_state() == want_state
+
+
+def test_query_fields_on_row_events_change_nothing_when_keys_collide(spark):
+    """A row event's key is (channel, db, table): query fields its row carries change neither its
+    decision nor its applier_error, also when every key shares one hash and rows are matched to
+    their keys on the full key (the keys are grouped and compared with those fields NULL)."""
+    from replfilter.evaluation.events import CommandKind, QueryEvent, RowEvent, TableRef
+
+    state = _state()
+    evs = [
+        RowEvent("", "d", "y"), RowEvent("", "d", "nope"),
+        QueryEvent("", "d", CommandKind.INSERT, (TableRef(None, "y"),), sql="INSERT INTO y VALUES (1)"),
+        RowEvent("", "d", "y"),
+    ]
+    want, want_state = _reference(state, evs)
+    extras = {"command": "INSERT", "kind": "GTID", "default_db": "x", "temporary": False, "tables": []}
+    got, decided = _spark(spark, state, evs, row_extras=extras, hash_modulus=1)
+    assert got == want and [g[1] is not None for g in got] == [False, True, False, False]
+    assert decided.decisions.collision
     assert decided.new_state() == want_state
 
 

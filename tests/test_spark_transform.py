@@ -105,6 +105,27 @@ def test_a_forced_collision_between_two_row_keys_is_decided_exactly(spark):
     assert decided.new_state() == expected(session.state, evs)[1]
 
 
+@pytest.mark.parametrize("carried", [None, "INSERT"])
+def test_counted_keys_decided_on_the_driver_match_their_rows_when_hashes_collide(spark, carried):
+    """The stream's driver path: keys counted by ``count_keys`` (a row event's query fields
+    NULL), collected and decided by ``decide_keys``, then matched to the rows on the full key
+    when two share a hash — also rows of row events that carry a query field."""
+    from pyspark.sql import functions as F
+
+    from replfilter.server.session import Session
+    from replfilter.spark_runtime.transform import count_keys, decide_keys, join_decisions
+
+    session = Session()
+    session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h'")
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB=(b)")
+    evs = [RowEvent("", "a", "t"), RowEvent("", "b", "t"), RowEvent("", "a", "t")]
+    df = _frame(spark, evs).withColumn("command", F.lit(carried).cast("string"))
+    decisions = decide_keys(count_keys(df, hash_modulus=1).rows(), session.state)
+    assert decisions.collision
+    got = join_decisions(df, decisions, hash_modulus=1).orderBy("id").collect()
+    assert [r.decision for r in got] == ["APPLY", "SKIP", "APPLY"]
+
+
 @pytest.mark.parametrize("kwargs", [{}, {"lookup": "join"}, {"lookup": "shuffle"}, {"hash_modulus": 2}])
 def test_extra_columns_pass_through_whatever_their_names(spark, kwargs):
     from pyspark.sql import functions as F
@@ -152,18 +173,24 @@ def test_applied_events_rewrites_the_database(spark):
     assert full[1].filter_type == "REPLICATE_IGNORE_TABLE" and full[1].filter_rule == "b.x"
 
 
-def test_unknown_channel_and_non_events_raise(spark):
+@pytest.mark.parametrize("where", ["driver", "executors"])
+def test_unknown_channel_and_non_events_raise(spark, monkeypatch, where):
     from replfilter.evaluation.evaluator import UnknownChannelError
     from replfilter.replica.state import ReplicaState
+    from replfilter.spark_runtime import transform
     from replfilter.spark_runtime.transform import InvalidEventError, apply_filters
 
+    monkeypatch.setattr(transform, "DRIVER_MAX_KEYS", 50_000 if where == "driver" else 0)
     with pytest.raises(UnknownChannelError):
         apply_filters(_frame(spark, [RowEvent("nope", "d", "t")]), ReplicaState.fresh())
     from pyspark.sql import functions as F
 
-    bad = _frame(spark, [RowEvent("", "d", "t")]).withColumn("type", F.lit("bogus"))
-    with pytest.raises(InvalidEventError):
-        apply_filters(bad, ReplicaState.fresh())
+    # a bogus type, and no type at all (with a database and a table, as a row event has)
+    for typ in (F.lit("bogus"), F.lit(None).cast("string")):
+        bad = _frame(spark, [RowEvent("", "d", "t"), RowEvent("", "d", "u")]).withColumn("type", typ)
+        with pytest.raises(InvalidEventError) as err:
+            apply_filters(bad, ReplicaState.fresh())
+        assert "not an event type" in str(err.value)
     # wrongly typed key columns are named before any job runs
     typed = _frame(spark, [RowEvent("", "d", "t")]).withColumn("tables", F.lit("[]")).withColumn("temporary", F.lit(1))
     with pytest.raises(ValueError) as err:

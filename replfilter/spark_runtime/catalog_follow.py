@@ -93,6 +93,7 @@ class KeyModel:
     columns: tuple[str, ...]                      # KEY_COLUMNS
     hash: Callable[[int | None], Column]          # key_hash
     event: Callable[[Mapping[str, Any]], Event]   # event_from_key
+    column: Callable[[str], Column]               # key_column: a key column as keys compare
 
 
 @dataclass(frozen=True)
@@ -406,9 +407,9 @@ def _key_matches(model: KeyModel, values: dict[str, Any]) -> Column:
         if c == "tables":
             want = values[c]
             target = F.lit(None).cast("string") if want is None else F.lit(_tables_json(want))
-            condition = condition & F.to_json(F.col("tables")).eqNullSafe(target)
+            condition = condition & F.to_json(model.column(c)).eqNullSafe(target)
         else:
-            condition = condition & F.col(_quoted(c)).eqNullSafe(F.lit(values[c]))
+            condition = condition & model.column(c).eqNullSafe(F.lit(values[c]))
     return condition
 
 

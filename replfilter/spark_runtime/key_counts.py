@@ -31,6 +31,8 @@ hash min/max 16.8 s, pass-through 20.4 s (the run's first job, JVM warming).
 
 from __future__ import annotations
 
+from typing import Callable
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -61,16 +63,22 @@ def key_struct() -> Column:
     return F.struct(*[F.col(c) for c in ROW_KEY_COLUMNS], q.alias("q"))
 
 
+def key_column(name: str, col: Callable[[str], Column] = F.col) -> Column:
+    """Key column ``name`` as keys are grouped and compared: a row event's query fields are NULL
+    (its key is ``(channel, type, db, table)``), whatever a row carries there. ``col`` picks
+    the column from one side of a join."""
+    if name not in QUERY_KEY_COLUMNS:
+        return col(name)
+    return F.when(col("type") == "row", F.lit(None)).otherwise(col(name))
+
+
 def distinct_keys(
     df: DataFrame, hash_column: str, hash_modulus: int | None = None, extra: tuple[str, ...] = ()
 ) -> DataFrame:
     """One row per distinct key (and value of the ``extra`` columns): its hash, its key columns
-    (a row event's query fields NULL, so they cost nothing) and ``count``. Lazy; a hash
-    aggregate with a fixed-width buffer."""
-    is_row = _is_row()
-    columns = [F.col(c) for c in ROW_KEY_COLUMNS] + [
-        F.when(is_row, F.lit(None)).otherwise(F.col(c)).alias(c) for c in QUERY_KEY_COLUMNS
-    ]
+    (:func:`key_column`: a row event's query fields NULL, so they cost nothing) and ``count``.
+    Lazy; a hash aggregate with a fixed-width buffer."""
+    columns = [key_column(c).alias(c) for c in KEY_COLUMNS]
     selected = df.select(key_hash(hash_modulus).alias(hash_column), *columns, *extra)
     return selected.groupBy(hash_column, *KEY_COLUMNS, *extra).count()
 
@@ -83,4 +91,4 @@ def collided_hashes(distinct: DataFrame, hash_column: str) -> list[int]:
     return [row[0] for row in shared.select(hash_column).collect()]
 
 
-__all__ = ["ROW_KEY_COLUMNS", "collided_hashes", "distinct_keys", "key_hash", "key_struct"]
+__all__ = ["ROW_KEY_COLUMNS", "collided_hashes", "distinct_keys", "key_column", "key_hash", "key_struct"]

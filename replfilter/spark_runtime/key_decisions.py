@@ -137,7 +137,8 @@ def decide_on_executors(distinct: DataFrame, state: ReplicaState, hash_column: s
     with all ten)."""
     if collided:
         distinct = distinct.where(~F.col(hash_column).isin(collided))
-    row_key = (F.col("type") == "row") & F.col("db").isNotNull() & F.col("table").isNotNull()
+    # (NULL when ``type`` is: such a key goes with the others, and is refused as not an event)
+    row_key = F.coalesce((F.col("type") == "row") & F.col("db").isNotNull() & F.col("table").isNotNull(), F.lit(False))
     rows = distinct.where(row_key).select(hash_column, "count", "channel", F.lit(False).alias(NEEDS_SQL), "db", "table")
     others = distinct.where(~row_key).select(
         hash_column, "count", "channel", needs_sql().alias(NEEDS_SQL), *[c for c in KEY_COLUMNS if c != "channel"]

@@ -88,8 +88,9 @@ class KnownKeys:
         return bool(self._keys) and not self._missed
 
     def missed(self) -> None:
-        """A one-pass attempt met a row it could not decide: stop trying until :meth:`remember`
-        is given a clean batch with no new key."""
+        """A one-pass attempt met a row it could not decide, or a batch was decided on the
+        executors (its keys are not known here): stop trying until :meth:`remember` is given a
+        clean batch with no new key."""
         self._missed = True
 
     def __len__(self) -> int:

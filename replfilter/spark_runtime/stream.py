@@ -190,10 +190,12 @@ class EventStream:
         carry: tuple[str, ...] = (),
     ) -> "IngestedBatch":
         """Rows checked natively (``_ok``: Parquet rows, or parsed JSON lines): pass 1 groups by
-        the key and the check, so one scan gives the keys and whether there are bad rows at all;
-        only when there are (among them records of channels the replica lacks) does anything else run — ``fallback``, the
-        reference reader on the rows the check did not accept, among them; its results are kept
-        (``keep``), so that it runs once for every output of the batch."""
+        the key and the check, so one scan gives the keys and whether there are bad rows at all
+        (with the keys on the executors, one more small job over the counted keys tells). Only
+        when there are (among them records of channels the replica lacks) does the input get
+        read again — by ``fallback``, the reference reader on the rows the check did not
+        accept; its results are kept (``keep``), so that it runs once for every output of the
+        batch."""
         c = self.config
         rows, counted = self._keys_of(marked, state, extra=("_ok",))
         good = marked.where(F.col("_ok")).select(*INGESTED_COLUMNS, *carry)
@@ -421,7 +423,7 @@ class EventStream:
             keys, counted = self._keys_of(events, state)
             dead_count = None
         if keys is None:
-            decisions = decide_counted(events, state, counted)
+            decisions = decide_counted(events, state, counted, check_sql=False)
             self._plan = f"{decisions.keys:,} keys decided on the executors, {_PLAN_NAMES[decisions.plan]}"
         else:
             decisions = decide_keys(keys, state)

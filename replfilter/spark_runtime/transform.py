@@ -46,9 +46,9 @@ pass-through 9.6 s, pass 1 16.0 s, decisions 18.7 s, summary 2.6 s, pass 2 (shuf
 
 :func:`collect_keys` / :func:`decide_keys` (every key on the driver) remain for a batch with a
 known schema, whose catalog follower replays DDL from the keys. The stream counts a batch's
-keys with :func:`count_keys` and decides them with :func:`decide_counted`: on the driver when
-they are few (its one-pass mode, :mod:`.known_keys`, remembers those), on the executors
-otherwise.
+keys with :func:`count_keys`; it collects and decides them with :func:`decide_keys` when they
+are few or a schema is known (its one-pass mode, :mod:`.known_keys`, remembers those), and
+with :func:`decide_counted`, on the executors, otherwise.
 
 Figures of the earlier design (10 M events, 360 tables, ~12 k keys), for the alternatives
 below: The lookup yields one int per row (an outcome code); the four decision columns come from
@@ -104,7 +104,7 @@ from ..core.filters import FilterType
 from ..replica.catalog import Catalog
 from ..replica.state import ReplicaState
 from . import catalog_follow, key_decisions, literals, slot_table
-from .key_counts import collided_hashes, distinct_keys, key_hash, key_struct
+from .key_counts import collided_hashes, distinct_keys, key_column, key_hash, key_struct
 from .key_events import HASH_COLUMN, KEY_COLUMNS, InvalidEventError, decision_values, event_from_key
 from .key_cache import KEY_CACHE, KeyCache, input_snapshot
 from .schema import DECISION_COLUMNS, DECISION_FIELDS, EVENT_SCHEMA
@@ -166,8 +166,8 @@ def collect_keys(
 
     The hash is computed on the aggregated rows (a few thousand), not per event: it is the
     same deterministic function of the same values that pass 2 computes per row. ``extra``
-    columns are grouped on too (the stream adds its native validity flag). With a ``cache``,
-    an input already counted (same files, see :mod:`.key_cache`) is not read again.
+    columns are grouped on too. With a ``cache``, an input already counted (same files, see
+    :mod:`.key_cache`) is not read again.
     """
     snapshot = input_snapshot(df) if cache is not None else None
     if snapshot is not None:
@@ -181,7 +181,8 @@ def collect_keys(
 
 
 def _count_keys(df: DataFrame, hash_modulus: int | None, extra: tuple[str, ...]) -> list:
-    return _collect_rows(df.groupBy(*KEY_COLUMNS, *extra).count().withColumn(HASH_COLUMN, key_hash(hash_modulus)))
+    keys = df.select(*[key_column(c).alias(c) for c in KEY_COLUMNS], *extra)
+    return _collect_rows(keys.groupBy(*KEY_COLUMNS, *extra).count().withColumn(HASH_COLUMN, key_hash(hash_modulus)))
 
 
 def decided_keys(rows: Iterable, state: ReplicaState) -> Iterator[tuple[int, dict[str, Any], int, Event, Decision]]:
@@ -322,7 +323,7 @@ def join_decisions(
         t = table.withColumnRenamed(HASH_COLUMN, "_rf_h")
         condition = keyed[HASH_COLUMN] == t["_rf_h"]
         for c in KEY_COLUMNS:
-            condition = condition & keyed[c].eqNullSafe(t[f"_rf_k_{c}"])
+            condition = condition & key_column(c, keyed.__getitem__).eqNullSafe(t[f"_rf_k_{c}"])
         joined = keyed.join(t, condition, how).select(*[keyed[_quoted(c)] for c in df.columns], t[CODE_COLUMN])
     return with_outcome_columns(joined, df.columns, decisions)
 
@@ -494,7 +495,7 @@ def _decided_key_frame(
     return decided, summary, memo
 
 
-def _decide_on_driver(df: DataFrame, state: ReplicaState, counted: CountedKeys) -> BatchDecisions | None:
+def _decide_on_driver(df: DataFrame, state: ReplicaState, counted: CountedKeys, check_sql: bool) -> BatchDecisions | None:
     """A batch of few keys (:data:`DRIVER_MAX_KEYS`), decided by the driver's evaluator from
     the collected distinct keys; None when two of them share a hash (the executor path tells
     such keys apart by their full key)."""
@@ -504,7 +505,7 @@ def _decide_on_driver(df: DataFrame, state: ReplicaState, counted: CountedKeys) 
     decisions = decide_keys(rows, state)
     if decisions.collision:
         return None
-    if any(key_needs_sql(row) for row in rows) and _has_rows_needing_sql(df, counted.memo):
+    if check_sql and any(key_needs_sql(row) for row in rows) and _has_rows_needing_sql(df, counted.memo):
         raise _needs_sql_error()
     decisions.plan = choose_plan(len(rows))
     return decisions
@@ -529,14 +530,19 @@ def decide_counted(
     snapshot: str | None = None,
     hash_modulus: int | None = None,
     plan: str = "auto",
+    check_sql: bool = True,
 ) -> BatchDecisions:
     """Decide the keys pass 1 counted in ``df`` (:func:`count_keys`): on the driver when they
     are few and no plan is forced, else on the executors; and choose pass 2's plan. The
-    decisions of a ``snapshot`` are remembered with it (:mod:`.key_cache`)."""
+    decisions of a ``snapshot`` are remembered with it (:mod:`.key_cache`).
+
+    A query event with SQL text but no table list is refused (it must go through the SQL-text
+    step first) unless ``check_sql`` is false: after that step (the stream), what the text
+    left without tables is decided as it is, as :func:`decide_keys` decides it."""
     from .sql_tables import key_needs_sql
 
     if plan == "auto" and counted.keys <= DRIVER_MAX_KEYS:
-        on_driver = _decide_on_driver(df, state, counted)
+        on_driver = _decide_on_driver(df, state, counted, check_sql)
         if on_driver is not None:
             return on_driver
     distinct, first_memo = counted.frame, counted.memo
@@ -546,7 +552,7 @@ def decide_counted(
     decided, summary, memo = _decided_key_frame(state, snapshot, distinct, collided_keys, hash_modulus)
     # the colliding groups' keys are rows of pass 1 already: each is decided on its own
     collided_rows = _collided_rows(distinct, collided_keys)
-    if summary.needs_sql or any(key_needs_sql(row) for row in collided_rows):
+    if check_sql and (summary.needs_sql or any(key_needs_sql(row) for row in collided_rows)):
         if _has_rows_needing_sql(df, first_memo):
             raise _needs_sql_error()
     collided: list[tuple[int, Any, int]] = []
@@ -672,7 +678,7 @@ def _pair_table(spark, pairs: list[tuple[int, int]]) -> DataFrame:
     return spark.createDataFrame(pairs, schema)
 
 
-KEY_MODEL = catalog_follow.KeyModel(KEY_COLUMNS, key_hash, event_from_key)
+KEY_MODEL = catalog_follow.KeyModel(KEY_COLUMNS, key_hash, event_from_key, key_column)
 """The decision keys, as :mod:`.catalog_follow` needs them."""
 
 
