@@ -519,3 +519,27 @@ def test_a_one_pass_batch_failing_before_its_manifest_is_written_once_after_rest
         assert {f: s.counter for f, s in session.state.channel(name).filters.items()} == {
             f: s.counter for f, s in new_state.channel(name).filters.items()
         }
+
+
+@pytest.mark.parametrize("where", ["driver", "executors"])
+def test_a_batch_releases_what_it_kept(spark, tmp_path, monkeypatch, where):
+    """The counted and decided keys of a batch (and its parsed lines) are released when the
+    batch ends, not left for the JVM's garbage collector: a long stream on a tenant replica
+    makes ~0.5 M keys a batch."""
+    from replfilter.spark_runtime import transform
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    monkeypatch.setattr(transform, "DRIVER_MAX_KEYS", 50_000 if where == "driver" else 0)
+    events_dir = tmp_path / "events"
+    events_dir.mkdir()
+    now = time.time() - 100
+    for i in range(2):
+        _write_file(str(events_dir / f"{i}.jsonl"), [to_json(e) for e in _batch_events(i)], now + i)
+    session = Session()
+    session.execute_sql(SETUP)
+    config = StreamConfig(str(events_dir), str(tmp_path / "out"), str(tmp_path / "ckpt"), max_files_per_trigger=1)
+    persistent = spark.sparkContext._jsc.getPersistentRDDs
+    before = set(persistent().keys())
+    stats = EventStream(spark, session, config).run_available_now()
+    assert [s.events for s in stats] == [36, 36]
+    assert set(persistent().keys()) - before == set()

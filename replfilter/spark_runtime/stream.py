@@ -197,7 +197,7 @@ class EventStream:
         accept; its results are kept (``keep``), so that it runs once for every output of the
         batch."""
         c = self.config
-        rows, counted = self._keys_of(marked, state, extra=("_ok",))
+        rows, counted = self._keys_of(marked, state, keep, extra=("_ok",))
         good = marked.where(F.col("_ok")).select(*INGESTED_COLUMNS, *carry)
         if rows is None:  # the keys stay on the executors: ask them, in one small job
             per_channel = counted.frame.groupBy("channel").agg(F.min("_ok").alias("ok")).collect()
@@ -222,17 +222,18 @@ class EventStream:
         if clean:
             return IngestedBatch(ingested.events, ingested.dead, _merge_keys(rows), dead_count=0)
         events = keep(ingested.events)
-        keys, counted = self._keys_of(events, state)
+        keys, counted = self._keys_of(events, state, keep)
         return IngestedBatch(events, keep(ingested.dead), keys, dead_count=None, counted=counted)
 
     @staticmethod
     def _keys_of(
-        frame: DataFrame, state: ReplicaState, extra: tuple[str, ...] = ()
+        frame: DataFrame, state: ReplicaState, keep, extra: tuple[str, ...] = ()
     ) -> tuple[list | None, CountedKeys]:
-        """Pass 1 on the executors (:func:`.transform.count_keys`), and the keys on the driver
-        only when it decides them: few keys (:data:`.transform.DRIVER_MAX_KEYS`), or a schema
-        known (the catalog follower replays the DDL from the keys)."""
-        counted = count_keys(frame, extra=extra)
+        """Pass 1 on the executors (:func:`.transform.count_keys`, kept with the batch), and the
+        keys on the driver only when it decides them: few keys
+        (:data:`.transform.DRIVER_MAX_KEYS`), or a schema known (the catalog follower replays
+        the DDL from the keys)."""
+        counted = count_keys(frame, extra=extra, keep=keep)
         if counted.keys <= transform.DRIVER_MAX_KEYS or state.replica_catalog is not None:
             return counted.rows(), counted
         return None, counted
@@ -344,7 +345,9 @@ class EventStream:
 
         def keep(frame: DataFrame) -> DataFrame:
             # JSON is parsed once per batch and kept (Parquet is cheaper to read again), and so
-            # is what the Python reference reader made of rows the native check refused.
+            # is what the Python reference reader made of rows the native check refused, and
+            # the batch's counted and decided keys: all released when the batch ends (a
+            # tenant replica's batch has ~0.5 M keys; a local checkpoint would wait for GC).
             frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
             persisted.append(frame)
             return frame
@@ -409,7 +412,7 @@ class EventStream:
             order = LINE_ORDER if positioned else None
             ingested = self.ingest(df, state, keep, positioned)
             events = keep(ingested.events)
-            keys, counted = self._keys_of(events, state)
+            keys, counted = self._keys_of(events, state, keep)
             batch = IngestedBatch(events, ingested.dead, keys, dead_count=None, counted=counted)
         events, dead, keys, counted = batch.events, batch.dead, batch.keys, batch.counted
         dead_count = batch.dead_count
@@ -420,10 +423,10 @@ class EventStream:
         if waits_for_sql:
             resolved = resolve_sql_tables(events, SourceSchemas.of(state))
             events, dead = keep(resolved.events), dead.unionByName(resolved.dead)
-            keys, counted = self._keys_of(events, state)
+            keys, counted = self._keys_of(events, state, keep)
             dead_count = None
         if keys is None:
-            decisions = decide_counted(events, state, counted, check_sql=False)
+            decisions = decide_counted(events, state, counted, check_sql=False, keep=keep)
             self._plan = f"{decisions.keys:,} keys decided on the executors, {_PLAN_NAMES[decisions.plan]}"
         else:
             decisions = decide_keys(keys, state)

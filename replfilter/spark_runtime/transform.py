@@ -92,7 +92,7 @@ this module cannot turn into an event raises :class:`InvalidEventError` naming i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -453,10 +453,21 @@ class CountedKeys:
         return rows
 
 
-def count_keys(df: DataFrame, hash_modulus: int | None = None, extra: tuple[str, ...] = ()) -> CountedKeys:
-    """Pass 1 on the executors: ``df``'s distinct keys (grouped on ``extra`` too), checkpointed
-    and counted. Nothing about the keys reaches the driver but their number."""
-    frame = distinct_keys(df, HASH_COLUMN, hash_modulus, extra).localCheckpoint(eager=True)
+Keep = Callable[[DataFrame], DataFrame]
+"""How a caller keeps a frame it reads more than once (the stream: persisted, and released after
+the batch); without one, a frame is checkpointed locally (released when the JVM collects it)."""
+
+
+def _kept(frame: DataFrame, keep: Keep | None) -> DataFrame:
+    return frame.localCheckpoint(eager=True) if keep is None else keep(frame)
+
+
+def count_keys(
+    df: DataFrame, hash_modulus: int | None = None, extra: tuple[str, ...] = (), keep: Keep | None = None
+) -> CountedKeys:
+    """Pass 1 on the executors: ``df``'s distinct keys (grouped on ``extra`` too), kept
+    (:data:`Keep`) and counted. Nothing about the keys reaches the driver but their number."""
+    frame = _kept(distinct_keys(df, HASH_COLUMN, hash_modulus, extra), keep)
     return CountedKeys(frame, frame.count())
 
 
@@ -472,7 +483,8 @@ def _pass_one(df: DataFrame, snapshot: str | None, hash_modulus: int | None) -> 
 
 
 def _decided_key_frame(
-    state: ReplicaState, snapshot: str | None, distinct: DataFrame, collided: list[int], hash_modulus: int | None
+    state: ReplicaState, snapshot: str | None, distinct: DataFrame, collided: list[int], hash_modulus: int | None,
+    keep: Keep | None = None,
 ) -> tuple[DataFrame, key_decisions.Summary, dict]:
     """The decisions, on the executors: the checkpointed decided key frame, its
     :class:`.key_decisions.Summary` and a memo of what depends on the rules. The same files
@@ -487,7 +499,7 @@ def _decided_key_frame(
         decided, made_from, summary, memo = entry
         if made_from == rules:
             return decided, copy.deepcopy(summary), memo
-    decided = key_decisions.decide_on_executors(distinct, state, HASH_COLUMN, collided).localCheckpoint(eager=True)
+    decided = _kept(key_decisions.decide_on_executors(distinct, state, HASH_COLUMN, collided), keep)
     summary = key_decisions.summary(decided)
     memo: dict = {}
     if snapshot is not None:
@@ -531,6 +543,7 @@ def decide_counted(
     hash_modulus: int | None = None,
     plan: str = "auto",
     check_sql: bool = True,
+    keep: Keep | None = None,
 ) -> BatchDecisions:
     """Decide the keys pass 1 counted in ``df`` (:func:`count_keys`): on the driver when they
     are few and no plan is forced, else on the executors; and choose pass 2's plan. The
@@ -538,7 +551,8 @@ def decide_counted(
 
     A query event with SQL text but no table list is refused (it must go through the SQL-text
     step first) unless ``check_sql`` is false: after that step (the stream), what the text
-    left without tables is decided as it is, as :func:`decide_keys` decides it."""
+    left without tables is decided as it is, as :func:`decide_keys` decides it. The decided
+    keys are kept by ``keep`` (:data:`Keep`)."""
     from .sql_tables import key_needs_sql
 
     if plan == "auto" and counted.keys <= DRIVER_MAX_KEYS:
@@ -549,7 +563,7 @@ def decide_counted(
     collided_keys = first_memo.get("collided")
     if collided_keys is None:
         collided_keys = first_memo["collided"] = collided_hashes(distinct, HASH_COLUMN)
-    decided, summary, memo = _decided_key_frame(state, snapshot, distinct, collided_keys, hash_modulus)
+    decided, summary, memo = _decided_key_frame(state, snapshot, distinct, collided_keys, hash_modulus, keep)
     # the colliding groups' keys are rows of pass 1 already: each is decided on its own
     collided_rows = _collided_rows(distinct, collided_keys)
     if check_sql and (summary.needs_sql or any(key_needs_sql(row) for row in collided_rows)):
