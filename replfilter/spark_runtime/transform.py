@@ -454,12 +454,24 @@ class CountedKeys:
 
 
 Keep = Callable[[DataFrame], DataFrame]
-"""How a caller keeps a frame it reads more than once (the stream: persisted, and released after
-the batch); without one, a frame is checkpointed locally (released when the JVM collects it)."""
+"""How a caller keeps a frame it reads more than once (the stream: a local checkpoint that it
+frees with :func:`release` after the batch); without one, a frame is checkpointed locally and
+freed when the JVM collects it."""
 
 
 def _kept(frame: DataFrame, keep: Keep | None) -> DataFrame:
     return frame.localCheckpoint(eager=True) if keep is None else keep(frame)
+
+
+def release(frame: DataFrame) -> None:
+    """Free a local checkpoint's blocks now rather than when the JVM collects it (a classic
+    session; through Spark Connect the server's collector does). ``frame`` must not be read
+    afterwards."""
+    if not literals.has_jvm(frame.sparkSession):
+        return
+    plan = frame._jdf.queryExecution().logical()
+    if plan.getClass().getSimpleName() == "LogicalRDD":
+        plan.rdd().unpersist(False)
 
 
 def count_keys(
