@@ -26,3 +26,13 @@ def spark():
     )
     yield session
     session.stop()
+
+
+@pytest.fixture(params=["driver", "executors"])
+def where(request, monkeypatch):
+    """Where a batch's keys are decided: by the driver (few keys, the default) or by the
+    executors (``DRIVER_MAX_KEYS`` 0, as for a tenant replica's many keys)."""
+    from replfilter.spark_runtime import transform
+
+    monkeypatch.setattr(transform, "DRIVER_MAX_KEYS", 50_000 if request.param == "driver" else 0)
+    return request.param

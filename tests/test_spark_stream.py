@@ -76,14 +76,10 @@ def _event_key(event, decision) -> tuple:
     return (d["type"], d["channel"], default_db, db, d.get("table"), d.get("sql"), d.get("gtid"))
 
 
-@pytest.mark.parametrize("where", ["driver", "executors"])
-def test_each_batch_uses_the_state_at_its_start(spark, tmp_path, monkeypatch, where):
+def test_each_batch_uses_the_state_at_its_start(spark, tmp_path, where):
     """JSON lines, filters changed between batches, dead letters in one batch; the keys decided
     on the driver or on the executors."""
-    from replfilter.spark_runtime import transform
     from replfilter.spark_runtime.stream import EventStream, StreamConfig
-
-    monkeypatch.setattr(transform, "DRIVER_MAX_KEYS", 50_000 if where == "driver" else 0)
 
     events_dir = tmp_path / "events"
     events_dir.mkdir()
@@ -162,14 +158,10 @@ def test_each_batch_uses_the_state_at_its_start(spark, tmp_path, monkeypatch, wh
     assert {r["record"] for r in dead} >= {"not json", '{"v": 1, "type": "row", "db": "x"}'}
 
 
-@pytest.mark.parametrize("where", ["driver", "executors"])
-def test_debezium_stream_and_rerun_is_idempotent(spark, tmp_path, monkeypatch, where):
+def test_debezium_stream_and_rerun_is_idempotent(spark, tmp_path, where):
     from pyspark.sql import functions as F
 
-    from replfilter.spark_runtime import transform
     from replfilter.spark_runtime.stream import EventStream, StreamConfig
-
-    monkeypatch.setattr(transform, "DRIVER_MAX_KEYS", 50_000 if where == "driver" else 0)
 
     events_dir = tmp_path / "cdc"
     events_dir.mkdir()
@@ -308,18 +300,15 @@ def test_kill_9_then_restart_resumes_in_one_pass_from_the_spilled_keys(spark, tm
     assert {r["db"] for r in skipped} == {"db1"} and "db1" not in {r["db"] for r in applied}
 
 
-@pytest.mark.parametrize("where", ["driver", "executors"])
-def test_parquet_stream_equals_the_evaluator(spark, tmp_path, monkeypatch, where):
+def test_parquet_stream_equals_the_evaluator(spark, tmp_path, where):
     """One batch of clean rows, one with dead letters: keys decided on the driver, or, as a
     tenant replica's many keys are, on the executors (never collected: nothing remembered)."""
     import io
 
-    from replfilter.spark_runtime import transform
     from replfilter.spark_runtime.schema import EVENT_SCHEMA, INGESTED_SCHEMA
     from replfilter.spark_runtime.stream import EventStream, StreamConfig
     from spark_helpers import event_row
 
-    monkeypatch.setattr(transform, "DRIVER_MAX_KEYS", 50_000 if where == "driver" else 0)
 
     session = Session()
     session.execute_sql(SETUP)
@@ -521,15 +510,12 @@ def test_a_one_pass_batch_failing_before_its_manifest_is_written_once_after_rest
         }
 
 
-@pytest.mark.parametrize("where", ["driver", "executors"])
-def test_a_batch_releases_what_it_kept(spark, tmp_path, monkeypatch, where):
+def test_a_batch_releases_what_it_kept(spark, tmp_path, where):
     """The counted and decided keys of a batch (and its parsed lines) are released when the
     batch ends, not left for the JVM's garbage collector: a long stream on a tenant replica
     makes ~0.5 M keys a batch."""
-    from replfilter.spark_runtime import transform
     from replfilter.spark_runtime.stream import EventStream, StreamConfig
 
-    monkeypatch.setattr(transform, "DRIVER_MAX_KEYS", 50_000 if where == "driver" else 0)
     events_dir = tmp_path / "events"
     events_dir.mkdir()
     now = time.time() - 100

@@ -28,14 +28,10 @@ def _decided(spark, state, evs, **kwargs):
     return [(r.decision, r.filter_type, r.filter_rule, r.rewritten_db) for r in rows], decided
 
 
-@pytest.mark.parametrize("where", ["driver", "executors"])
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(state=states(), evs=st.lists(events, min_size=1, max_size=60))
-def test_decisions_and_counters_equal_the_evaluator(spark, monkeypatch, where, state, evs):
+def test_decisions_and_counters_equal_the_evaluator(spark, where, state, evs):
     # with no plan forced, few keys are decided by the driver, many by the executors
-    from replfilter.spark_runtime import transform
-
-    monkeypatch.setattr(transform, "DRIVER_MAX_KEYS", 50_000 if where == "driver" else 0)
     got, decided = _decided(spark, state, evs)
     want, want_state = expected(state, evs)
     assert got == want
@@ -173,14 +169,11 @@ def test_applied_events_rewrites_the_database(spark):
     assert full[1].filter_type == "REPLICATE_IGNORE_TABLE" and full[1].filter_rule == "b.x"
 
 
-@pytest.mark.parametrize("where", ["driver", "executors"])
-def test_unknown_channel_and_non_events_raise(spark, monkeypatch, where):
+def test_unknown_channel_and_non_events_raise(spark, where):
     from replfilter.evaluation.evaluator import UnknownChannelError
     from replfilter.replica.state import ReplicaState
-    from replfilter.spark_runtime import transform
     from replfilter.spark_runtime.transform import InvalidEventError, apply_filters
 
-    monkeypatch.setattr(transform, "DRIVER_MAX_KEYS", 50_000 if where == "driver" else 0)
     with pytest.raises(UnknownChannelError):
         apply_filters(_frame(spark, [RowEvent("nope", "d", "t")]), ReplicaState.fresh())
     from pyspark.sql import functions as F

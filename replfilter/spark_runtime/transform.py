@@ -390,11 +390,9 @@ def _checked_keys(df: DataFrame, rows: list) -> list:
     command from its SQL text: decided as it is, such a row would be decided as a statement on
     no table — not what ``replfilter evaluate`` decides for the same event. Only when a key could
     be one (a query with no table list or no command) does this look at the rows' ``sql``."""
-    from .sql_tables import key_needs_sql, needs_sql_tables
+    from .sql_tables import key_needs_sql
 
-    if any(key_needs_sql(row) for row in rows):
-        if df.where(needs_sql_tables()).limit(1).count():
-            raise _needs_sql_error()
+    _refuse_unresolved(df, any(key_needs_sql(row) for row in rows), {})
     return rows
 
 
@@ -529,8 +527,8 @@ def _decide_on_driver(df: DataFrame, state: ReplicaState, counted: CountedKeys, 
     decisions = decide_keys(rows, state)
     if decisions.collision:
         return None
-    if check_sql and any(key_needs_sql(row) for row in rows) and _has_rows_needing_sql(df, counted.memo):
-        raise _needs_sql_error()
+    if check_sql:
+        _refuse_unresolved(df, any(key_needs_sql(row) for row in rows), counted.memo)
     decisions.plan = choose_plan(len(rows))
     return decisions
 
@@ -578,9 +576,8 @@ def decide_counted(
     decided, summary, memo = _decided_key_frame(state, snapshot, distinct, collided_keys, hash_modulus, keep)
     # the colliding groups' keys are rows of pass 1 already: each is decided on its own
     collided_rows = _collided_rows(distinct, collided_keys)
-    if check_sql and (summary.needs_sql or any(key_needs_sql(row) for row in collided_rows)):
-        if _has_rows_needing_sql(df, first_memo):
-            raise _needs_sql_error()
+    if check_sql:
+        _refuse_unresolved(df, summary.needs_sql or any(key_needs_sql(row) for row in collided_rows), first_memo)
     collided: list[tuple[int, Any, int]] = []
     for row in collided_rows:
         struct = row.pop(key_decisions.KEY_STRUCT)
@@ -623,11 +620,15 @@ def _collided_rows(distinct: DataFrame, hashes: list[int]) -> list[dict[str, Any
     return [r.asDict() for r in wanted.select(*columns).collect()]
 
 
-def _needs_sql_error() -> InvalidEventError:
-    return InvalidEventError(
-        "query events with SQL text but no table list (or no command) must get them from the "
-        "text first: replfilter.spark_runtime.sql_tables.resolve_sql_tables (read_events does it)"
-    )
+def _refuse_unresolved(df: DataFrame, keys_may_wait: bool, memo: dict) -> None:
+    """Raise when a query event still waits for its tables or command from its SQL text:
+    ``keys_may_wait`` says a key could stand for one, and only then are the rows looked at
+    (:func:`_has_rows_needing_sql`, a key can stand for rows with and without text)."""
+    if keys_may_wait and _has_rows_needing_sql(df, memo):
+        raise InvalidEventError(
+            "query events with SQL text but no table list (or no command) must get them from the "
+            "text first: replfilter.spark_runtime.sql_tables.resolve_sql_tables (read_events does it)"
+        )
 
 
 def _collect_rows(df: DataFrame) -> list:
@@ -641,8 +642,7 @@ def _collect_rows(df: DataFrame) -> list:
     return [r.asDict(recursive=True) for r in df.collect()]
 
 
-def _has_rows_needing_sql(
-df: DataFrame, memo: dict) -> bool:
+def _has_rows_needing_sql(df: DataFrame, memo: dict) -> bool:
     """Whether a row still waits for its tables from its SQL text (a key can stand for rows
     with and without text): asked once per snapshot of the files (``memo`` is kept with them)."""
     from .sql_tables import needs_sql_tables
