@@ -9,7 +9,7 @@ Times are CPU seconds of the benchmark's process (``time.process_time``): on a s
 wall time measures the neighbours too.
 
 * tables/s with no filter rules (the replica takes every statement),
-* tables/s with filter rules (every DDL statement turned into its Query event by ``sql_events``
+* tables/s with filter rules (every DDL statement turned into its Query event by ``sql.logged_events``
   and decided by the reference evaluator, then applied on the replica when it passes),
 * peak Python memory (tracemalloc) for the no-data dump, and for a full dump of a smaller
   schema with and without a large data section (one-line extended INSERTs, as mysqldump writes
@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from replfilter.evaluation.schema_loader import load_schema_file  # noqa: E402
+from replfilter.evaluation.catalog.loader import load_schema_file  # noqa: E402
 from replfilter.server.session import Session  # noqa: E402
 from replfilter.replica.state import ReplicaState  # noqa: E402
 
@@ -148,7 +148,7 @@ def main() -> None:
         elapsed, _, count = measure(nodata, ReplicaState.fresh())
         print(f"  no filter rules:   {elapsed:6.2f} CPU s  {count / elapsed:8,.0f} tables/s")
         elapsed, _, count = measure(nodata, with_rules())
-        print(f"  with filter rules: {elapsed:6.2f} CPU s  {count / elapsed:8,.0f} tables/s  (each DDL made an event by sql_events and decided)")
+        print(f"  with filter rules: {elapsed:6.2f} CPU s  {count / elapsed:8,.0f} tables/s  (each DDL made an event by sql.logged_events and decided)")
         _, peak, _ = measure(nodata, ReplicaState.fresh(), trace=True)
         print(f"  peak Python memory (tracemalloc): {peak / 1e6:.1f} MB for {count:,} tables")
         nodata.unlink()

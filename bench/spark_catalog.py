@@ -54,7 +54,7 @@ def main(argv=None) -> int:
 
     from pyspark.sql import functions as F
 
-    from replfilter.evaluation.schema_loader import load_schema_lines
+    from replfilter.evaluation.catalog.loader import load_schema_lines
     from replfilter.spark_runtime.key_cache import KEY_CACHE
     from replfilter.spark_runtime.session import get_spark
     from replfilter.spark_runtime.transform import decide_frame

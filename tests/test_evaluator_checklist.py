@@ -1,7 +1,7 @@
 """Every case of the spec's conformance checklist (mysql-filter-evaluation.md section 10), the
 manual's worked examples (spec section 8.1) and the examples of seeds 001, 003 and 004.
 
-Each case states rules, events (built from SQL with ``sql_events`` where the case is about a
+Each case states rules, events (built from SQL with ``sql.logged_events`` where the case is about a
 statement, or written directly where it is about an event shape), the expected APPLY/SKIP per
 event and the expected COUNTER increments summed over the events (``None`` = not checked).
 """
@@ -28,7 +28,7 @@ from replfilter.evaluation.events import (
     TransactionKind,
 )
 from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
-from replfilter.evaluation.sql_events import statement_events
+from replfilter.evaluation.sql.logged_events import statement_events
 from replfilter.replica.state import Channel, ReplicaState, SourceSettings
 
 from filter_builders import fset
@@ -377,7 +377,7 @@ def test_seed_004_example_19_7_insert_depends_on_format() -> None:
 
 @pytest.mark.parametrize("fmt", ["STATEMENT", "ROW"])
 def test_seed_004_fix_use_db2_gives_the_same_verdict_in_both_formats(fmt: str) -> None:
-    from replfilter.evaluation.sql_events import script_events
+    from replfilter.evaluation.sql.logged_events import script_events
 
     filters, collation = fset(**SEED_004), NameCollation(0)
     derived = script_events("USE db1; CREATE TABLE t2 LIKE t1; USE db2; INSERT INTO t3 VALUES (1);", "", fmt)

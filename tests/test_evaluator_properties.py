@@ -26,7 +26,7 @@ from replfilter.evaluation.events import (
     TransactionKind,
 )
 from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
-from replfilter.evaluation.sql_events import statement_events
+from replfilter.evaluation.sql.logged_events import statement_events
 from replfilter.replica.state import Channel, ReplicaState, SourceSettings
 from replfilter.core.wildcard import like
 

@@ -124,7 +124,7 @@ def test_extension_keywords_are_not_reserved_names() -> None:
     assert statement.filters[0].rules == ("replay", "events", "format", "statement")  # type: ignore[union-attr]
 
 
-# ---- FORMAT MIXED: unsafe statements are logged as rows (evaluation/mixed_format.py) ----------------
+# ---- FORMAT MIXED: unsafe statements are logged as rows (evaluation/sql/mixed_format.py) ----------------
 
 
 @pytest.mark.parametrize("sql, as_rows", [
@@ -141,7 +141,7 @@ def test_extension_keywords_are_not_reserved_names() -> None:
     ("UPDATE t SET a = 1", False),
 ])
 def test_mixed_logs_unsafe_statements_as_rows(sql: str, as_rows: bool) -> None:
-    from replfilter.evaluation.sql_events import BinlogFormat, script_events
+    from replfilter.evaluation.sql.logged_events import BinlogFormat, script_events
 
     (derived,) = script_events(sql, "db1", BinlogFormat.MIXED)
     kinds = {type(event).__name__ for event in derived.events}

@@ -2,7 +2,7 @@
 tests/data/README.md): given the replica's filters, the binlog format, the default
 database and a statement run on the source, did its effect reach the replica?
 
-For each case: build the filter set, derive the events with ``sql_events`` for the format,
+For each case: build the filter set, derive the events with ``sql.logged_events`` for the format,
 decide each event and combine: STATEMENT -> the query event's verdict; ROW -> true if every
 event applied, false if none did, "partial" if some did (a multi-table statement of which some
 tables' changes arrived).
@@ -21,7 +21,7 @@ import pytest
 
 from replfilter.evaluation.evaluator import decide
 from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
-from replfilter.evaluation.sql_events import statement_events
+from replfilter.evaluation.sql.logged_events import statement_events
 
 DATA = Path(__file__).parent / "data" / "replica-verdicts-sample.jsonl"
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from replfilter.evaluation.schema_ddl import apply_statement
-from replfilter.evaluation.schema_text import execute_versioned_comments
-from replfilter.evaluation.schema_loader import SchemaFileError, load_schema_file, load_schema_lines
+from replfilter.evaluation.catalog.ddl import apply_statement
+from replfilter.evaluation.catalog.text import execute_versioned_comments
+from replfilter.evaluation.catalog.loader import SchemaFileError, load_schema_file, load_schema_lines
 from replfilter.replica.catalog import Catalog
 from replfilter.replica.state import ReplicaState
 from replfilter.server.session import Session
@@ -281,7 +281,7 @@ def test_temporary_tables_are_not_kept():
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from replfilter.evaluation.schema_queries import table_columns  # noqa: E402  (the sqlglot reading)
+from replfilter.evaluation.catalog.queries import table_columns  # noqa: E402  (the sqlglot reading)
 from replfilter.replica.catalog import CatalogBuilder  # noqa: E402
 
 _COLUMN_NAMES = st.sampled_from(["id", "a", "`key`", "`select`", "`a b`", "name", "`x``y`", "total", "`é`"])
@@ -326,8 +326,8 @@ def test_drop_trigger_is_replayed_by_the_triggers_table_on_the_replica():
        st.lists(_KEYS, max_size=3), st.sampled_from(["", " ENGINE=InnoDB", " COMMENT='x'", " AS SELECT * FROM src"]),
        st.sampled_from(["`t`", "d2.t", "IF NOT EXISTS `t`"]))
 def test_the_shortened_event_text_gives_the_same_event(columns, keys, options, name):
-    from replfilter.evaluation.schema_text import event_text
-    from replfilter.evaluation.sql_events import statement_events
+    from replfilter.evaluation.catalog.text import event_text
+    from replfilter.evaluation.sql.logged_events import statement_events
 
     body = ", ".join([f"{c} {kind}" for c, kind in columns] + keys)
     sql = f"CREATE TABLE {name} ({body}){options}"

@@ -19,7 +19,7 @@ from replfilter.core.filters import NameCollation
 from replfilter.evaluation.event_lines import evaluate_lines
 from replfilter.evaluation.events import CommandKind, QueryEvent, TableRef
 from replfilter.evaluation.explain import explain_sql
-from replfilter.evaluation.sql_events import statement_events
+from replfilter.evaluation.sql.logged_events import statement_events
 from replfilter.replica.catalog import Catalog, TableDef, TriggerDef
 from replfilter.server.session import Session
 

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from replfilter.evaluation.event_lines import evaluate_lines
-from replfilter.evaluation.schema_loader import load_schema_lines
+from replfilter.evaluation.catalog.loader import load_schema_lines
 from replfilter.replica.state import ReplicaState
 
 pytestmark = pytest.mark.spark

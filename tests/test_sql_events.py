@@ -1,5 +1,5 @@
-"""SQL text -> events: the tokenizer and script splitter (sql_tokens), the per-statement readers
-(sql_readers, sql_dml) and the derivation per binlog format (sql_events)."""
+"""SQL text -> events: the tokenizer and script splitter (sql.tokens), the per-statement readers
+(sql.readers, sql.dml) and the derivation per binlog format (sql.logged_events)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replfilter.evaluation.events import CommandKind, QueryEvent, RowEvent, TableRef
-from replfilter.evaluation.sql_events import (
+from replfilter.evaluation.sql.logged_events import (
     BinlogFormat,
     SqlEventsError,
     analyse_event_sql,
@@ -17,7 +17,7 @@ from replfilter.evaluation.sql_events import (
     script_events,
     statement_events,
 )
-from replfilter.evaluation.sql_tokens import split_sql_script, tokenize
+from replfilter.evaluation.sql.tokens import split_sql_script, tokenize
 
 CK = CommandKind
 

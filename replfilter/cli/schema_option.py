@@ -16,7 +16,7 @@ import argparse
 import os
 from typing import Sequence, TextIO
 
-from ..evaluation.schema_loader import SchemaFileError, load_schema_file
+from ..evaluation.catalog.loader import SchemaFileError, load_schema_file
 from ..server.session import Session
 
 SCHEMA_HELP = (

@@ -15,7 +15,7 @@ from typing import Callable
 from ..core.filters import fold_case
 from .evaluator import CompiledFilters, Decision, decide_compiled
 from .events import CommandKind, Event, QueryEvent, TableRef
-from .schema_follow import CatalogFollower
+from .catalog.follow import CatalogFollower
 
 UNKNOWN_REPLICA = (
     "undecided: DROP TRIGGER is decided by the trigger's table on the replica, and the "

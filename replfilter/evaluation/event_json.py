@@ -5,7 +5,7 @@ One object per event, keys in a fixed order, always ``"v": 1`` and a ``"type"`` 
 wrongly typed values with :class:`EventFormatError`, which names the offending field, so a file
 of events fails loudly and precisely rather than being half understood. A query event with
 ``sql`` and no ``tables`` key gets its tables from the SQL text
-(:func:`~replfilter.evaluation.sql_events.analyse_event_sql`), as the Spark runtime does.
+(:func:`~replfilter.evaluation.sql.logged_events.analyse_event_sql`), as the Spark runtime does.
 
 Examples::
 
@@ -122,7 +122,7 @@ def _tables_from_sql(sql: str, default_db: str, catalog: Catalog | None = None) 
     """A query event with SQL text and no ``tables`` key: its tables are read from the text,
     as the Spark runtime reads them (:mod:`replfilter.spark_runtime.sql_tables`), so a file of
     events decides alike in ``replfilter evaluate``, ``REPLAY EVENTS FROM`` and a stream."""
-    from .sql_events import SqlEventsError, analyse_event_sql  # sqlglot loads only when needed
+    from .sql.logged_events import SqlEventsError, analyse_event_sql  # sqlglot loads only when needed
 
     try:
         return analyse_event_sql(sql, default_db, catalog).tables

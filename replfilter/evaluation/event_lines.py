@@ -26,7 +26,7 @@ from .evaluator import Decision, Evaluator
 from .event_json import EventFormatError, SourceCatalogs, from_json
 from .drop_trigger import decide_drop_trigger, is_unresolved_drop_trigger
 from .events import Event, QueryEvent
-from .schema_follow import CatalogFollower
+from .catalog.follow import CatalogFollower
 
 JSON_BLANKS = " \t\r"
 """JSON's white space, less the line feed that ends a line: a line of only these is blank."""
@@ -118,7 +118,7 @@ class LineEvaluator:
     come, and, at the end, the counts per channel and decision and the state with every decided
     event's counters moved. ``channel`` makes every event arrive on that channel.
 
-    With a schema, the replica's catalog follows the DDL the applier applies (:mod:`.schema_follow`),
+    With a schema, the replica's catalog follows the DDL the applier applies (:mod:`.catalog.follow`),
     and each result carries the error the applier would stop with; an event's SQL text is read
     with its channel's source schema."""
 
@@ -160,7 +160,7 @@ class LineEvaluator:
 
     def _drop_trigger(self, event: QueryEvent) -> tuple[QueryEvent, Decision]:
         """The replica looks the trigger up in its own catalog (:mod:`.drop_trigger`)."""
-        from .sql_events import SqlEventsError, analyse_event_sql  # sqlglot on first use only
+        from .sql.logged_events import SqlEventsError, analyse_event_sql  # sqlglot on first use only
 
         try:
             trigger = analyse_event_sql(event.sql or "", event.default_db).trigger

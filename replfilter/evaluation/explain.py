@@ -1,7 +1,7 @@
 """What each channel would do with a statement: the rows of EXPLAIN REPLICATION.
 
 The statement is turned into the events the source would log under each binlog format
-(:mod:`.sql_events`, with the channel's source schema when one was given), each event is
+(:mod:`.sql.logged_events`, with the channel's source schema when one was given), each event is
 completed with what the replica's own objects say (the table of a DROP TRIGGER,
 mysql-filter-evaluation.md, section 3.2, step 4) and decided by the reference evaluator without
 moving any counter, so the answer is the one the applier (and the Spark runtime) gives. Where a
@@ -18,7 +18,7 @@ from .applier_errors import error_text
 from .drop_trigger import decide_drop_trigger
 from .evaluator import SKIP, CompiledFilters, Decision, channel_filters, compile_filters, decide_compiled
 from .events import CommandKind, Event, QueryEvent, RowEvent, TransactionEvent
-from .schema_follow import CatalogFollower
+from .catalog.follow import CatalogFollower
 
 _CREATES = frozenset({CommandKind.CREATE_TABLE, CommandKind.CREATE_VIEW, CommandKind.CREATE_TRIGGER,
                       CommandKind.CREATE_DB, CommandKind.CREATE_PROCEDURE, CommandKind.CREATE_FUNCTION,
@@ -85,10 +85,10 @@ def explain_sql(
     ``channels`` defaults to every configured channel, or every channel when none is configured
     (a fresh replica has only the unconfigured default channel, whose filters startup options
     set). Statements that log nothing get one row with ``event=None``. Raises
-    :class:`~replfilter.evaluation.sql_events.SqlEventsError` for unreadable SQL and
+    :class:`~replfilter.evaluation.sql.logged_events.SqlEventsError` for unreadable SQL and
     :class:`~.evaluator.UnknownChannelError` for a channel that does not exist.
     """
-    from .sql_events import analyse_script, derive_script  # local: sqlglot loads on first use, not at start-up
+    from .sql.logged_events import analyse_script, derive_script  # local: sqlglot loads on first use, not at start-up
 
     if channels is None:
         names = [c.name for c in state.configured_channels()] or list(state.channel_names)

@@ -25,7 +25,7 @@ MAX_REPLAY_WARNINGS = 64  # MySQL's max_error_count default is 1024; keep SHOW W
 
 def explain_replication(state: ReplicaState, stmt: ast.ExplainReplication) -> ResultSet:
     """One row per channel, format and derived event, in channel order then format order."""
-    from .sql_events import SqlEventsError  # sqlglot loads on first use, not at start-up
+    from .sql.logged_events import SqlEventsError  # sqlglot loads on first use, not at start-up
 
     if stmt.channel is not None and state.channel(stmt.channel) is None:
         raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, stmt.channel)

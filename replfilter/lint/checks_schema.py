@@ -187,12 +187,12 @@ def check_statements_that_stop(view: View, workload, replica: Catalog | None) ->
     """RF604: the first workload statement, per binlog format, that the channel applies and
     that the replica cannot run -- a table the filters kept off it (error 1146), or DDL its
     catalog refuses. The replica's catalog follows the applied DDL of the workload, and the
-    error is the evaluation layer's (``applier_errors``, ``schema_follow``): one answer for
+    error is the evaluation layer's (``applier_errors``, ``catalog.follow``): one answer for
     EXPLAIN, ``replfilter evaluate`` and the lint."""
     from dataclasses import replace
 
     from ..evaluation.applier_errors import applier_error, error_text
-    from ..evaluation.schema_follow import CatalogFollower
+    from ..evaluation.catalog.follow import CatalogFollower
 
     if replica is None:
         return

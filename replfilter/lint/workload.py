@@ -64,9 +64,9 @@ def _read_events(path: str, text: str) -> Workload:
 
 
 def _read_sql(path: str, text: str) -> Workload:
-    from ..evaluation.sql_events import events_for
-    from ..evaluation.sql_readers import analyse_statement
-    from ..evaluation.sql_tokens import SqlEventsError, split_sql_script
+    from ..evaluation.sql.logged_events import events_for
+    from ..evaluation.sql.readers import analyse_statement
+    from ..evaluation.sql.tokens import SqlEventsError, split_sql_script
 
     statements = []
     default_db = ""

@@ -5,7 +5,7 @@ A replica's outcome depends on objects, not only on rules: which table owns a co
 multi-table UPDATE's ``SET``, which table a ``DROP TRIGGER`` names, whether a table the applier
 touches exists at all (mysql-filter-evaluation.md, step 5 and the "objects on the replica" rows).
 This module holds those objects and nothing else: reading DDL into a catalog is the job of the
-evaluation layer (``replfilter.evaluation.schema_ddl`` and ``schema_loader``), so this module stays
+evaluation layer (``replfilter.evaluation.catalog.ddl`` and ``catalog.loader``), so this module stays
 pure and imports no SQL parser.
 
 Names compare as the server compares them:

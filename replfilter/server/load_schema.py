@@ -2,7 +2,7 @@
 ``--schema``, run by the session because it reads a file (the executor does no I/O).
 
 The file is one source's schema (every channel's source without FOR CHANNEL), replayed onto the
-replica's catalog through the channel's filters (``schema_loader``). As a statement it answers
+replica's catalog through the channel's filters (``catalog.loader``). As a statement it answers
 as MySQL answers a statement: ``Query OK``, with each statement of the file that the server
 would refuse as a warning that names the file and line (SHOW WARNINGS lists them all). A file
 that cannot be opened, or a channel that does not exist, is an error and changes nothing.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..core.errors import ER, Condition, MySQLError
 from ..core.results import Ok
 from ..dialect import ast
-from ..evaluation.schema_loader import SchemaFileError, load_schema_file
+from ..evaluation.catalog.loader import SchemaFileError, load_schema_file
 from ..replica.executor import Execution
 from ..replica.state import ReplicaState
 

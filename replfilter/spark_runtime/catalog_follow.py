@@ -1,7 +1,7 @@
 """The replica's catalog in the Spark runtime: applied DDL changes it in event order, and every
 event gets the error the applier would stop with (``applier_error``), as ``replfilter evaluate``
 gives them (:class:`~replfilter.evaluation.event_lines.LineEvaluator`,
-:mod:`replfilter.evaluation.schema_follow`, :mod:`replfilter.evaluation.applier_errors`).
+:mod:`replfilter.evaluation.catalog.follow`, :mod:`replfilter.evaluation.applier_errors`).
 
 Why it can stay (almost) in Spark: the error of an event depends on its decision key and on the
 replica's catalog where the event stands, and the catalog changes only at the few applied DDL
@@ -38,14 +38,14 @@ from ..core.errors import MySQLError
 from ..evaluation.applier_errors import applier_error, error_text, last_sql_error
 from ..evaluation.evaluator import Decision, channel_filters, compile_filters, decide_compiled
 from ..evaluation.events import Event, QueryEvent, RowEvent
-from ..evaluation.schema_follow import CatalogFollower
-from ..evaluation.schema_text import first_word, is_schema_statement
+from ..evaluation.catalog.follow import CatalogFollower
+from ..evaluation.catalog.text import first_word, is_schema_statement
 from ..replica.catalog import Catalog, CatalogBuilder
 from ..replica.state import ReplicaState
 
 APPLIER_ERROR = "applier_error"
 DDL_CANDIDATE = r"(?i)^[^a-z_]*(create|alter|drop|rename|use)"
-"""A superset of :func:`~replfilter.evaluation.schema_text.first_word` in the schema words: what
+"""A superset of :func:`~replfilter.evaluation.catalog.text.first_word` in the schema words: what
 precedes the first word there (blanks, ``/*!NNNNN``) holds no letter. The driver checks again."""
 
 

@@ -2,7 +2,7 @@
 
 A query event whose ``tables`` is NULL (the key was absent) or whose ``command`` is NULL (a
 Debezium DDL event) and that has ``sql`` gets them from
-:func:`replfilter.evaluation.sql_events.analyse_event_sql` — the reader ``replfilter evaluate``
+:func:`replfilter.evaluation.sql.logged_events.analyse_event_sql` — the reader ``replfilter evaluate``
 uses (sqlglot's MySQL dialect plus a tokenizer), so Spark and the evaluator read a statement alike.
 
 Batched: the distinct ``(sql, default_db)`` pairs of the batch are parsed in Python with
@@ -74,7 +74,7 @@ def analyse_texts(texts: DataFrame, sources: SourceSchemas | None = None) -> Dat
     arrow_schema = to_arrow_schema(result)
 
     def run(batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
-        from replfilter.evaluation.sql_events import SqlEventsError, analyse_event_sql
+        from replfilter.evaluation.sql.logged_events import SqlEventsError, analyse_event_sql
 
         for batch in batches:
             rows = []

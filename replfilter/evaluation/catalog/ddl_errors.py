@@ -7,8 +7,8 @@ a schema file) or the applier stopping (replaying events).
 
 from __future__ import annotations
 
-from ..core.errors import MySQLError
-from ..replica.catalog import RoutineKind
+from ...core.errors import MySQLError
+from ...replica.catalog import RoutineKind
 
 
 def _error(code: int, sqlstate: str, message: str) -> MySQLError:

@@ -3,11 +3,11 @@
 A schema file is read as the ``mysql`` client feeds it to a server (the project's statement
 splitter: ``DELIMITER``, comments, line numbers), each statement's ``/*!NNNNN ... */`` resolved
 against the simulated server version, then executed on the *source's* catalog
-(:mod:`.schema_ddl`). It may be ``mysqldump --no-data --triggers --routines --events`` output, a
+(:mod:`.ddl`). It may be ``mysqldump --no-data --triggers --routines --events`` output, a
 full dump, or any ``.sql`` file of DDL.
 
 The replica's catalog is built the way a real replica's is: each DDL statement the source
-executed is turned into the Query event the source logs (``sql_events``), decided by that
+executed is turned into the Query event the source logs (``sql.logged_events``), decided by that
 channel's filters (the reference evaluator), and applied on the replica only when the filters
 let it through — in the rewritten database when a rewrite rule matched. So a table created under
 an ignore rule does not exist on the replica (mysql-filter-evaluation.md, sections 3 and 5).
@@ -30,17 +30,17 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Sequence
 
-from ..core.errors import MySQLError
-from ..dialect.splitter import ClientCommand, StatementBuffer, StatementText
-from ..replica.catalog import Catalog, CatalogBuilder
-from ..replica.state import ReplicaState
-from .evaluator import channel_filters, decide
-from .schema_ddl import apply_to_builder
-from .schema_errors import syntax_error
-from .schema_text import event_text, execute_versioned_comments, first_word, is_schema_statement
-from .events import CommandKind, QueryEvent, TableRef
-from .sql_events import BinlogFormat, statement_events
-from .sql_tokens import SqlEventsError
+from ...core.errors import MySQLError
+from ...dialect.splitter import ClientCommand, StatementBuffer, StatementText
+from ...replica.catalog import Catalog, CatalogBuilder
+from ...replica.state import ReplicaState
+from ..evaluator import channel_filters, decide
+from .ddl import apply_to_builder
+from .ddl_errors import syntax_error
+from .text import event_text, execute_versioned_comments, first_word, is_schema_statement
+from ..events import CommandKind, QueryEvent, TableRef
+from ..sql.logged_events import BinlogFormat, statement_events
+from ..sql.tokens import SqlEventsError
 
 
 class SchemaFileError(OSError):

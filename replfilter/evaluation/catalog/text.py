@@ -15,11 +15,11 @@ import re
 from functools import lru_cache
 from typing import Sequence
 
-from ..core.filters import fold_case
-from ..core.version import DEFAULT_VERSION
-from ..dialect.lexical import expand_executable_comments
-from .schema_errors import Refused, SqlSyntaxError, duplicate_column
-from .sql_tokens import Token, tokenize
+from ...core.filters import fold_case
+from ...core.version import DEFAULT_VERSION
+from ...dialect.lexical import expand_executable_comments
+from .ddl_errors import Refused, SqlSyntaxError, duplicate_column
+from ..sql.tokens import Token, tokenize
 
 SERVER_VERSION_ID = DEFAULT_VERSION.number
 """The simulated server's ``MYSQL_VERSION_ID`` (8.4.3: 80403) unless the replica's version says
@@ -54,7 +54,7 @@ _REFERENCES = re.compile(r"\bREFERENCES\b", re.I)
 def event_text(sql: str) -> str:
     """The shortest text whose Query event is this statement's: a plain ``CREATE TABLE t (...)``
     whose body references no other table logs an event naming only ``t``, so its columns are
-    dropped before ``sql_events`` reads it (reading a 6-column body costs more than deciding).
+    dropped before ``sql.logged_events`` reads it (reading a 6-column body costs more than deciding).
     Any other statement is returned as it is. A property test checks the two events agree."""
     body = plain_table_body(sql)
     if body is None or _REFERENCES.search(sql, body) is not None:

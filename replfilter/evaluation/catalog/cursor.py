@@ -3,16 +3,16 @@ errors (a malformed statement is :class:`SqlSyntaxError`, MySQL's 1064), the cla
 ``CREATE``/``ALTER`` shares (``IF [NOT] EXISTS``, ``DEFINER = ...``, ``OR REPLACE`` ...), and
 object names resolved against the session's default database and the catalog being changed.
 
-The statement families (:mod:`.schema_tables`, :mod:`.schema_objects`) build on it.
+The statement families (:mod:`.tables`, :mod:`.objects`) build on it.
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
-from ..replica.catalog import CatalogBuilder
-from .schema_errors import Refused, SqlSyntaxError, no_database_selected, unknown_database
-from .sql_tokens import Token, TokenCursor
+from ...replica.catalog import CatalogBuilder
+from .ddl_errors import Refused, SqlSyntaxError, no_database_selected, unknown_database
+from ..sql.tokens import Token, TokenCursor
 
 _CREATE_MODIFIERS = frozenset({"OR", "REPLACE", "TEMPORARY", "UNIQUE", "FULLTEXT", "SPATIAL", "AGGREGATE",
                                "ONLINE", "OFFLINE", "UNDO", "EXTERNAL", "IGNORE"})

@@ -14,12 +14,12 @@ from dataclasses import replace
 
 from sqlglot import exp
 
-from ..core.errors import ER, error_line
-from .events import CommandKind, TableRef
-from .sql_analysis import ReaderContext, StatementAnalysis, owner_unknown
-from .sql_tokens import HeadError, TokenCursor
-from .sql_columns import resolve_set_columns
-from .sql_tree import HEAD_MODIFIERS, cte_names, from_list, parse_tree, read_tables, resolve_qualifier, tree_table_ref
+from ...core.errors import ER, error_line
+from ..events import CommandKind, TableRef
+from .analysis import ReaderContext, StatementAnalysis, owner_unknown
+from .tokens import HeadError, TokenCursor
+from .columns import resolve_set_columns
+from .tree import HEAD_MODIFIERS, cte_names, from_list, parse_tree, read_tables, resolve_qualifier, tree_table_ref
 
 CK = CommandKind
 

@@ -1,34 +1,34 @@
 """DDL text -> changes to a schema catalog, with the errors the server would raise.
 
 One statement at a time, as the server executes it: ``CREATE/DROP DATABASE``, ``USE``, the table
-statements (:mod:`.schema_tables`), the views, triggers, routines and events
-(:mod:`.schema_objects`). A statement that changes no object (``INSERT``, ``SET``, ``CREATE
+statements (:mod:`.tables`), the views, triggers, routines and events
+(:mod:`.objects`). A statement that changes no object (``INSERT``, ``SET``, ``CREATE
 INDEX``, ``GRANT`` ...) changes nothing here.
 
 A statement the server would refuse (the table exists, the database is unknown, the text is not
-SQL) changes nothing and yields the server's error (:mod:`.schema_errors`): the caller decides
+SQL) changes nothing and yields the server's error (:mod:`.ddl_errors`): the caller decides
 whether that is a warning (loading a schema file) or the applier stopping (replaying events).
 
 How text is read: versioned comments are resolved first; a plain ``CREATE TABLE t (...)`` has only
-its head tokenized and its body read by the quick reader (:mod:`.schema_text`); any other
+its head tokenized and its body read by the quick reader (:mod:`.text`); any other
 statement's head (object kind, names, ``IF [NOT] EXISTS``) by the project's tokenizer
-(:mod:`.sql_tokens`), and view queries, ``CREATE TABLE ... SELECT``/``LIKE`` and any table body
-with more than column and key definitions by sqlglot's MySQL dialect (:mod:`.schema_queries`).
+(:mod:`..sql.tokens`), and view queries, ``CREATE TABLE ... SELECT``/``LIKE`` and any table body
+with more than column and key definitions by sqlglot's MySQL dialect (:mod:`.queries`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.errors import MySQLError
-from ..replica.catalog import Catalog, CatalogBuilder, RoutineKind
-from .schema_cursor import NeedAllTokens
-from .schema_errors import (Refused, SqlSyntaxError, database_exists, database_missing, syntax_error,
+from ...core.errors import MySQLError
+from ...replica.catalog import Catalog, CatalogBuilder, RoutineKind
+from .cursor import NeedAllTokens
+from .ddl_errors import (Refused, SqlSyntaxError, database_exists, database_missing, syntax_error,
                             unknown_database)
-from .schema_objects import ObjectStatements
-from .schema_tables import TableStatements
-from .schema_text import SERVER_VERSION_ID, execute_versioned_comments, plain_table_body, statement_tokens
-from .sql_tokens import SqlEventsError
+from .objects import ObjectStatements
+from .tables import TableStatements
+from .text import SERVER_VERSION_ID, execute_versioned_comments, plain_table_body, statement_tokens
+from ..sql.tokens import SqlEventsError
 
 
 @dataclass(frozen=True)

@@ -2,17 +2,17 @@
 column and key definitions, and the query of a view or of ``CREATE TABLE ... SELECT``, whose
 output columns and base tables are resolved against the catalog being changed.
 
-sqlglot is imported on first use: a plain mysqldump never needs it (:mod:`.schema_text`).
+sqlglot is imported on first use: a plain mysqldump never needs it (:mod:`.text`).
 Choice (README, "Where replfilter chooses"): a view's columns are its select list's names, with
 ``*`` and ``t.*`` expanded from the catalog.
 """
 
 from __future__ import annotations
 
-from ..core.filters import fold_case
-from ..replica.catalog import CatalogBuilder, TableDef
-from .schema_errors import Refused, SqlSyntaxError, no_such_table, unknown_table
-from .schema_text import add_column
+from ...core.filters import fold_case
+from ...replica.catalog import CatalogBuilder, TableDef
+from .ddl_errors import Refused, SqlSyntaxError, no_such_table, unknown_table
+from .text import add_column
 
 
 def parse(text: str):
@@ -23,7 +23,7 @@ def parse(text: str):
     from sqlglot import exp
     from sqlglot.errors import SqlglotError
 
-    from .sql_tree import quiet_sqlglot
+    from ..sql.tree import quiet_sqlglot
 
     try:
         with quiet_sqlglot():

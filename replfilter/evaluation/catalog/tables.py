@@ -4,21 +4,21 @@ and ``DROP TABLE/VIEW``, with the server's refusals.
 
 Atomic DDL (8.0+): ``DROP TABLE a, missing`` and ``RENAME TABLE`` with a bad pair change nothing.
 Choice (README, "Where replfilter chooses"): temporary tables are session objects and are not kept
-(the dispatch in :mod:`.schema_ddl` skips them).
+(the dispatch in :mod:`.ddl` skips them).
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
-from ..core.filters import fold_case
-from ..replica.catalog import TableDef, TriggerDef
-from .schema_cursor import NeedAllTokens, StatementCursor
-from .schema_errors import (Refused, SqlSyntaxError, cant_drop_column, duplicate_column, no_such_table,
+from ...core.filters import fold_case
+from ...replica.catalog import TableDef, TriggerDef
+from .cursor import NeedAllTokens, StatementCursor
+from .ddl_errors import (Refused, SqlSyntaxError, cant_drop_column, duplicate_column, no_such_table,
                             table_exists, unknown_column, unknown_database, unknown_table, wrong_object)
-from .schema_queries import table_columns
-from .schema_text import TABLE_ELEMENT_KEYWORDS, body_columns, find_column
-from .sql_tokens import Token
+from .queries import table_columns
+from .text import TABLE_ELEMENT_KEYWORDS, body_columns, find_column
+from ..sql.tokens import Token
 
 
 class TableStatements(StatementCursor):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from .events import CommandKind
+from ..events import CommandKind
 
 _QUOTED = re.compile(r"""'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"|`(?:[^`]|``)*`|/\*.*?\*/|#[^\n]*|--\s[^\n]*""", re.S)
 _UNSAFE_FUNCTION = re.compile(

@@ -9,11 +9,11 @@ bodies are kept as text, not read.
 
 from __future__ import annotations
 
-from ..replica.catalog import RoutineDef, RoutineKind, TableDef, TriggerDef
-from .schema_cursor import StatementCursor
-from .schema_errors import (Refused, SqlSyntaxError, no_such_table, routine_exists, routine_missing, table_exists,
+from ...replica.catalog import RoutineDef, RoutineKind, TableDef, TriggerDef
+from .cursor import StatementCursor
+from .ddl_errors import (Refused, SqlSyntaxError, no_such_table, routine_exists, routine_missing, table_exists,
                             trigger_exists, trigger_missing, wrong_object)
-from .schema_queries import base_tables, parse, query_columns
+from .queries import base_tables, parse, query_columns
 
 
 class ObjectStatements(StatementCursor):

@@ -3,15 +3,15 @@
 Given a statement, the session's default database and a binlog format, derive what the replica's
 filters will see (mysql-filter-evaluation.md, sections 3.2, 3.4 and 3.5):
 
-* STATEMENT (and MIXED for a safe statement, mixed_format.py): one :class:`QueryEvent` with the
+* STATEMENT (and MIXED for a safe statement, sql/mixed_format.py): one :class:`QueryEvent` with the
   statement's command kind and its table list (updating flags as the server's parser sets them).
 * ROW: DDL stays a :class:`QueryEvent` (judged by the default database); DML becomes one
   :class:`RowEvent` per table it changes, with the table's written database or the default one.
   ``CREATE TABLE ... SELECT`` is both: the CREATE as a query event, the rows as row events.
   CREATE/DROP TEMPORARY TABLE are not logged under ROW (8.0+).
 
-Reading the text is the job of :mod:`.sql_tokens` (tokens, where statements end) and
-:mod:`.sql_readers` (command kind and table list per statement); this module only turns what
+Reading the text is the job of :mod:`.tokens` (tokens, where statements end) and
+:mod:`.readers` (command kind and table list per statement); this module only turns what
 they read into events. When the tables cannot be known from the text — DROP TRIGGER (the replica
 looks the trigger up), a multi-table UPDATE assigning unqualified columns, a CALL, an
 unrecognised statement — the result says so (``tables_known=False`` plus a note) instead of
@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Sequence
 
-from .events import CommandKind, Event, QueryEvent, RowEvent, TableRef
-from ..replica.catalog import Catalog
-from .sql_analysis import StatementAnalysis
-from .sql_readers import analyse_statement
+from ..events import CommandKind, Event, QueryEvent, RowEvent, TableRef
+from ...replica.catalog import Catalog
+from .analysis import StatementAnalysis
+from .readers import analyse_statement
 from .mixed_format import unsafe_reason
-from .sql_tokens import SqlEventsError, split_sql_script
+from .tokens import SqlEventsError, split_sql_script
 
 CK = CommandKind
 
@@ -153,7 +153,7 @@ def _derive(
     notes = list(a.notes)
     events: tuple[Event, ...] = ()
     effective_default = a.use_db if a.use_db is not None else default_db
-    # MIXED logs an unsafe statement as rows (mixed_format.py lists the cases modelled); DDL is
+    # MIXED logs an unsafe statement as rows (sql/mixed_format.py lists the cases modelled); DDL is
     # always a statement.
     unsafe = unsafe_reason(sql, a.command) if fmt is BinlogFormat.MIXED and (a.command.is_dml or a.create_select) else None
     as_rows = fmt is BinlogFormat.ROW or unsafe is not None

@@ -5,7 +5,7 @@ The tokenizer knows what MySQL's lexer knows about where text is *not* SQL: quot
 delimits strings under the default ``sql_mode``, not ``ANSI_QUOTES``), backticks, doubled quotes
 and backslash escapes, ``#``/``-- ``/``/* */`` comments, and ``/*!NNNNN ... */`` executable
 comments, whose markers it reports so the reader can blank them (MySQL executes what they
-enclose). It never interprets keywords: that is the readers' job (:mod:`.sql_readers`).
+enclose). It never interprets keywords: that is the readers' job (:mod:`.readers`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ class SqlEventsError(ValueError):
 
 
 class HeadError(Exception):
-    """A malformed statement head, met by a reader; :func:`~.sql_readers.analyse_statement`
+    """A malformed statement head, met by a reader; :func:`~.readers.analyse_statement`
     turns it into :class:`SqlEventsError` naming the command."""
 
 

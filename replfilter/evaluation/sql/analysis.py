@@ -1,7 +1,7 @@
 """What reading one statement's text yields (:class:`StatementAnalysis`), and what a reader
 works on (:class:`ReaderContext`).
 
-The analysis is format-independent: the derivation (:mod:`.sql_events`) turns it into the
+The analysis is format-independent: the derivation (:mod:`.logged_events`) turns it into the
 events of one binlog format. It holds what the replica's filter code looks at
 (mysql-filter-evaluation.md, section 3.2, "Statement-kind → table list"): the command kind and
 the table list in statement order with updating flags, plus what decides whether anything is
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..replica.catalog import Catalog
-from .events import CommandKind, TableRef
-from .sql_tokens import Token
+from ...replica.catalog import Catalog
+from ..events import CommandKind, TableRef
+from .tokens import Token
 
 
 @dataclass(frozen=True)

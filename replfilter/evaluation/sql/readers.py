@@ -2,7 +2,7 @@
 
 :func:`analyse_statement` is the entry: the tokenizer finds the statement head and its command
 kind (MySQL's ``SQLCOM_*``, :class:`~.events.CommandKind`); the kind's reader then reads the
-rest — with sqlglot's MySQL dialect where it can (DML in :mod:`.sql_dml`; CREATE/ALTER/DROP
+rest — with sqlglot's MySQL dialect where it can (DML in :mod:`.dml`; CREATE/ALTER/DROP
 TABLE and VIEW, indexes, TRUNCATE here), else with the tokenizer (RENAME TABLE, GRANT/REVOKE,
 LOAD DATA, CREATE TRIGGER, ALTER DATABASE, XA ...).
 
@@ -19,13 +19,13 @@ from typing import Callable, Sequence
 
 from sqlglot import exp
 
-from ..core.errors import ER, error_line
-from ..replica.catalog import Catalog
-from .events import CommandKind, TableRef
-from .sql_analysis import ReaderContext, StatementAnalysis
-from .sql_dml import read_dml, read_load
-from .sql_tokens import HeadError, SqlEventsError, Token, TokenCursor, head_words, tokenize
-from .sql_tree import cte_names, parse_tree, read_tables, tree_table_ref
+from ...core.errors import ER, error_line
+from ...replica.catalog import Catalog
+from ..events import CommandKind, TableRef
+from .analysis import ReaderContext, StatementAnalysis
+from .dml import read_dml, read_load
+from .tokens import HeadError, SqlEventsError, Token, TokenCursor, head_words, tokenize
+from .tree import cte_names, parse_tree, read_tables, tree_table_ref
 
 CK = CommandKind
 Reader = Callable[[ReaderContext], StatementAnalysis]

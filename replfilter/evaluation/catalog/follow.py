@@ -15,16 +15,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.errors import MySQLError
-from ..replica.catalog import Catalog, CatalogBuilder
-from ..replica.state import ReplicaState
-from .applier_errors import applier_error
-from .events import Event, QueryEvent
-from .schema_ddl import apply_to_builder
-from .schema_text import first_word, is_schema_statement
+from ...core.errors import MySQLError
+from ...replica.catalog import Catalog, CatalogBuilder
+from ...replica.state import ReplicaState
+from ..applier_errors import applier_error
+from ..events import Event, QueryEvent
+from .ddl import apply_to_builder
+from .text import first_word, is_schema_statement
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .evaluator import Decision
+    from ..evaluator import Decision
 
 
 class CatalogFollower:

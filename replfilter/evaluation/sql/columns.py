@@ -22,9 +22,9 @@ from typing import Sequence
 
 from sqlglot import exp
 
-from ..core.errors import ER, error_line
-from ..replica.catalog import Catalog, TableDef
-from .sql_tree import resolve_qualifier
+from ...core.errors import ER, error_line
+from ...replica.catalog import Catalog, TableDef
+from .tree import resolve_qualifier
 
 WHERE = "field list"  # THD::DEFAULT_WHERE: where a SET column is resolved
 

@@ -16,9 +16,9 @@ from typing import Iterator, Sequence
 import sqlglot
 from sqlglot import exp
 
-from .events import TableRef
-from .sql_analysis import ReaderContext
-from .sql_tokens import Token
+from ..events import TableRef
+from .analysis import ReaderContext
+from .tokens import Token
 
 
 class _QuietSqlglot(logging.Filter):
@@ -29,7 +29,7 @@ class _QuietSqlglot(logging.Filter):
 @contextmanager
 def quiet_sqlglot() -> Iterator[None]:
     """sqlglot warns when it falls back to a generic Command; we detect that ourselves (and the
-    DDL reader, :mod:`.schema_queries`, reports what sqlglot cannot read as the server's 1064)."""
+    DDL reader, :mod:`..catalog.queries`, reports what sqlglot cannot read as the server's 1064)."""
     logger = logging.getLogger("sqlglot")
     quiet = _QuietSqlglot()
     logger.addFilter(quiet)
