@@ -22,8 +22,9 @@ from typing import IO, Iterable, Iterator
 from ..core.errors import MySQLError
 from ..replica.state import ReplicaState
 from .applier_errors import error_text
-from .evaluator import Decision, Evaluator
-from .event_json import EventFormatError, SourceCatalogs, from_json
+from .evaluator import Decision, Evaluator, decide_compiled
+from .event_json import EventFormatError, SourceCatalogs, UnknownTables, from_json, read_event_sql
+from .undecided import unless_tables_matter
 from .drop_trigger import decide_drop_trigger, is_unresolved_drop_trigger
 from .events import Event, QueryEvent
 from .catalog.follow import CatalogFollower
@@ -140,13 +141,22 @@ class LineEvaluator:
 
     def decide_line(self, number: int, line: str | bytes) -> LineResult | None:
         try:
-            event = read_line(line, self._source_catalog)
+            try:
+                event = read_line(line, self._source_catalog)
+                unknown = None
+            except UnknownTables as err:  # decided as EXPLAIN decides the same text
+                event, unknown = err.event, err.why
             if event is None:
                 return None
             if self._channel is not None:
                 event = replace(event, channel=self._channel)
             if is_unresolved_drop_trigger(event):
                 event, decision = self._drop_trigger(event)  # type: ignore[arg-type]
+            elif unknown is not None:
+                compiled = self._evaluator.compiled(event.channel)
+                decision = unless_tables_matter(decide_compiled(compiled, event), event, compiled, unknown)
+                if decision.decision is not None:
+                    decision = self._evaluator.decide(event)
             else:
                 decision = self._evaluator.decide(event)
         except ValueError as err:  # LineError, EventFormatError, UnknownChannelError
@@ -159,12 +169,11 @@ class LineEvaluator:
         return LineResult(number, event, decision, applier_error=stop)
 
     def _drop_trigger(self, event: QueryEvent) -> tuple[QueryEvent, Decision]:
-        """The replica looks the trigger up in its own catalog (:mod:`.drop_trigger`)."""
-        from .sql.logged_events import SqlEventsError, analyse_event_sql  # sqlglot on first use only
-
+        """The replica looks the trigger up in its own catalog (:mod:`.drop_trigger`); a text the
+        source refuses (no database for an unqualified trigger: 1046) is an error naming ``sql``."""
         try:
-            trigger = analyse_event_sql(event.sql or "", event.default_db).trigger
-        except SqlEventsError:
+            trigger = read_event_sql(event.sql or "", event.default_db).trigger
+        except UnknownTables:
             trigger = None
         compiled = self._evaluator.compiled(event.channel)
         return decide_drop_trigger(event, trigger, compiled, self._follower, self._evaluator.decide)
