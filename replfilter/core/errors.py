@@ -66,6 +66,10 @@ class ER(Enum):
         "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when "
         "SOURCE_AUTO_POSITION is active.",
     )
+    AUTO_POSITION_REQUIRES_GTID_MODE_NOT_OFF = ErrorSpec(
+        1777, "HY000",
+        "CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 1 cannot be executed because @@GLOBAL.GTID_MODE = OFF.",
+    )
     REPLICA_CHANNEL_DOES_NOT_EXIST = ErrorSpec(3074, "HY000", "Replica channel '%s' does not exist.")
     REPLICA_CHANNEL_NAME_INVALID_OR_TOO_LONG = ErrorSpec(
         3076, "HY000", "Couldn't create channel: Channel name is either invalid or too long."

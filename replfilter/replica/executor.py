@@ -186,13 +186,16 @@ def valid_channel_name(name: str) -> bool:
 POSITION_OPTIONS = frozenset({"SOURCE_LOG_FILE", "SOURCE_LOG_POS", "RELAY_LOG_FILE", "RELAY_LOG_POS"})
 
 
-def _check_auto_position(channel: Channel, options: tuple[ast.SourceOption, ...]) -> None:
-    """``change_master``: positions cannot be given while auto-positioning is on after the
-    statement (SOURCE_AUTO_POSITION = 1 in it, or already on and not turned off): 1776."""
+def _check_auto_position(state: ReplicaState, channel: Channel, options: tuple[ast.SourceOption, ...]) -> None:
+    """``change_master`` (sql/rpl_replica.cc): SOURCE_AUTO_POSITION = 1 needs a GTID_MODE other
+    than OFF (1777, checked first); positions cannot be given while auto-positioning is on after
+    the statement (SOURCE_AUTO_POSITION = 1 in it, or already on and not turned off): 1776."""
     auto = channel.source.auto_position
     for option in options:
         if option.name == "SOURCE_AUTO_POSITION":
             auto = 1 if option.value else 0
+            if auto and state.gtid_mode == "OFF":
+                raise MySQLError.of(ER.AUTO_POSITION_REQUIRES_GTID_MODE_NOT_OFF)
     if auto and any(option.name in POSITION_OPTIONS for option in options):
         raise MySQLError.of(ER.BAD_REPLICA_AUTO_POSITION)
 
@@ -229,7 +232,7 @@ def change_replication_source(state: ReplicaState, stmt: ast.ChangeReplicationSo
             raise MySQLError.of(ER.REPLICA_CHANNEL_SQL_THREAD_MUST_STOP, name)
         if option.name == "SOURCE_HOST" and option.value == "":
             raise MySQLError.of(ER.WRONG_ARGUMENTS, option.written)
-    _check_auto_position(channel, stmt.options)
+    _check_auto_position(state, channel, stmt.options)
 
     was_configured = channel.configured
     source = channel.source

@@ -115,6 +115,11 @@ class ReplicaState:
     global_filters: FilterSet = EMPTY_FILTERS
     collation: NameCollation = field(default_factory=NameCollation)
     version: ServerVersion = DEFAULT_VERSION
+    gtid_mode: str = "OFF"
+    """``--gtid-mode`` (OFF, OFF_PERMISSIVE, ON_PERMISSIVE, ON; 8.4's default OFF): channel
+    statements check it (SOURCE_AUTO_POSITION = 1 needs it not OFF, error 1777)."""
+    enforce_gtid_consistency: str = "OFF"
+    """``--enforce-gtid-consistency`` (OFF, ON, WARN): ``gtid_mode=ON`` needs it ON to start."""
     every_source_catalog: Catalog | None = None      # a --schema FILE without a channel prefix
     channel_source_catalogs: tuple[tuple[str, Catalog], ...] = ()   # --schema channel:FILE
     replica_catalog: Catalog | None = None

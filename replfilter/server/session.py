@@ -206,6 +206,8 @@ class Session:
             "error_count": sum(1 for c in self._diagnostics if c.level == "Error"),
             "lower_case_table_names": state.collation.lower_case_table_names,
             "server_id": SERVER_ID,
+            "gtid_mode": state.gtid_mode,
+            "enforce_gtid_consistency": state.enforce_gtid_consistency,
         }
         for written, name in statement.items:
             if name not in values:
