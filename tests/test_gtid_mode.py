@@ -62,3 +62,35 @@ def test_a_start_mysqld_refuses(options, message) -> None:
     with pytest.raises(StartupError) as err:
         start_replica(options, None, None)
     assert str(err.value.message).startswith(message)
+
+
+# --- START REPLICA UNTIL: notes 1278 and 1279 (Relay_log_info::init_until_option, start_slave) ---
+
+NOTE_1278 = ("Note", 1278, "It is recommended to use --skip-replica-start when doing step-by-step replication with "
+             "START REPLICA UNTIL; otherwise, you will get problems if you get an unexpected replica's mysqld restart")
+NOTE_1279 = ("Note", 1279, "SQL thread is not to be started so UNTIL options are ignored")
+
+
+def _notes(session, sql: str) -> list[tuple]:
+    session.execute_sql(sql)
+    return [tuple(row) for row in session.execute_sql("SHOW WARNINGS")[-1].rows]
+
+
+@pytest.mark.parametrize("options, until, expected", [
+    ([], "SOURCE_LOG_FILE = 'b.000001', SOURCE_LOG_POS = 4", [NOTE_1278]),
+    ([], "RELAY_LOG_FILE = 'r.000001', RELAY_LOG_POS = 4", [NOTE_1278]),
+    ([], "SQL_AFTER_GTIDS = '3e11fa47-71ca-11e1-9e33-c80aa9429562:1'", []),  # not a position
+    ([("--skip-replica-start", None)], "SOURCE_LOG_FILE = 'b.000001', SOURCE_LOG_POS = 4", []),
+    ([("--skip-slave-start", "TRUE")], "SOURCE_LOG_FILE = 'b.000001', SOURCE_LOG_POS = 4", []),
+    ([("--skip-replica-start", "OFF")], "SOURCE_LOG_FILE = 'b.000001', SOURCE_LOG_POS = 4", [NOTE_1278]),
+])
+def test_until_a_position_without_skip_replica_start_is_note_1278(options, until, expected) -> None:
+    session = _session(*options)
+    session.execute_sql("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h'")
+    assert _notes(session, f"START REPLICA UNTIL {until}") == expected
+
+
+def test_until_without_the_sql_thread_is_note_1279() -> None:
+    session = _session()
+    session.execute_sql("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h'")
+    assert _notes(session, "START REPLICA IO_THREAD UNTIL SOURCE_LOG_FILE = 'b.000001', SOURCE_LOG_POS = 4") == [NOTE_1279]

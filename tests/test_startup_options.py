@@ -683,8 +683,8 @@ def test_command_line_accepts_only_replicate_options_and_lctn() -> None:
         collect_startup_settings(command_line=[split_command_line_option("--server-id=2")])
     assert info.value.message == "unknown variable 'server-id=2'"
     with pytest.raises(StartupError) as info:
-        collect_startup_settings(command_line=[split_command_line_option("--skip-replica-start")])
-    assert info.value.message == "unknown option '--skip-replica-start'"
+        collect_startup_settings(command_line=[split_command_line_option("--skip-log-bin")])
+    assert info.value.message == "unknown option '--skip-log-bin'"
     settings = collect_startup_settings(command_line=[("--loose-server-id", "2")])
     assert settings.warnings == ("unknown variable 'loose-server-id=2'",)
 

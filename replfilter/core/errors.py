@@ -56,6 +56,12 @@ class ER(Enum):
     BAD_REPLICA_UNTIL_COND = ErrorSpec(
         1277, "HY000", "Incorrect parameter or combination of parameters for START REPLICA UNTIL"
     )
+    MISSING_SKIP_REPLICA = ErrorSpec(
+        1278, "HY000",
+        "It is recommended to use --skip-replica-start when doing step-by-step replication with START REPLICA "
+        "UNTIL; otherwise, you will get problems if you get an unexpected replica's mysqld restart",
+    )
+    UNTIL_COND_IGNORED = ErrorSpec(1279, "HY000", "SQL thread is not to be started so UNTIL options are ignored")
     MALFORMED_GTID_SET_SPECIFICATION = ErrorSpec(1772, "HY000", "Malformed GTID set specification '%s'.")
     SQLTHREAD_WITH_SECURE_REPLICA = ErrorSpec(
         1687, "HY000", "Setting authentication options is not possible when only the Replica SQL Thread is being started."

@@ -330,6 +330,12 @@ def start_replica(state: ReplicaState, stmt: ast.StartReplica) -> Execution:
         # 4.5; the server's start_slave_threads sets the until condition only when it starts the
         # SQL thread).
         until = stmt.until if want_sql and not channel.sql_running else channel.until
+        if stmt.until is not None and until is stmt.until:
+            # Relay_log_info::init_until_option: a position condition without --skip-replica-start
+            if stmt.until.kind in ("Source", "Relay") and not state.skip_replica_start:
+                warnings.append(Condition.note(ER.MISSING_SKIP_REPLICA))
+        elif stmt.until is not None and stmt.until.kind != "SQL_AFTER_MTS_GAPS":
+            warnings.append(Condition.note(ER.UNTIL_COND_IGNORED))  # start_slave: no SQL thread to start
         if until is stmt.until and until is not None and until.gtids and not is_gtid_set(until.gtids):
             # Until_gtids::init: the set is read before any thread starts, so nothing starts.
             # Gtid_set::add_gtid_text raises 1772; init then returns ER_BAD_REPLICA_UNTIL_COND,

@@ -192,8 +192,10 @@ class StartupSettings:
     version: ServerVersion = DEFAULT_VERSION
     gtid_mode: str = "OFF"
     enforce_gtid_consistency: str = "OFF"
+    skip_replica_start: bool = False
 
 
+SKIP_REPLICA_START = ("skip-replica-start", "skip-slave-start")
 GTID_MODE = "gtid-mode"
 ENFORCE_GTID_CONSISTENCY = "enforce-gtid-consistency"
 _GTID_MODES = ("OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON")
@@ -239,6 +241,7 @@ def collect_startup_settings(
     lower_case_table_names = 0
     version = DEFAULT_VERSION
     gtid = {GTID_MODE: "OFF", ENFORCE_GTID_CONSISTENCY: "OFF"}
+    skip_replica_start = False
     rules: list[StartupRule] = []
     warnings: list[str] = []
     sources = [(pair, True) for pair in file_options] + [(pair, False) for pair in command_line]
@@ -250,6 +253,9 @@ def collect_startup_settings(
             lower_case_table_names = parse_lower_case_table_names(value)
         elif name == MYSQL_VERSION:
             version = parse_mysql_version(value)
+        elif name in SKIP_REPLICA_START:
+            flag = value.upper() if value is not None else "ON"  # my_getopt's booleans
+            skip_replica_start = parse_enum_option(name, {"TRUE": "ON", "FALSE": "OFF"}.get(flag, flag), ("OFF", "ON")) == "ON"
         elif name in gtid:
             gtid[name] = parse_enum_option(name, value, _GTID_MODES if name == GTID_MODE else _CONSISTENCY)
         elif from_file and not _looks_like_filter_option(name):
@@ -259,7 +265,7 @@ def collect_startup_settings(
         else:
             raise StartupError(_unknown_option_message(written, value))
     settings = StartupSettings(lower_case_table_names, tuple(rules), tuple(warnings), version,
-                               gtid[GTID_MODE], gtid[ENFORCE_GTID_CONSISTENCY])
+                               gtid[GTID_MODE], gtid[ENFORCE_GTID_CONSISTENCY], skip_replica_start)
     check_gtid_settings(settings)
     return settings
 

@@ -119,6 +119,9 @@ class ReplicaState:
     """``--gtid-mode`` (OFF, OFF_PERMISSIVE, ON_PERMISSIVE, ON; 8.4's default OFF): channel
     statements check it (SOURCE_AUTO_POSITION = 1 needs it not OFF, error 1777)."""
     enforce_gtid_consistency: str = "OFF"
+    skip_replica_start: bool = False
+    """``--skip-replica-start`` as given (mysqld's default OFF). replfilter's threads start
+    stopped either way (there is no source to connect to); the option decides note 1278."""
     """``--enforce-gtid-consistency`` (OFF, ON, WARN): ``gtid_mode=ON`` needs it ON to start."""
     every_source_catalog: Catalog | None = None      # a --schema FILE without a channel prefix
     channel_source_catalogs: tuple[tuple[str, Catalog], ...] = ()   # --schema channel:FILE
