@@ -346,6 +346,7 @@ def start_replica(state: ReplicaState, stmt: ast.StartReplica) -> Execution:
         state = state.with_channel(replace(
             channel, io_running=channel.io_running or want_io, sql_running=channel.sql_running or want_sql,
             last_sql_error=None if want_sql else channel.last_sql_error,  # a starting SQL thread clears it
+            last_sql_error_at=0 if want_sql else channel.last_sql_error_at,
             until=until,
         ))
     return Execution(state, Ok(warnings=tuple(warnings)))
@@ -391,7 +392,7 @@ def _reset_one(state: ReplicaState, channel: Channel, reset_all: bool) -> Replic
         return state
     # RESET REPLICA forgets positions and relay logs; connection settings and filters stay.
     source = replace(channel.source, log_file="", log_pos=4, relay_log_file="", relay_log_pos=0)
-    return state.with_channel(replace(channel, source=source, last_sql_error=None))
+    return state.with_channel(replace(channel, source=source, last_sql_error=None, last_sql_error_at=0))
 
 
 class PartialChange(MySQLError):

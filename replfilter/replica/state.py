@@ -83,6 +83,9 @@ class Channel:
     sql_running: bool = False
     filters: FilterSet = EMPTY_FILTERS
     last_sql_error: tuple[int, str] | None = None  # (errno, text) the applier stopped with
+    last_sql_error_at: int = 0
+    """When the applier stopped with ``last_sql_error`` (µs since the epoch; 0: not known): the
+    server stamps the error as it reports it (``Last_SQL_Error_Timestamp``)."""
     until: UntilCondition | None = None
     """START REPLICA ... UNTIL of the running applier; cleared when the SQL thread stops."""
 

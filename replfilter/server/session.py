@@ -127,7 +127,7 @@ class Session:
 
             return Execution(self._state, lint_replication(self._state, statement))
         if isinstance(statement, ast.ReplayEvents):
-            result, state = replay_events(self._state, statement, _read_lines(statement.path))
+            result, state = replay_events(self._state, statement, _read_lines(statement.path), self._clock())
             return Execution(state, result)
         if isinstance(statement, ast.LoadSchema):
             return load_schema_statement(self._state, statement)
