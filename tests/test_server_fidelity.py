@@ -55,3 +55,24 @@ def test_too_many_columns_is_1117(tmp_path) -> None:
     assert [w.split(": ", 1)[1] for w in warnings] == ["ERROR 1117 (HY000): Too many columns"] * 3
     tables = session.execute_sql("SHOW TABLES FROM d")[-1]
     assert sorted(r[0] for r in tables.rows) == ["myisam", "ok"]
+
+
+def test_format_json_redacts_passwords_as_the_server_logs_do() -> None:
+    """sql_rewrite.cc writes ``SOURCE_PASSWORD = <secret>`` to the general log; the echoed
+    statement of ``--format json`` does the same, whatever the quoting."""
+    import io
+    import json
+
+    from replfilter.cli import main as cli
+
+    out = io.StringIO()
+    sql = ("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h', source_password = 'se''cr\\'et';\n"
+           "START REPLICA USER='u' PASSWORD=\"p\";\nCHANGE REPLICATION SOURCE TO SOURCE_PASSWORD='x', SOURCE_BOGUS=1")
+    cli.main(["--format", "json", "-f", "-e", sql], stdin=io.StringIO(""), stdout=out, stderr=io.StringIO())
+    statements = [json.loads(line)["statement"] for line in out.getvalue().splitlines()]
+    assert statements == [
+        "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h', source_password = <secret>",
+        "START REPLICA USER='u' PASSWORD=<secret>",
+        "CHANGE REPLICATION SOURCE TO SOURCE_PASSWORD=<secret>, SOURCE_BOGUS=1",  # an error echoes it too
+    ]
+    assert "cr\\'et" not in out.getvalue() and '"p"' not in out.getvalue()
