@@ -64,6 +64,10 @@ class CatalogFollower:
         """The table as the applied events left it (None: missing, or no schema known)."""
         return self._builder.table(db, name) if self._builder is not None else None
 
+    def triggers_on(self, db: str, table: str):
+        """The triggers of a table as the applied events left them (none without a schema)."""
+        return self._builder.triggers_on(db, table) if self._builder is not None else []
+
     def trigger(self, db: str, name: str):
         """The trigger as the applied events left it (None: missing, or no schema known)."""
         return self._builder.trigger(db, name) if self._builder is not None else None
