@@ -5,7 +5,14 @@ manner and the exit status a script can test, never a Python traceback."""
 from __future__ import annotations
 
 import io
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -57,3 +64,77 @@ def test_a_nul_byte_in_source_or_system_is_the_client_error_and_force_goes_on(na
         f"ERROR at line 4: a shell command cannot hold a NUL byte; not run: 'echo {shown}'",
     ]
     assert out == ""  # SHOW WARNINGS after them ran: an empty result prints nothing in batch mode
+
+
+# ---- output that fails, and Ctrl-C: the real program, a real pipe, a real full device --------------
+
+ROW_EVENT = '{"v": 1, "type": "row", "channel": "", "db": "d", "table": "t"}\n'
+# each writes far more than a pipe holds (64 KiB), so the reader can leave before the end
+COMMANDS = {
+    "evaluate": ["evaluate", "EVENTS"],
+    "lint": ["lint", *[f"--replicate-wild-do-table=db_{i}.t_%" for i in range(100)]],
+    "-e": ["--replicate-do-db=a", "-e", "SELECT * FROM performance_schema.replication_applier_global_filters;" * 1500],
+    "--format json": ["--format", "json", "-e", "SHOW WARNINGS;" * 5000],
+}
+
+
+def _command(name: str, events: Path) -> list[str]:
+    return [sys.executable, "-m", "replfilter", *[str(events) if a == "EVENTS" else a for a in COMMANDS[name]]]
+
+
+@pytest.fixture(scope="module")
+def many_events(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("events") / "many.jsonl"
+    path.write_text(ROW_EVENT * 200_000)
+    return path
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_full_device_is_one_line_and_status_1(name: str, many_events: Path) -> None:
+    with open("/dev/full", "w") as full:
+        ran = subprocess.run(_command(name, many_events), stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert ran.returncode == 1
+    assert ran.stderr == "replfilter: error writing to standard output: No space left on device (errno 28)\n"
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_closed_pipe_ends_the_run_quietly_with_status_1(name: str, many_events: Path) -> None:
+    """``| head -1``: the reader has what it wants; the writer stops without a word, status 1."""
+    process = subprocess.Popen(_command(name, many_events), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.readline()
+    process.stdout.close()  # head -1 exits
+    errors = process.stderr.read()
+    assert process.wait(timeout=120) == 1
+    assert errors == ""
+
+
+@pytest.mark.e2e
+def test_ctrl_c_during_evaluate_exits_as_mysql_does_on_complete_lines(many_events: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    with open(out, "w") as handle:
+        process = subprocess.Popen(_command("evaluate", many_events), stdout=handle, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while out.stat().st_size == 0 and time.monotonic() < deadline:  # it is deciding lines
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, errors = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert errors == "Ctrl-C -- exit!\n"
+    text = out.read_text()
+    assert text.endswith("\n") and 0 < text.count("\n") < 200_000
+    assert all(json.loads(line)["decision"] == "APPLY" for line in text.splitlines())
+
+
+def test_the_readme_event_example_pastes_as_one_event_per_line(tmp_path: Path) -> None:
+    """README, "The event model": each line of the example is an event as written."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### The event model"):]
+    example = section[section.index("```json\n") + len("```json\n"):section.index("```\n", section.index("```json"))]
+    events = tmp_path / "example.jsonl"
+    events.write_text(example)
+    status, out, err = run(["evaluate", str(events)])
+    assert (status, err) == (0, "")
+    assert [json.loads(line)["line"] for line in out.splitlines()] == [1, 2, 3]

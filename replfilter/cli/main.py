@@ -15,6 +15,7 @@ from typing import Sequence, TextIO
 from .. import __version__
 from ..client.formatting import OutputMode
 from ..client.runner import RunOptions, ScriptRunner
+from .output_faults import run_guarded
 from .schema_option import load_schema_options
 from .startup import Startup, add_startup_arguments, split_startup_arguments, start_reporting
 
@@ -91,7 +92,8 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     if argv and argv[0] in SUBCOMMANDS:
-        return SUBCOMMANDS[argv[0]](argv[1:], stdin, stdout, stderr)
+        command = SUBCOMMANDS[argv[0]]
+        return run_guarded(lambda out: command(argv[1:], stdin, out, stderr), stdout, stderr)
     startup_arguments, rest = split_startup_arguments(argv)
     args = build_parser().parse_args(rest)
     startup = start_reporting(startup_arguments, args, stderr)
@@ -100,6 +102,11 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     if not load_schema_options(startup.session, args.schema, stderr):
         startup.close()
         return 1
+    return run_guarded(lambda out: _run_statements(startup, args, stdin, out, stderr), stdout, stderr)
+
+
+def _run_statements(startup: Startup, args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """The statements of ``-e``, a script, standard input or the shell, on the started replica."""
     applier = _install_applier(startup, args)
     try:
         interactive = args.execute is None and args.script is None and stdin.isatty() and stdout.isatty()
@@ -115,11 +122,6 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         if args.script is not None:
             return runner.run_file(args.script)
         return runner.run_lines(stdin)
-    except KeyboardInterrupt:
-        stderr.write("Aborted\n")
-        return 1
-    except BrokenPipeError:
-        return 1
     finally:
         applier.shutdown()  # channels applying with Spark stop at a batch boundary
         startup.close()
