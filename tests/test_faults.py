@@ -138,3 +138,50 @@ def test_the_readme_event_example_pastes_as_one_event_per_line(tmp_path: Path) -
     status, out, err = run(["evaluate", str(events)])
     assert (status, err) == (0, "")
     assert [json.loads(line)["line"] for line in out.splitlines()] == [1, 2, 3]
+
+
+# ---- event lines a user's file holds: a byte order mark, a key given twice, JSON's spelling --------
+
+BOM_FILE = (
+    "\ufeff" + ROW_EVENT.replace('"t"', '"first"')
+    + '{"v": 1, "type": "row", "channel": "", "db": "d", "table": "a", "table": "b"}\n'
+    + '{"v": true, "type": "row", "db": "d", "table": "t"}\n'
+    + '{"v": 1, "type": "row", "db": null, "table": "t"}\n'
+)
+WANT_ERRORS = [
+    (2, "field 'table': given twice in one object (a JSON reader may keep either value)"),
+    (3, "field 'v': unsupported version true (this reader understands 1)"),
+    (4, "field 'db': expected a string, got null"),
+]
+
+
+def test_evaluate_reads_a_bom_refuses_duplicate_keys_and_spells_values_as_json(tmp_path: Path) -> None:
+    events = tmp_path / "bom.jsonl"
+    events.write_text(BOM_FILE, encoding="utf-8")
+    status, out, err = run(["evaluate", str(events), "--replicate-do-table=d.first"])
+    results = [json.loads(line) for line in out.splitlines()]
+    assert status == 1
+    assert results[0]["event"]["table"] == "first" and results[0]["decision"] == "APPLY"
+    assert [(r["line"], r["error"]) for r in results[1:]] == WANT_ERRORS
+    assert err.splitlines() == [f"replfilter: {events}: line {n}: {message}" for n, message in WANT_ERRORS]
+
+
+def test_replay_events_reads_the_same_lines_the_same_way(tmp_path: Path) -> None:
+    events = tmp_path / "bom.jsonl"
+    events.write_text(BOM_FILE, encoding="utf-8")
+    session = Session()
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (d.first)")
+    result = session.execute_text(f"REPLAY EVENTS FROM '{events}'")
+    assert [tuple(row) for row in result.rows] == [("", "APPLY", 1)]  # type: ignore[union-attr]
+    assert [w.message for w in result.warnings] == [  # type: ignore[union-attr]
+        f"Incorrect event value: '{events}: line {n}: {message}'" for n, message in WANT_ERRORS
+    ]
+
+
+@pytest.mark.parametrize("value, spelled", [(True, "true"), (None, "null"), ("1", '"1"'), (1.5, "1.5"), ([1], "[1]")])
+def test_an_unsupported_version_is_quoted_as_json_writes_it(value: object, spelled: str) -> None:
+    from replfilter.evaluation.event_json import EventFormatError, from_json
+
+    with pytest.raises(EventFormatError) as refused:
+        from_json(json.dumps({"v": value, "type": "row", "db": "d", "table": "t"}))
+    assert str(refused.value) == f"field 'v': unsupported version {spelled} (this reader understands 1)"
