@@ -9,6 +9,8 @@ statement needs it.
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
 from typing import Sequence, TextIO
 
@@ -95,7 +97,9 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         command = SUBCOMMANDS[argv[0]]
         return run_guarded(lambda out: command(argv[1:], stdin, out, stderr), stdout, stderr)
     startup_arguments, rest = split_startup_arguments(argv)
-    args = build_parser().parse_args(rest)
+    parser = build_parser()
+    _refuse_late_subcommand(parser, argv, rest)
+    args = parser.parse_args(rest)
     startup = start_reporting(startup_arguments, args, stderr)
     if startup is None:
         return 1
@@ -127,11 +131,23 @@ def _run_statements(startup: Startup, args: argparse.Namespace, stdin: TextIO, s
         startup.close()
 
 
+def _refuse_late_subcommand(parser: argparse.ArgumentParser, argv: list[str], rest: list[str]) -> None:
+    """``replfilter --defaults-file=x evaluate f``: a subcommand's name where the script would
+    be, and no file of that name, is a subcommand written after options. Each subcommand reads
+    its own options, so it must come first: say so, with the command line in that order,
+    rather than run the options with a script that does not exist."""
+    known, _extra = parser.parse_known_args(rest)
+    name = known.script
+    if name not in SUBCOMMANDS or os.path.exists(name):
+        return
+    at = argv.index(name)
+    ordered = " ".join(shlex.quote(word) for word in [name, *argv[:at], *argv[at + 1:]])
+    parser.error(f"the subcommand comes first: replfilter {ordered}")
+
+
 def _install_applier(startup: Startup, args: argparse.Namespace):
     """Hook the Spark applier into the session: a channel with a relay log (RELAY_LOG_FILE) is
     applied with Spark from START REPLICA on. Imports no pyspark until a channel starts."""
-    import os
-
     from ..spark_runtime.applier import install_applier
 
     applier_dir = args.applier_dir or (os.path.join(args.datadir, "applier") if args.datadir else None)
