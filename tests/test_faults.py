@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -185,3 +186,28 @@ def test_an_unsupported_version_is_quoted_as_json_writes_it(value: object, spell
     with pytest.raises(EventFormatError) as refused:
         from_json(json.dumps({"v": value, "type": "row", "db": "d", "table": "t"}))
     assert str(refused.value) == f"field 'v': unsupported version {spelled} (this reader understands 1)"
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("where", ["output", "checkpoint", "under-output", "--dead-letter"])
+def test_stream_checks_its_directories_before_spark_starts(tmp_path: Path, where: str) -> None:
+    """A file where a directory must be is said at once, and no JVM starts (it would make
+    its scratch directory under TMPDIR, and fail only in its first batch)."""
+    (tmp_path / "events").mkdir()
+    (tmp_path / "scratch").mkdir()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    dirs = {"output": str(tmp_path / "out"), "checkpoint": str(tmp_path / "ckpt")}
+    extra: list[str] = []
+    if where == "--dead-letter":
+        extra = ["--dead-letter", str(blocker)]
+    else:
+        dirs[where.removeprefix("under-")] = str(blocker) + ("/sub" if where.startswith("under") else "")
+    given = extra[1] if extra else dirs[where.removeprefix("under-")]
+    ran = subprocess.run([sys.executable, "-m", "replfilter", "stream", str(tmp_path / "events"), dirs["output"],
+                          dirs["checkpoint"], *extra], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "TMPDIR": str(tmp_path / "scratch")})
+    name = {"under-output": "output"}.get(where, where)
+    assert ran.returncode == 1
+    assert ran.stderr == f"replfilter stream: {name} directory '{given}': '{blocker}' is a file, not a directory\n"
+    assert list((tmp_path / "scratch").iterdir()) == []
