@@ -211,3 +211,9 @@ def test_stream_checks_its_directories_before_spark_starts(tmp_path: Path, where
     assert ran.returncode == 1
     assert ran.stderr == f"replfilter stream: {name} directory '{given}': '{blocker}' is a file, not a directory\n"
     assert list((tmp_path / "scratch").iterdir()) == []
+
+
+@pytest.mark.parametrize("options", [[], ["-t"], ["-N"]])
+def test_show_replica_status_on_a_fresh_replica_prints_nothing_as_mysql_batch_mode(options: list[str]) -> None:
+    """README, "Running it": an empty result has no header line in batch mode."""
+    assert run([*options, "-e", "SHOW REPLICA STATUS"]) == (0, "", "")
