@@ -8,6 +8,9 @@ reasons:
 * a line ends at ``\\n`` only, as JSON Lines says; a ``\\r`` just before it belongs to the line
   end (``\\r\\n``), a bare ``\\r`` elsewhere is part of the line;
 * a line is read as bytes and must be UTF-8 text; a line that is not is an error for that line;
+* a line may start with a UTF-8 byte order mark (U+FEFF, as editors on Windows write at the
+  start of a file), which is not part of it: each line is a JSON text, and RFC 8259 (section
+  8.1) lets a reader ignore the mark; a line (or a file's first line) with one reads as without;
 * a blank line (nothing but spaces, tabs and that ``\\r``: JSON's own white space) is not a
   record and is skipped; any other line is an event or an error;
 * the error messages are replfilter's own (:func:`read_line`), never the JSON library's.
@@ -28,6 +31,9 @@ from .undecided import unless_tables_matter
 from .drop_trigger import decide_drop_trigger, is_unresolved_drop_trigger
 from .events import Event, QueryEvent
 from .catalog.follow import CatalogFollower
+
+BYTE_ORDER_MARK = "\ufeff"
+"""U+FEFF at the start of a line: not part of the event (see the module's docstring)."""
 
 JSON_BLANKS = " \t\r"
 """JSON's white space, less the line feed that ends a line: a line of only these is blank."""
@@ -70,6 +76,7 @@ def read_line(line: str | bytes, source_catalog: SourceCatalogs | None = None) -
     both ``ValueError``. A line whose text a Spark string cannot hold (a lone surrogate written
     as ``\\ud800``) is refused here too, so that the stream and ``evaluate`` agree on it."""
     text = decode_line(line) if isinstance(line, bytes) else line
+    text = text.removeprefix(BYTE_ORDER_MARK)
     if is_blank(text):
         return None
     try:

@@ -15,6 +15,7 @@ from typing import Callable, Iterable
 from ..dialect import ast
 from ..core.errors import Condition, MySQLError
 from ..core.errors import ER
+from ..core.paths import check_path, shown
 from ..replica.executor import Execution, PartialChange, deprecation_warnings, execute
 from ..evaluation.extensions import explain_replication, replay_events
 from ..evaluation.event_lines import split_lines
@@ -227,9 +228,9 @@ def _read_lines(path: str) -> list[bytes]:
     """The event file's lines as bytes, cut as ``replfilter evaluate`` cuts them (only ``\\n``
     ends a line), so a line that is not UTF-8 is that line's warning, not the whole file's refusal."""
     try:
-        with open(path, "rb") as handle:
+        with open(check_path(path), "rb") as handle:
             return list(split_lines(handle))
     except FileNotFoundError as exc:
         raise MySQLError.of(ER.FILE_NOT_FOUND, path, exc.errno, exc.strerror) from None
     except OSError as exc:
-        raise MySQLError.of(ER.CANT_OPEN_FILE, path, exc.errno or 0, exc.strerror or str(exc)) from None
+        raise MySQLError.of(ER.CANT_OPEN_FILE, shown(path), exc.errno or 0, exc.strerror or str(exc)) from None
