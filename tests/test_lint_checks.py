@@ -158,11 +158,31 @@ def test_rf403_two_channels_admit_one_table() -> None:
     assert not has(negative, "RF403", **ROW)
 
 
-def test_rf404_unfiltered_channel_next_to_filtered() -> None:
-    positive = state_of(TWO + "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a) FOR CHANNEL 'a'")
-    assert [(f.channel, f.code) for f in lint_state(positive, LintOptions(**ROW)) if f.code == "RF404"] == [("b", "RF404")]
-    negative = state_of(TWO + "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a)")
-    assert not has(negative, "RF404", **ROW)
+def test_rf403_a_global_do_db_is_one_finding_naming_every_database() -> None:
+    """Under a global REPLICATE_DO_DB every channel admits the same databases: one finding that
+    names all channels and all databases, not one per pair of channels naming the first."""
+    three = TWO + "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'c';"
+    found = [f for f in lint_state(state_of(three + "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (app, billing)"), LintOptions(**ROW))
+             if f.code == "RF403"]
+    assert len(found) == 1
+    assert "channels 'a', 'b' and 'c' all admit databases 'app', 'billing' (REPLICATE_DO_DB on each)" in found[0].message
+
+
+def test_rf404_not_on_the_manuals_channel_specific_example(tmp_path) -> None:
+    """replication-rules-channel-based-filters.html: one channel unfiltered, the other dropping a
+    database both sources have, so that it arrives once. No warning, with or without schemas;
+    RF404 when both channels are unfiltered and the sources' schemas share a database."""
+    for name, dbs in (("a", ("shared", "app1")), ("b", ("shared", "app2"))):
+        (tmp_path / f"{name}.sql").write_text("".join(f"CREATE DATABASE {d}; CREATE TABLE {d}.t (id INT);\n" for d in dbs), encoding="utf-8")
+    manual = TWO + "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (shared) FOR CHANNEL 'b'"
+    assert not has(state_of(manual), "RF404", **ROW) and not has(state_of(manual), "RF403", **ROW)
+    loads = f";LOAD SCHEMA FROM '{tmp_path / 'a.sql'}' FOR CHANNEL 'a'; LOAD SCHEMA FROM '{tmp_path / 'b.sql'}' FOR CHANNEL 'b'"
+    with_schemas = state_of(manual + loads)
+    assert [f.code for f in lint_state(with_schemas, LintOptions(**ROW)) if f.code in ("RF403", "RF404")] == []
+    both_open = state_of(TWO.rstrip(";") + loads)
+    found = [f for f in lint_state(both_open, LintOptions(**ROW)) if f.code in ("RF403", "RF404")]
+    assert [(f.code, f.channel) for f in found] == [("RF404", "b")]
+    assert "database 'shared'" in found[0].message
 
 
 # --- workload -------------------------------------------------------------------------------
@@ -183,7 +203,9 @@ def test_rf502_rf503_rule_usage() -> None:
     workload = read_workload("w.sql", "INSERT INTO db.t VALUES (1);")
     found = {(f.code, f.rule_text): f.message for f in lint_state(state, LintOptions(workload=workload, **ROW)) if f.code in ("RF502", "RF503")}
     assert set(found) == {("RF502", "REPLICATE_DO_TABLE: db.u"), ("RF503", "REPLICATE_DO_TABLE: db.t")}
-    assert found[("RF503", "REPLICATE_DO_TABLE: db.t")].startswith("decided 2 of 2 events")
+    assert found[("RF503", "REPLICATE_DO_TABLE: db.t")].startswith("decided 1 of 1 events")  # ROW: the row event only
+    unknown = {(f.code, f.rule_text): f.message for f in lint_state(state, LintOptions(workload=workload)) if f.code == "RF503"}
+    assert unknown[("RF503", "REPLICATE_DO_TABLE: db.t")].startswith("decided 2 of 2 events")  # format not known: both
 
 
 def test_workload_events_file() -> None:
@@ -199,3 +221,13 @@ def test_silencing_by_option_line_and_by_code() -> None:
     assert not has(state, "RF101", origins=(origin,), **ROW)
     assert has(state, "RF101", **ROW)
     assert not has(state, "RF101", ignore=frozenset({"RF101"}), **ROW)
+
+
+def test_rf105_the_textbook_tmp_underscore_is_a_note() -> None:
+    """``%.tmp_%`` (the manual's wild-ignore example spelled without the escape) also takes
+    ``tmpx...``: reported as a note, with the escaped pattern as the fix."""
+    found = [f for f in lint_state(state_of(CHANNEL + "CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('%.tmp_%')"), LintOptions(**ROW))
+             if f.code == "RF105"]
+    assert [(f.level.value, f.fix_text) for f in found] == [("note", "CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('%.tmp\\_%') FOR CHANNEL 'c'")]
+    assert "rows of t.tmpxt are skipped (with the fix: applied)" in found[0].message
+    assert not has(state_of(CHANNEL + "CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('%.tmp\\\\_%')"), "RF105", **ROW)

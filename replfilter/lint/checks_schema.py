@@ -223,26 +223,40 @@ __all__ = ["SchemaTables", "check_do_and_ignore", "check_rule_effect", "check_ru
            "check_statements_that_stop"]
 
 
-def check_shared_tables(passes: dict[str, SchemaTables], collation_key) -> Iterator[Finding]:
+def check_shared_tables(passes: dict[str, SchemaTables], collation_key, unfiltered: frozenset[str] = frozenset()) -> Iterator[Finding]:
     """RF403 with a schema: replica tables (after rewrites) that several channels apply rows
-    to, counted per pair of channels, from the evaluator's decisions on each source's tables."""
+    to, counted per pair of channels, from the evaluator's decisions on each source's tables.
+    RF404 when neither channel of the pair has a filter: the same databases arrive unfiltered
+    from two sources. One unfiltered channel next to filtered ones is the manual's own
+    channel-specific example (replication-rules-channel-based-filters.html) and no finding by
+    itself: only data that arrives twice is."""
     writers: dict[str, list[str]] = defaultdict(list)
-    names: dict[str, str] = {}
+    names: dict[str, tuple[str, str]] = {}
     for channel, schema in passes.items():
         for (db, table), decision in zip(schema.tables, schema.decisions):
             if decision.applied:
                 key = collation_key(f"{db}.{table}")
-                names.setdefault(key, f"{db}.{table}")
+                names.setdefault(key, (db, table))
                 if not writers[key] or writers[key][-1] != channel:
                     writers[key].append(channel)
-    pairs: dict[tuple[str, str], list[str]] = defaultdict(list)
+    pairs: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     for key, channels in writers.items():
         for i, later in enumerate(channels):
             for earlier in channels[:i]:
                 pairs[(earlier, later)].append(names[key])
     for (earlier, later), tables in pairs.items():
+        if earlier in unfiltered and later in unfiltered:
+            dbs = list(dict.fromkeys(db for db, _t in tables))
+            shown = ", ".join(repr(db) for db in dbs[:5]) + (f" and {len(dbs) - 5} more" if len(dbs) > 5 else "")
+            yield Finding(
+                later, "RF404",
+                f"channels '{earlier}' and '{later}' have no filters and both sources have database"
+                f"{'s' if len(dbs) > 1 else ''} {shown} ({len(tables)} table(s), e.g. {tables[0][0]}.{tables[0][1]}): "
+                f"the replica applies them from both sources",
+            )
+            continue
         yield Finding(
             later, "RF403",
             f"channels '{earlier}' and '{later}' both apply rows to {len(tables)} table(s) of the schema "
-            f"(e.g. {tables[0]}): two sources would write them",
+            f"(e.g. {tables[0][0]}.{tables[0][1]}): two sources would write them",
         )

@@ -9,8 +9,8 @@ from typing import Iterator
 from ..core.filters import FilterType
 from ..evaluation.events import RowEvent
 from .context import View, table_db, verdict_text
-from .findings import Finding
-from .patterns import escape_positions, suspicious_underscores, tokens
+from .findings import Finding, Level
+from .patterns import escape_positions, suspicious_underscores, tokens, underscores_before_any
 
 FT = FilterType
 NAME_TYPES = (FT.DO_DB, FT.IGNORE_DB)
@@ -87,11 +87,17 @@ def _sample_event(pattern: str, channel: str, one: str = "x") -> RowEvent:
 
 
 def check_underscore(view: View) -> Iterator[Finding]:
-    """RF105: an unescaped ``_`` between letters or digits of a wild pattern."""
+    """RF105: an unescaped ``_`` between letters or digits of a wild pattern (a warning), or
+    between a letter or digit and ``%``, as in ``%.tmp_%`` (a note: see
+    :func:`~.patterns.underscores_before_any`)."""
     for ftype in WILD_TYPES:
         for rule in view.rules(ftype):
             assert isinstance(rule, str)
             positions = suspicious_underscores(rule)
+            level = None
+            if not positions:
+                positions = underscores_before_any(rule)
+                level = Level.NOTE
             if not positions:
                 continue
             escaped = escape_positions(rule, positions)
@@ -100,10 +106,12 @@ def check_underscore(view: View) -> Iterator[Finding]:
             example = _sample_event(sample, view.channel)
             message = (
                 f"in {ftype.keyword} '{rule}', '_' matches any one character, so it also matches "
-                f"{example.db}.{example.table}; escaped ('{escaped}') it matches only the name as written"
+                f"{example.db}.{example.table}; escaped ('{escaped}') "
+                + ("it matches only the name as written" if level is None else "the '_' matches only itself")
             )
             fix = view.fix({ftype: view.replaced(ftype, rule, [escaped])})
-            yield _with_example(view, Finding(view.channel, "RF105", message, ftype, rule, fix), example, "")
+            finding = Finding(view.channel, "RF105", message, ftype, rule, fix, level_override=level)
+            yield _with_example(view, finding, example, "")
 
 
 def check_percent_in_exact(view: View) -> Iterator[Finding]:

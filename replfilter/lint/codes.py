@@ -21,11 +21,21 @@ REPLICA_OPTIONS = MANUAL + "replication-options-replica.html"
 
 @dataclass(frozen=True)
 class Code:
+    """One code. ``sources`` is where the rule comes from, ``;``-separated: manual pages and bug
+    reports (what a user can open) and the specification sections the check follows (which are
+    the developers', not shipped with the package)."""
+
     code: str
     name: str
     level: str  # "error" | "warning" | "note"
     summary: str
-    reference: str
+    sources: str
+
+    @property
+    def reference(self) -> str:
+        """The parts of ``sources`` a user can open (web addresses): what ``reference`` in the
+        JSON output and SARIF's ``helpUri`` cite."""
+        return "; ".join(part.strip() for part in self.sources.split(";") if part.strip().startswith("http"))
 
 
 _ALL = (
@@ -90,11 +100,12 @@ _ALL = (
          CHANNEL_FILTERS + "; mysql-filter-statements.md section 5.1"),
     Code("RF403", "table-on-several-channels", "warning",
          "Several channels admit the same tables: on a multi-source replica two sources then "
-         "write them.",
+         "write them (channels sharing the same names are one finding).",
          CHANNEL_FILTERS + "; " + MANUAL + "replication-multi-source.html"),
     Code("RF404", "unfiltered-channel", "warning",
-         "A configured channel without any filter next to filtered ones replicates everything "
-         "its source sends.",
+         "(schema) Two channels without filters whose sources have the same databases: the "
+         "replica applies them twice. One unfiltered channel next to filtered ones is the "
+         "manual's channel-specific example and no finding.",
          CHANNEL_FILTERS),
     Code("RF501", "format-dependent-verdict", "warning",
          "A workload statement that the channel applies under one binlog format and skips under "
@@ -135,8 +146,12 @@ BY_NAME: dict[str, Code] = {code.name: code for code in _ALL}
 
 
 def resolve(code_or_name: str) -> str:
-    """``RF101`` or ``comma-in-name`` (any case) -> ``RF101``; KeyError when unknown."""
-    upper = code_or_name.strip().upper()
-    if upper in CODES:
-        return upper
-    return BY_NAME[code_or_name.strip().lower()].code
+    """``RF101`` or ``comma-in-name`` (any case) -> ``RF101``; KeyError carrying the text as
+    written when unknown (an error message quotes what the user typed, not a folded copy)."""
+    text = code_or_name.strip()
+    if text.upper() in CODES:
+        return text.upper()
+    found = BY_NAME.get(text.lower())
+    if found is None:
+        raise KeyError(text)
+    return found.code

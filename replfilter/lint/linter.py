@@ -65,7 +65,7 @@ def lint_state(state: ReplicaState, options: LintOptions = LintOptions()) -> lis
         findings.extend(lint_view(view, options.binlog_format))
         if options.workload is not None:
             findings.extend(workload_checks.check_format_dependent(view, options.workload))
-            findings.extend(workload_checks.check_rule_usage(view, options.workload))
+            findings.extend(workload_checks.check_rule_usage(view, options.workload, options.binlog_format))
             findings.extend(checks_schema.check_statements_that_stop(view, options.workload, state.replica_catalog))
         catalog = state.source_catalog(view.channel)
         if catalog is not None:
@@ -77,9 +77,9 @@ def lint_state(state: ReplicaState, options: LintOptions = LintOptions()) -> lis
     if options.channel is None:
         with_schema = [v for v in views if v.configured and v.channel in passes]
         if len(with_schema) > 1:  # the schema says exactly which tables several channels write
-            findings.extend(checks_schema.check_shared_tables({v.channel: passes[v.channel] for v in with_schema}, state.collation.key))
+            unfiltered = frozenset(v.channel for v in with_schema if v.filters.is_empty)
+            findings.extend(checks_schema.check_shared_tables({v.channel: passes[v.channel] for v in with_schema}, state.collation.key, unfiltered))
         findings.extend(checks_channels.check_shared_tables([v for v in views if v.channel not in passes]))
-        findings.extend(checks_channels.check_unfiltered_channel(views))
         refs = [StartupRuleRef(o.channel, o.ftype, o.rule) for o in options.origins if o.channel is not None]  # type: ignore[arg-type]
         findings.extend(checks_channels.check_discarded_channel_rules(state, refs))
     located = [_locate(f, options.origins) for f in findings]

@@ -92,6 +92,24 @@ def suspicious_underscores(pattern: str) -> tuple[int, ...]:
     return tuple(found)
 
 
+def underscores_before_any(pattern: str) -> tuple[int, ...]:
+    """Positions of unescaped ``_`` right after a letter or digit and right before ``%``, as in
+    ``tmp_%``: the textbook case of a prefix meant as ``tmp_`` that also takes ``tmps`` and
+    ``tmp1``. Less certain than :func:`suspicious_underscores` (``t_%``, "at least two
+    characters", is a way to write a length), so the lint reports these as a note."""
+    found: list[int] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "_" and 0 < i < n - 1 and _NAMEISH.match(pattern[i - 1]) and pattern[i + 1] == "%":
+            found.append(i)
+        i += 1
+    return tuple(found)
+
+
 def escape_positions(pattern: str, positions: tuple[int, ...]) -> str:
     out = []
     for i, ch in enumerate(pattern):
