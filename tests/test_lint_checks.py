@@ -60,6 +60,12 @@ CASES = [
     ("RF203", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db.%'), REPLICATE_DO_TABLE = (db.t)", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('x.%'), REPLICATE_DO_TABLE = (db.t)", ROW),
     ("RF301", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a), REPLICATE_IGNORE_TABLE = (b.t)", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a), REPLICATE_IGNORE_TABLE = (a.t)", ROW),
     ("RF301", "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (a), REPLICATE_WILD_DO_TABLE = ('a.%')", "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (a), REPLICATE_WILD_DO_TABLE = ('b.%')", ROW),
+    ("RF301", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (test), REPLICATE_WILD_DO_TABLE = ('cache%.%')", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (test), REPLICATE_WILD_DO_TABLE = ('te%.%')", ROW),
+    ("RF301", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (billing), REPLICATE_WILD_DO_TABLE = ('shop_eu.%')", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (shopxeu), REPLICATE_WILD_DO_TABLE = ('shop_eu.%')", ROW),
+    ("RF305", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (test), REPLICATE_WILD_DO_TABLE = ('cache%.%')", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (test), REPLICATE_WILD_DO_TABLE = ('%.%')", ROW),
+    ("RF305", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a, b), REPLICATE_DO_TABLE = (a.t)", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a, b), REPLICATE_DO_TABLE = (a.t, b.u)", ROW),
+    ("RF305", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a), REPLICATE_WILD_IGNORE_TABLE = ('%.%')", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a), REPLICATE_WILD_IGNORE_TABLE = ('%.tmp%')", ROW),
+    ("RF305", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a), REPLICATE_REWRITE_DB = ((x, y))", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a, y), REPLICATE_REWRITE_DB = ((x, y))", ROW),
     ("RF302", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db.%', 'db.t%')", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db.t%', 'db.%')", ROW),
     ("RF302", "CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('%.tmp', '%.tmp')", "CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('%.tmp', '%.tm_')", ROW),
     ("RF303", "CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (db.t), REPLICATE_IGNORE_TABLE = (db.t)", "CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (db.t), REPLICATE_IGNORE_TABLE = (db.u)", ROW),
@@ -231,3 +237,52 @@ def test_rf105_the_textbook_tmp_underscore_is_a_note() -> None:
     assert [(f.level.value, f.fix_text) for f in found] == [("note", "CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('%.tmp\\_%') FOR CHANNEL 'c'")]
     assert "rows of t.tmpxt are skipped (with the fix: applied)" in found[0].message
     assert not has(state_of(CHANNEL + "CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('%.tmp\\\\_%')"), "RF105", **ROW)
+
+
+# --- databases left with nothing (public reports) ----------------------------------------------
+
+
+def test_bug_12209_do_db_next_to_a_wild_database_part() -> None:
+    """Bug #12209 (bugs.mysql.com): ``--replicate-do-db=test --replicate-wild-do-table=cache%.%``
+    -- the cache databases never pass do-db, and test's tables match no do rule, so nothing at
+    all is applied. Both findings name the values; the fix is checked before it is offered and
+    the evaluator applies both databases with it."""
+    state = startup_state("--replicate-do-db=test", "--replicate-wild-do-table=cache%.%")
+    found = {f.code: f for f in lint_state(state, LintOptions(**ROW))}
+    assert set(found) == {"RF301", "RF305"}
+    assert "'cache%.%' can never match" in found["RF301"].message and "('test')" in found["RF301"].message
+    empty = found["RF305"]
+    assert empty.level.value == "error" and "REPLICATE_DO_DB 'test' gets nothing applied" in empty.message
+    assert "rows of test.t are skipped (with the fix: applied)" in empty.message
+    assert empty.fix.options() == ("(no --replicate-do-db)", "--replicate-wild-do-table=cache%.%", "--replicate-wild-do-table=test.%")
+    cured = Session(state)
+    cured.execute_text(empty.fix_text)
+    assert lint_state(cured.state, LintOptions(**ROW)) == []
+    from replfilter.evaluation.evaluator import channel_filters, decide
+    from replfilter.evaluation.events import RowEvent
+
+    for db in ("test", "cache1", "cache_eu"):
+        event = RowEvent("", db, "t")
+        assert not decide(channel_filters(state, ""), state.collation, event).applied
+        assert decide(channel_filters(cured.state, ""), state.collation, event).applied
+
+
+def test_rewrite_into_a_database_do_db_drops() -> None:
+    """``--replicate-do-db=a --replicate-rewrite-db=x->y``: every event of x arrives as y, which
+    do-db drops. The fix adds y to do-db."""
+    state = startup_state("--replicate-do-db=a", "--replicate-rewrite-db=x->y")
+    found = [f for f in lint_state(state, LintOptions(**ROW))]
+    assert [(f.code, f.rule_text) for f in found] == [("RF305", "REPLICATE_REWRITE_DB: (x,y)")]
+    assert "sends every event of 'x' to 'y'" in found[0].message and "'y' is not in REPLICATE_DO_DB" in found[0].message
+    assert found[0].fix.options() == ("--replicate-do-db=a", "--replicate-do-db=y")
+
+
+def test_a_fix_never_leads_into_another_finding() -> None:
+    """Renaming ``shop.orders`` to ``shop_eu.orders`` alone (RF102) would leave it excluded by
+    do-db ``shop``: the fix renames both rules on the old name, and applied, lints clean."""
+    state = startup_state("--replicate-do-db=shop", "--replicate-rewrite-db=shop->shop_eu", "--replicate-do-table=shop.orders")
+    fixes = {f.fix_text for f in lint_state(state, LintOptions(**ROW)) if f.code == "RF102"}
+    assert fixes == {"CHANGE REPLICATION FILTER REPLICATE_DO_DB = (`shop_eu`), REPLICATE_DO_TABLE = (`shop_eu`.`orders`)"}
+    cured = Session(state)
+    cured.execute_text(fixes.pop())
+    assert lint_state(cured.state, LintOptions(**ROW)) == []

@@ -19,7 +19,7 @@ from replfilter.server.session import Session
 MY_CNF = """\
 [mysqld]
 server-id = 2
-replicate-do-db = db1,db2
+replicate-ignore-db = db1,db2
 replicate-wild-do-table = db_1.%   # replfilter: ignore=RF105
 replicate-wild-do-table = shop_2.%
 """
@@ -48,8 +48,8 @@ def test_text_output_names_file_line_and_fix(my_cnf: Path) -> None:
     status, out, _ = lint(["--defaults-file", str(my_cnf), "--binlog-format", "row"])
     assert status == 2
     assert f"{my_cnf}:3: channel '': error RF101 comma-in-name:" in out
-    assert "    fix:  CHANGE REPLICATION FILTER REPLICATE_DO_DB = (`db1`, `db2`);" in out
-    assert "--replicate-do-db=db1 --replicate-do-db=db2" in out
+    assert "    fix:  CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (`db1`, `db2`);" in out
+    assert "--replicate-ignore-db=db1 --replicate-ignore-db=db2" in out
     assert "db_1.%" not in out.split("RF105", 1)[1].split("\n")[0]  # line 4 silenced by its comment
     assert f"{my_cnf}:5: channel '': warning RF105" in out
     assert out.rstrip().endswith("2 findings (1 error, 1 warning)")
@@ -61,8 +61,8 @@ def test_json_one_object_per_finding(my_cnf: Path) -> None:
     assert status == 2
     first = records[0]
     assert {"channel", "level", "code", "rule", "message", "fix", "reference"} <= set(first)
-    assert (first["channel"], first["level"], first["code"], first["rule"]) == ("", "error", "RF101", "REPLICATE_DO_DB: db1,db2")
-    assert first["fix"] == "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (`db1`, `db2`)"
+    assert (first["channel"], first["level"], first["code"], first["rule"]) == ("", "error", "RF101", "REPLICATE_IGNORE_DB: db1,db2")
+    assert first["fix"] == "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (`db1`, `db2`)"
     assert first["reference"].startswith("https://dev.mysql.com/doc/refman/8.4/en/")
     assert first["location"] == {"file": str(my_cnf), "line": 3}
 

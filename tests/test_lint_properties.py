@@ -23,7 +23,7 @@ from replfilter.server.session import Session
 
 DBS = ["a", "b", "db_1", "Sales", "sales", "x,y", "a,b"]
 TABLES = ["t", "t_1", "u%", "v"]
-PATTERNS = ["a.%", "db_1.%", "db\\_1.%", "a.t%", "%.t", "b.u_v", "a.%,b.%", "sales.%", "%.%"]
+PATTERNS = ["a.%", "db_1.%", "db\\_1.%", "a.t%", "%.t", "b.u_v", "a.%,b.%", "sales.%", "%.%", "cache%.%", "db_.%", "%.tmp_%"]
 
 names = st.sampled_from(DBS)
 tables = st.builds(lambda d, t: f"{d}.{t}", st.sampled_from(DBS), st.sampled_from(TABLES))
@@ -165,3 +165,36 @@ def test_fixes_cure_their_findings_on_several_channels(global_config, channel_co
         cured = Session(session.state)
         cured.execute_text(finding.fix_text)
         assert identity(finding) not in {identity(f) for f in lint_state(cured.state, options)}, (finding.message, finding.fix_text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(PATTERNS + ["a%", "%", "_.t", "s%s.%", "a.b.%", "ß_.t", "A.%"]),
+       st.sampled_from(DBS + ["cache1", "db1", "dbx", "ß1", "a.b", ""]),
+       st.sampled_from(["t", "t_1", "tmpx", "x.y", "u_v", "orders"]),
+       st.sampled_from([0, 1]))
+def test_can_match_db_never_misses_a_match(pattern, db, table, lctn) -> None:
+    """When a pattern LIKE-matches some table of a database, the lint's reading of its database
+    part says it can match that database (so RF301/RF305 never call a live rule dead)."""
+    from replfilter.core.filters import NameCollation
+    from replfilter.lint.reach import can_match_db
+
+    collation = NameCollation(lctn)
+    if like(f"{db}.{table}", pattern, collation):
+        assert can_match_db(pattern, db, collation)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(configs, st.sampled_from([0, 1]), st.sampled_from(TABLES + ["orders", "x"]))
+def test_a_database_said_to_get_nothing_gets_nothing(config, lctn, table) -> None:
+    """RF305 claims no row of the database is applied: the evaluator skips its rows (the
+    database as the replica sees it; for a rewrite, rows of the source database)."""
+    from replfilter.evaluation.events import RowEvent
+
+    session = session_with(config, lctn)
+    state = session.state
+    for finding in lint_state(state, LintOptions(binlog_format="ROW")):
+        if finding.code != "RF305":
+            continue
+        db = finding.rule[0] if isinstance(finding.rule, tuple) else finding.rule
+        event = RowEvent("c", db, table)
+        assert not decide(channel_filters(state, "c"), state.collation, event).applied, (finding.message, table)

@@ -17,6 +17,7 @@ TABLE_OPTIONS = MANUAL + "replication-rules-table-options.html"
 INTERACTIONS = MANUAL + "replication-rules-examples.html"
 CHANNEL_FILTERS = MANUAL + "replication-rules-channel-based-filters.html"
 REPLICA_OPTIONS = MANUAL + "replication-options-replica.html"
+BUG = "https://bugs.mysql.com/bug.php?id="
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,9 @@ _ALL = (
          RULES + "; mysql-filter-evaluation.md section 3.3 table C"),
     Code("RF301", "table-rule-db-excluded", "warning",
          "A table rule whose database the channel's database rules already exclude: database "
-         "rules are checked first, so it never matches.",
-         INTERACTIONS + "; mysql-filter-evaluation.md section 3.3"),
+         "rules are checked first, so it never matches a row event. A wild database part "
+         "('cache%', 'db_', '%') counts when no REPLICATE_DO_DB name can fill it.",
+         INTERACTIONS + "; " + BUG + "12209; mysql-filter-evaluation.md section 3.3"),
     Code("RF302", "wild-rule-covered", "warning",
          "A wild rule covered by an earlier rule of the same type: every table it matches, the "
          "earlier one matches first.",
@@ -91,6 +93,12 @@ _ALL = (
          "Under lower_case_table_names=0 names compare byte for byte: rules that spell one "
          "database in two letter cases name two databases.",
          RULES + "; mysql-filter-evaluation.md section 5"),
+    Code("RF305", "database-gets-nothing", "error",
+         "A database the configuration names for replication gets nothing applied: a "
+         "REPLICATE_DO_DB name whose tables no do-table or wild-do rule admits (next to do-db, "
+         "a wild rule such as 'cache%.%' can only match do-db databases), one whose tables a "
+         "wild-ignore pattern takes whole, or a rewrite whose target the rules drop.",
+         BUG + "12209; " + INTERACTIONS + "; " + DB_OPTIONS + "; mysql-filter-evaluation.md section 3.3 tables A and C"),
     Code("RF401", "global-rule-not-inherited", "warning",
          "A channel with its own rules of a type does not get the global rules of that type.",
          CHANNEL_FILTERS + "; mysql-filter-statements.md section 5.2"),

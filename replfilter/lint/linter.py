@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 
 from ..evaluation.evaluator import channel_filters
 from ..replica.state import ReplicaState
-from . import checks_channels, checks_conflicts, checks_format, checks_schema, checks_values, workload as workload_checks
+from . import checks_channels, checks_conflicts, checks_format, checks_reach, checks_schema, checks_values, workload as workload_checks
 from .checks_channels import StartupRuleRef
 from .findings import Finding, Level, sort_key
 from .context import View
@@ -100,7 +100,8 @@ def lint_view(view: View, binlog_format: str | None = None) -> list[Finding]:
     found.extend(checks_conflicts.check_do_db_hides_ignore_db(view))
     found.extend(checks_conflicts.check_ignore_next_to_do_tables(view, indexes))
     found.extend(checks_conflicts.check_exact_covered_by_wild(view, indexes))
-    found.extend(checks_conflicts.check_table_rule_db_excluded(view))
+    found.extend(checks_conflicts.check_table_rule_db_excluded(view, binlog_format))
+    found.extend(checks_reach.check_nothing_applied(view))
     found.extend(checks_conflicts.check_rewrite_case(view))
     found.extend(checks_conflicts.check_wild_covered(view, indexes))
     found.extend(checks_conflicts.check_shadowed(view))
