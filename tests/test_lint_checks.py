@@ -54,6 +54,7 @@ CASES = [
     ("RF104", "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (db1)", "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (db1)", None),
     ("RF105", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db_1.%')", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db\\\\_1.%', 'db.t__', '%.%_')", ROW),
     ("RF106", "CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (db.`t%`)", "CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (db.order_items)", ROW),
+    ("RF107", "CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB = ((`shop.orders`, `archive.orders`))", "CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB = ((shop, archive))", ROW),
     ("RF201", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a), REPLICATE_IGNORE_DB = (b)", "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (b)", ROW),
     ("RF202", "CHANGE REPLICATION FILTER REPLICATE_DO_TABLE = (db.t), REPLICATE_IGNORE_TABLE = (db.u)", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db.%'), REPLICATE_IGNORE_TABLE = (db.u)", ROW),
     ("RF202", "CHANGE REPLICATION FILTER REPLICATE_WILD_DO_TABLE = ('db.%'), REPLICATE_WILD_IGNORE_TABLE = ('db.tmp%')", "CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('db.tmp%')", ROW),
@@ -286,3 +287,19 @@ def test_a_fix_never_leads_into_another_finding() -> None:
     cured = Session(state)
     cured.execute_text(fixes.pop())
     assert lint_state(cured.state, LintOptions(**ROW)) == []
+
+
+def test_rewrite_db_given_a_table() -> None:
+    """The manual (replication-options-replica.html, --replicate-rewrite-db=from_name->to_name)
+    names databases; mysqld takes ``shop.orders->archive.orders`` as is at start-up (split at
+    the first ``->``), a rewrite of a database called ``shop.orders``. Rows of shop.orders are
+    not rewritten; the fix is the database rewrite, saying it moves every table of shop."""
+    state = startup_state("--replicate-rewrite-db=shop.orders->archive.orders")
+    found = [f for f in lint_state(state, LintOptions(**ROW))]
+    assert [(f.code, f.level.value, f.rule_text) for f in found] == [("RF107", "error", "REPLICATE_REWRITE_DB: (shop.orders,archive.orders)")]
+    assert "rewrites a database called 'shop.orders'" in found[0].message
+    assert "rows of shop.orders are applied (with the fix: applied to database 'archive')" in found[0].message
+    assert found[0].fix.options() == ("--replicate-rewrite-db=shop->archive",)
+    renamed = startup_state("--replicate-rewrite-db=shop.orders->archive.old_orders")
+    finding = next(f for f in lint_state(renamed, LintOptions(**ROW)) if f.code == "RF107")
+    assert finding.fix is None and "cannot rename a table" in finding.message

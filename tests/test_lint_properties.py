@@ -35,7 +35,7 @@ configs = st.fixed_dictionaries({
     FT.IGNORE_TABLE: st.lists(tables, max_size=2),
     FT.WILD_DO_TABLE: st.lists(patterns, max_size=3),
     FT.WILD_IGNORE_TABLE: st.lists(patterns, max_size=2),
-    FT.REWRITE_DB: st.lists(st.tuples(names, names), max_size=2),
+    FT.REWRITE_DB: st.lists(st.tuples(st.sampled_from(DBS + ["s.t"]), st.sampled_from(DBS + ["b.t"])), max_size=2),
 })
 
 

@@ -128,3 +128,42 @@ def check_percent_in_exact(view: View) -> Iterator[Finding]:
             fix = view.fix({ftype: view.without(ftype, rule), wild: (*view.rules(wild), rule)})
             example = _sample_event(rule.replace("_", "\\_"), view.channel)
             yield _with_example(view, Finding(view.channel, "RF106", message, ftype, rule, fix), example, "")
+
+
+def check_rewrite_of_a_table(view: View) -> Iterator[Finding]:
+    """RF107: a dotted name in REPLICATE_REWRITE_DB. mysqld splits the value at the first
+    ``->`` and stores both sides verbatim (mysqld.cc; mysql-filter-statements.md section 6,
+    item 5): ``shop.orders->archive.orders`` rewrites a database named ``shop.orders``, which
+    no row event of table ``orders`` in ``shop`` carries. When both sides name the same table,
+    the database rewrite ``shop->archive`` is offered, saying that it moves every table of
+    ``shop`` (and only if it adds no finding); otherwise no fix (filters cannot rename tables)."""
+    from .checks_reach import offered
+
+    for rule in view.rules(FT.REWRITE_DB):
+        source, target = rule  # type: ignore[misc]
+        if "." not in source and "." not in target:
+            continue
+        src_db, _, src_table = source.partition(".")
+        dst_db, _, dst_table = target.partition(".")
+        if src_table:
+            message = (
+                f"REPLICATE_REWRITE_DB names databases: '{source}->{target}' rewrites a database called '{source}'; "
+                f"row events of the table {source} carry the database '{src_db}', so they are not rewritten"
+            )
+        else:
+            message = (
+                f"REPLICATE_REWRITE_DB names databases: '{source}->{target}' sends every table of '{source}' to a "
+                f"database called '{target}', not to the table {target}"
+            )
+        fix = None
+        if src_table and src_table == dst_table and src_db and dst_db:
+            fix = offered(view, view.fix({FT.REWRITE_DB: view.replaced(FT.REWRITE_DB, rule, [(src_db, dst_db)])}))
+        example = RowEvent(view.channel, src_db or source, src_table or "t")
+        if fix is None:
+            meant = "; a replication filter cannot rename a table, so no fix is offered"
+            now = view.outcome(example)
+            yield Finding(view.channel, "RF107", f"{message}{meant}: rows of {example.db}.{example.table} are {verdict_text(now)}.",
+                          FT.REWRITE_DB, rule, None, example_event=example)
+            continue
+        meant = f"; the database rewrite '{src_db}->{dst_db}' was probably meant (it moves every table of '{src_db}', not only '{src_table}')"
+        yield _with_example(view, Finding(view.channel, "RF107", message, FT.REWRITE_DB, rule, fix), example, meant)

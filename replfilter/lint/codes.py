@@ -62,6 +62,11 @@ _ALL = (
          "`%` is literal in REPLICATE_DO_TABLE / REPLICATE_IGNORE_TABLE: the rule names one "
          "table called that; a wild rule was probably meant.",
          REPLICA_OPTIONS + "#option_mysqld_replicate-do-table; mysql-filter-evaluation.md section 1"),
+    Code("RF107", "rewrite-names-a-table", "error",
+         "REPLICATE_REWRITE_DB names databases: 'shop.orders->archive.orders' is accepted at "
+         "start-up as a rewrite of a database called 'shop.orders', so rows of shop.orders are "
+         "not rewritten; a table cannot be renamed by a replication filter.",
+         REPLICA_OPTIONS + "#option_mysqld_replicate-rewrite-db; mysql-filter-statements.md section 6 item 5"),
     Code("RF201", "ignore-db-next-to-do-db", "warning",
          "With any REPLICATE_DO_DB rule, REPLICATE_IGNORE_DB is never consulted.",
          RULES + "; " + DB_OPTIONS + "; mysql-filter-evaluation.md section 3.3 table A"),

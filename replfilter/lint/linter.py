@@ -93,6 +93,7 @@ def lint_view(view: View, binlog_format: str | None = None) -> list[Finding]:
     found.extend(checks_values.check_comma(view))
     found.extend(checks_values.check_underscore(view))
     found.extend(checks_values.check_percent_in_exact(view))
+    found.extend(checks_values.check_rewrite_of_a_table(view))
     found.extend(checks_format.check_rule_on_old_name(view))
     found.extend(checks_format.check_rewrite_statement_format(view, binlog_format))
     found.extend(checks_format.check_db_rules_statement_format(view, binlog_format))
