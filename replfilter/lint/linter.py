@@ -61,6 +61,7 @@ def lint_state(state: ReplicaState, options: LintOptions = LintOptions()) -> lis
     views = views_of(state, options.channel)
     findings: list[Finding] = []
     passes: dict[str, checks_schema.SchemaTables] = {}
+    listings: dict[int, tuple] = {}  # per catalog object: its tables, read once for every channel
     for view in views:
         findings.extend(lint_view(view, options.binlog_format))
         if options.workload is not None:
@@ -69,7 +70,10 @@ def lint_state(state: ReplicaState, options: LintOptions = LintOptions()) -> lis
             findings.extend(checks_schema.check_statements_that_stop(view, options.workload, state.replica_catalog))
         catalog = state.source_catalog(view.channel)
         if catalog is not None:
-            tables = passes[view.channel] = checks_schema.SchemaTables(view, catalog)
+            names = listings.get(id(catalog))
+            if names is None:
+                names = listings[id(catalog)] = checks_schema.listing(catalog)
+            tables = passes[view.channel] = checks_schema.SchemaTables(view, catalog, names)
             findings.extend(checks_schema.check_rules_match_nothing(view, tables))
             findings.extend(checks_schema.check_do_and_ignore(view, tables))
             findings.extend(checks_schema.check_rule_effect(view, tables))

@@ -183,6 +183,7 @@ class WildIndex:
         for index, pattern in enumerate(patterns):
             self._by_prefix.setdefault(collation.key(literal_prefix(pattern)), []).append(index)
         self._lengths = sorted({len(prefix) for prefix in self._by_prefix})
+        self._longer: dict[str, set[int]] | None = None
 
     def _candidates(self, text_key: str) -> list[int]:
         found: list[int] = []
@@ -224,6 +225,39 @@ class WildIndex:
             return ()
         key = fold_case(name) if self.collation.case_insensitive else name
         return tuple([i for i in self._candidates(key) if self._matches(i, name, key)])
+
+    def for_database(self, db: str):
+        """A matcher for the tables of one database: ``match(name)`` gives what
+        :meth:`match_indices` gives for ``name`` = ``db.table``. The buckets whose prefix ends
+        within ``db.`` are the same for every table of it, and only the longer prefixes that
+        start with ``db.`` can add more; a database no pattern names by prefix costs one
+        lookup per table (a 50,000-table schema is mostly such filler)."""
+        head = self.collation.key(db + ".")
+        fixed = sorted(i for length in self._lengths if length <= len(head) for i in self._by_prefix.get(head[:length], ()))
+        if self._longer is None:  # prefix lengths by each text up to a dot inside the prefix
+            self._longer = {}
+            for prefix in self._by_prefix:
+                dot = prefix.find(".")
+                while 0 <= dot < len(prefix) - 1:
+                    self._longer.setdefault(prefix[:dot + 1], set()).add(len(prefix))
+                    dot = prefix.find(".", dot + 1)
+        longer = sorted(self._longer.get(head, ()))
+        by_prefix, matches, ci = self._by_prefix, self._matches, self.collation.case_insensitive
+
+        def match(name: str) -> tuple[int, ...]:
+            if not fixed and not longer:
+                return ()
+            key = fold_case(name) if ci else name
+            found = list(fixed)
+            for length in longer:
+                if length > len(key):
+                    break
+                found.extend(by_prefix.get(key[:length], ()))
+            if len(found) > 1 and longer:
+                found.sort()
+            return tuple([i for i in found if matches(i, name, key)])
+
+        return match
 
     def first_match(self, name: str) -> str | None:
         """The first pattern (in configured order) that matches the literal ``name``."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..core.filters import FilterType, NameCollation
 from .context import View
-from .patterns import covers, escape_like, tokens
+from .patterns import escape_like, tokens
 
 FT = FilterType
 
@@ -84,11 +84,32 @@ def wild_db_exclusion(view: View, pattern: str) -> str | None:
     """Why no database a wild pattern's database part can match passes REPLICATE_DO_DB, or
     None when one can (or when there is no do-db: ignore-db excludes only the names it lists,
     and a wild database part names others too)."""
+    from .patterns import literal_prefix
+
     do_db = [str(r) for r in view.rules(FT.DO_DB)]
-    if not do_db or any(can_match_db(pattern, db, view.collation) for db in do_db):
+    prefix = view.key(literal_prefix(pattern))
+    if not do_db or any(can_match_db(pattern, db, view.collation) for db in do_db
+                        if view.key(db + ".").startswith(prefix) or prefix.startswith(view.key(db + "."))):
         return None
     listed = ", ".join(repr(db) for db in do_db[:5]) + (f" and {len(do_db) - 5} more" if len(do_db) > 5 else "")
     return f"its database part matches no database of REPLICATE_DO_DB ({listed}), and only those pass"
+
+
+def _do_table_dbs(view: View) -> frozenset[str]:
+    """Collation keys of every database a REPLICATE_DO_TABLE rule names a table of. The whole
+    rule is the key (mysql-filter-evaluation.md, section 1): ``a.b.c`` names a table of ``a``
+    and one of ``a.b``, so each text before a dot counts. Cached per view."""
+    found = view._keys.get("do-table-dbs")
+    if found is None:
+        dbs: set[str] = set()
+        for rule in view.rules(FT.DO_TABLE):
+            key = view.key(str(rule))
+            start = key.find(".")
+            while 0 <= start < len(key) - 1:
+                dbs.add(key[:start])
+                start = key.find(".", start + 1)
+        found = view._keys["do-table-dbs"] = frozenset(dbs)
+    return found
 
 
 def table_rules_admit(view: View, db: str) -> bool:
@@ -98,14 +119,24 @@ def table_rules_admit(view: View, db: str) -> bool:
     database (``db.%``, ``%.%``). An exact ignore rule names one table, so some other is left."""
     do_tables, wild_do = view.rules(FT.DO_TABLE), view.rules(FT.WILD_DO_TABLE)
     if do_tables or wild_do:
-        prefix = view.key(db) + "."
-        # The whole rule is the key (mysql-filter-evaluation.md, section 1): ``a.b.c`` names a
-        # table of ``a`` and one of ``a.b``.
-        if any(view.key(str(rule)).startswith(prefix) and len(str(rule)) > len(prefix) for rule in do_tables):
+        if view.key(db) in _do_table_dbs(view):
             return True
-        return any(can_match_db(str(p), db, view.collation) for p in wild_do)
-    whole = escape_like(db) + ".%"
-    return not any(covers(str(p), whole, view.collation) for p in view.rules(FT.WILD_IGNORE_TABLE))
+        return any(can_match_db(p, db, view.collation) for p in _prefix_compatible(view, FT.WILD_DO_TABLE, db))
+    return view.wild_index(FT.WILD_IGNORE_TABLE).first_cover(escape_like(db) + ".%") is None
+
+
+def _prefix_compatible(view: View, ftype: FilterType, db: str) -> list[str]:
+    """The type's patterns whose literal prefix agrees with ``db.`` as far as both go: only
+    those can match a table of ``db`` (the rest are ruled out without running the NFA)."""
+    from .patterns import literal_prefix
+
+    subject = view.key(db + ".")
+    out = []
+    for pattern in view.wild_index(ftype).patterns:
+        prefix = view.key(literal_prefix(pattern))
+        if subject.startswith(prefix) or prefix.startswith(subject):
+            out.append(pattern)
+    return out
 
 
 def nothing_applied(view: View, db: str, dropped_on_purpose: bool = True) -> str | None:
@@ -154,7 +185,11 @@ def empty_databases(view: View) -> list[tuple[FilterType, object, str, str]]:
     event of its source is then lost; an ignore rule on the target says the loss is meant).
     A rewrite from a name a database rule also names is RF102's, not listed here."""
     out: list[tuple[FilterType, object, str, str]] = []
+    sources = {view.key(src) for src, _dst in view.rules(FT.REWRITE_DB)}  # type: ignore[misc]
+    targets = {view.key(dst) for _src, dst in view.rules(FT.REWRITE_DB)}  # type: ignore[misc]
     for rule in view.rules(FT.DO_DB):
+        if view.key(str(rule)) in sources and view.key(str(rule)) not in targets:
+            continue  # no event arrives under that name: RF102
         reason = nothing_applied(view, str(rule))
         if reason is not None:
             out.append((FT.DO_DB, rule, str(rule), reason))
