@@ -19,7 +19,7 @@ from ..evaluation.events import RowEvent
 from ..replica.catalog import Catalog
 from .context import View
 from .findings import Finding
-from .patterns import KnownMatches
+from .patterns import KnownMatches, escape_like, open_ended_name
 
 FT = FilterType
 
@@ -70,6 +70,10 @@ class SchemaTables:
         self.decisions: list = []
         exact = view.keys(FT.DO_TABLE) | view.keys(FT.IGNORE_TABLE)
         do_patterns, ignore_patterns = do_index.patterns, ignore_index.patterns
+        # Tables matched by the patterns that read as one table plus '%' (RF108, over-matching).
+        open_do = {i for i, p in enumerate(do_patterns) if open_ended_name(p) is not None}
+        open_ignore = {i for i, p in enumerate(ignore_patterns) if open_ended_name(p) is not None}
+        self.open_ended_matches: dict[tuple[FilterType, int], list[str]] = defaultdict(list)
         unmatched_do, unmatched_ignore = self.unmatched[FT.WILD_DO_TABLE], self.unmatched[FT.WILD_IGNORE_TABLE]
         variants: dict[tuple, object] = {}
         shared: dict[tuple, object] = {}
@@ -86,8 +90,12 @@ class SchemaTables:
             do_hits, ignore_hits = match_do(subject), match_ignore(subject)  # type: ignore[misc]
             if do_hits:
                 unmatched_do.difference_update(do_hits)
+                for i in open_do.intersection(do_hits):
+                    self.open_ended_matches[(FT.WILD_DO_TABLE, i)].append(subject)
             if ignore_hits:
                 unmatched_ignore.difference_update(ignore_hits)
+                for i in open_ignore.intersection(ignore_hits):
+                    self.open_ended_matches[(FT.WILD_IGNORE_TABLE, i)].append(subject)
             first_do = do_patterns[do_hits[0]] if do_hits else None
             first_ignore = ignore_patterns[ignore_hits[0]] if ignore_hits else None
             self.first_do.append(first_do)
@@ -103,6 +111,39 @@ class SchemaTables:
                 if memo is not None:
                     shared[memo] = decision
             self.decisions.append(decision)
+
+
+def check_over_matching(view: View, schema: SchemaTables) -> Iterator[Finding]:
+    """RF108 with a schema: a pattern that reads as one existing table plus '%' and matches
+    other tables too, named. The fix is the table's name as a pattern without wildcards,
+    offered after checking it on the same tables: it matches the intended table and none of
+    the others (escaping '_' alone would still match them), and adds no finding of its own."""
+    from ..core.wildcard import like
+    from .checks_reach import offered
+
+    for (ftype, index), matched in sorted(schema.open_ended_matches.items(), key=lambda item: (item[0][0].value, item[0][1])):
+        pattern = view.wild_index(ftype).patterns[index]
+        if view.wild_index(ftype).patterns.index(pattern) != index:
+            continue  # a repeated pattern: RF302 reports the copies
+        name = open_ended_name(pattern)
+        assert name is not None
+        intended = [t for t in matched if view.key(t) == view.key(name)]
+        extras = [t for t in matched if view.key(t) != view.key(name)]
+        if not intended or not extras:
+            continue
+        exact = escape_like(name.partition(".")[0]) + "." + escape_like(name.partition(".")[2])
+        fix = None
+        if all(like(t, exact, view.collation) for t in intended) and not any(like(t, exact, view.collation) for t in extras):
+            fix = offered(view, view.fix({ftype: view.replaced(ftype, pattern, [exact])}))
+        shown = ", ".join(extras[:5]) + (f" and {len(extras) - 5} more" if len(extras) > 5 else "")
+        verdict = "replicated" if ftype is FT.WILD_DO_TABLE else "dropped"
+        yield Finding(
+            view.channel, "RF108",
+            f"{ftype.keyword} '{pattern}' was written for {name}, but '%' also takes {len(extras)} other table(s) "
+            f"of the schema, which are {verdict} with it: {shown}"
+            + (f"; '{exact}' matches only {name}" if fix is not None else "; no fix is offered (the name alone would change other verdicts)"),
+            ftype, pattern, fix,
+        )
 
 
 def _closest(name: str, candidates: list[str]) -> str | None:

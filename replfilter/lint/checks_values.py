@@ -10,7 +10,7 @@ from ..core.filters import FilterType
 from ..evaluation.events import RowEvent
 from .context import View, table_db, verdict_text
 from .findings import Finding, Level
-from .patterns import escape_positions, suspicious_underscores, tokens, underscores_before_any
+from .patterns import escape_positions, open_ended_name, suspicious_underscores, tokens, underscores_before_any
 
 FT = FilterType
 NAME_TYPES = (FT.DO_DB, FT.IGNORE_DB)
@@ -107,7 +107,7 @@ def check_underscore(view: View) -> Iterator[Finding]:
             message = (
                 f"in {ftype.keyword} '{rule}', '_' matches any one character, so it also matches "
                 f"{example.db}.{example.table}; escaped ('{escaped}') "
-                + ("it matches only the name as written" if level is None else "the '_' matches only itself")
+                + ("it matches only the name as written" if "%" not in rule else "the '_' matches only itself")
             )
             fix = view.fix({ftype: view.replaced(ftype, rule, [escaped])})
             finding = Finding(view.channel, "RF105", message, ftype, rule, fix, level_override=level)
@@ -167,3 +167,21 @@ def check_rewrite_of_a_table(view: View) -> Iterator[Finding]:
             continue
         meant = f"; the database rewrite '{src_db}->{dst_db}' was probably meant (it moves every table of '{src_db}', not only '{src_table}')"
         yield _with_example(view, Finding(view.channel, "RF107", message, FT.REWRITE_DB, rule, fix), example, meant)
+
+
+def check_open_ended(view: View) -> Iterator[Finding]:
+    """RF108 without a schema, a note: which part of a pattern is open-ended. Which tables it
+    takes besides the one it names needs the schema (``--schema``), so no fix is offered."""
+    for ftype in WILD_TYPES:
+        for rule in view.rules(ftype):
+            name = open_ended_name(str(rule))
+            if name is None:
+                continue
+            db, _, table = name.partition(".")
+            yield Finding(
+                view.channel, "RF108",
+                f"{ftype.keyword} '{rule}' is open-ended after '{table}': '%' takes every table of '{db}' whose "
+                f"name starts with '{table}' ({table}_archive, {table}s, ...), not only {name}; give --schema to "
+                f"list the tables it takes",
+                ftype, rule, level_override=Level.NOTE,
+            )

@@ -67,6 +67,12 @@ _ALL = (
          "start-up as a rewrite of a database called 'shop.orders', so rows of shop.orders are "
          "not rewritten; a table cannot be renamed by a replication filter.",
          REPLICA_OPTIONS + "#option_mysqld_replicate-rewrite-db; mysql-filter-statements.md section 6 item 5"),
+    Code("RF108", "pattern-over-matches", "warning",
+         "A wild pattern that reads as one table followed by '%' ('myapp.audit_log%') takes every "
+         "table whose name goes on from it: with a schema, the other tables it matches by name "
+         "(a warning); without, a note saying which part is open-ended. Escaping '_' does not "
+         "stop '%'.",
+         REPLICA_OPTIONS + "#option_mysqld_replicate-wild-do-table; mysql-filter-evaluation.md section 4"),
     Code("RF201", "ignore-db-next-to-do-db", "warning",
          "With any REPLICATE_DO_DB rule, REPLICATE_IGNORE_DB is never consulted.",
          RULES + "; " + DB_OPTIONS + "; mysql-filter-evaluation.md section 3.3 table A"),

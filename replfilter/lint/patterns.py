@@ -110,6 +110,23 @@ def underscores_before_any(pattern: str) -> tuple[int, ...]:
     return tuple(found)
 
 
+def open_ended_name(pattern: str) -> str | None:
+    """The name a pattern reads as when its one ``%`` is at the end, right after a letter or
+    digit, and nothing else is a wildcard but ``_`` (taken literally): ``myapp.audit_log%`` ->
+    ``myapp.audit_log``. Such a pattern was most likely written for that table and takes every
+    table whose name goes on from it (``audit_log_preferences``). ``db.%`` (a whole database)
+    and ``db.tmp\\_%`` (a prefix ending in a separator) are not read this way."""
+    toks = tokens(pattern)
+    if len(toks) < 2 or toks[-1][0] != "any" or any(kind == "any" for kind, _ in toks[:-1]):
+        return None
+    last = toks[-2]
+    if last[0] != "lit" or not _NAMEISH.match(last[1]):
+        return None
+    text = "".join(ch if kind == "lit" else "_" for kind, ch in toks[:-1])
+    db, dot, table = text.partition(".")
+    return text if dot and db and table else None
+
+
 def escape_positions(pattern: str, positions: tuple[int, ...]) -> str:
     out = []
     for i, ch in enumerate(pattern):
