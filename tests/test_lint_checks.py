@@ -84,7 +84,7 @@ def test_code_positive_and_negative(code, positive, negative, options) -> None:
 
 
 def test_every_code_has_a_test() -> None:
-    tested = {c[0] for c in CASES} | {"RF401", "RF402", "RF403", "RF404", "RF501", "RF502", "RF503"}
+    tested = {c[0] for c in CASES} | {"RF109", "RF401", "RF402", "RF403", "RF404", "RF501", "RF502", "RF503"}
     tested |= {"RF108", "RF601", "RF602", "RF603", "RF604"}  # tests/test_lint_schema.py
     assert tested == set(CODES)
 
@@ -303,3 +303,38 @@ def test_rewrite_db_given_a_table() -> None:
     renamed = startup_state("--replicate-rewrite-db=shop.orders->archive.old_orders")
     finding = next(f for f in lint_state(renamed, LintOptions(**ROW)) if f.code == "RF107")
     assert finding.fix is None and "cannot rename a table" in finding.message
+
+
+# --- account statements and the system schemas -------------------------------------------------
+
+
+def test_rf109_a_rule_on_mysql_does_not_keep_accounts_off() -> None:
+    """The manual (replication-options-replica.html, --replicate-wild-do-table: GRANT and the
+    like are not affected by a filter naming mysql.%; replication-features-mysqldb.html: account
+    statements are logged as statements): ``--replicate-ignore-db=mysql`` or
+    ``--replicate-wild-ignore-table=mysql.%`` next to ``USE app; CREATE USER`` -- applied."""
+    for option in ("--replicate-ignore-db=mysql", "--replicate-wild-ignore-table=mysql.%"):
+        found = [f for f in lint_state(startup_state(option), LintOptions(**ROW)) if f.code == "RF109"]
+        assert len(found) == 1 and "`USE app; CREATE USER 'u'@'%'` is applied" in found[0].message, option
+        assert found[0].level.value == "warning" and found[0].fix is None
+    assert not has(startup_state("--replicate-ignore-db=mysql_archive"), "RF109", **ROW)
+    workload = read_workload("w.sql", "USE app;\nCREATE USER 'u'@'%' IDENTIFIED BY 'x';\nUSE mysql;\nGRANT SELECT ON app.* TO 'u'@'%';\n")
+    lines = [f.location for f in lint_state(startup_state("--replicate-wild-ignore-table=mysql.%"), LintOptions(workload=workload, **ROW))
+             if f.code == "RF109" and f.location]
+    assert lines == [("w.sql", 2), ("w.sql", 4)]
+
+
+def test_rf109_a_password_change_dropped_by_do_db() -> None:
+    """``--replicate-do-db=app`` and ``ALTER USER ... IDENTIFIED BY`` run without a default
+    database: skipped, even under ROW (account statements are always statements). The fix,
+    do-db as wild-do rules, applies it; a workload that only runs it under ``USE app`` is clean."""
+    workload = read_workload("w.sql", "ALTER USER 'app'@'%' IDENTIFIED BY 'new';\n")
+    state = startup_state("--replicate-do-db=app")
+    found = [f for f in lint_state(state, LintOptions(workload=workload, **ROW)) if f.code == "RF109"]
+    assert [(f.location, f.level.value) for f in found] == [(("w.sql", 1), "warning")]
+    assert "is skipped (database '' is not in replicate-do-db)" in found[0].message
+    assert found[0].fix.options() == ("(no --replicate-do-db)", "--replicate-wild-do-table=app.%")
+    cured = Session(state)
+    cured.execute_text(found[0].fix_text)
+    assert not has(cured.state, "RF109", workload=workload, **ROW)
+    assert not has(state, "RF109", workload=read_workload("w.sql", "USE app;\nALTER USER 'app'@'%' IDENTIFIED BY 'new';\n"), **ROW)

@@ -73,6 +73,14 @@ _ALL = (
          "(a warning); without, a note saying which part is open-ended. Escaping '_' does not "
          "stop '%'.",
          REPLICA_OPTIONS + "#option_mysqld_replicate-wild-do-table; mysql-filter-evaluation.md section 4"),
+    Code("RF109", "account-statements-by-default-db", "warning",
+         "CREATE USER, ALTER USER, SET PASSWORD, GRANT, REVOKE, RENAME USER and DROP USER are logged "
+         "as statements with the session's default database and no table list: a rule on mysql "
+         "(ignore-db, 'mysql.%') does not keep them off the replica, and under do-db one run "
+         "without a default database is dropped (a note from the configuration, a warning per "
+         "workload statement).",
+         INTERACTIONS + "; " + DB_OPTIONS + "; " + MANUAL + "replication-features-mysqldb.html; "
+         "mysql-filter-evaluation.md section 3.2"),
     Code("RF201", "ignore-db-next-to-do-db", "warning",
          "With any REPLICATE_DO_DB rule, REPLICATE_IGNORE_DB is never consulted.",
          RULES + "; " + DB_OPTIONS + "; mysql-filter-evaluation.md section 3.3 table A"),

@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 
 from ..evaluation.evaluator import channel_filters
 from ..replica.state import ReplicaState
-from . import checks_channels, checks_conflicts, checks_format, checks_reach, checks_schema, checks_values, workload as workload_checks
+from . import checks_accounts, checks_channels, checks_conflicts, checks_format, checks_reach, checks_schema, checks_values, workload as workload_checks
 from .checks_channels import StartupRuleRef
 from .findings import Finding, Level, sort_key
 from .context import View
@@ -67,6 +67,7 @@ def lint_state(state: ReplicaState, options: LintOptions = LintOptions()) -> lis
         findings.extend(lint_view(view, options.binlog_format, schema_known=catalog is not None))
         if options.workload is not None:
             findings.extend(workload_checks.check_format_dependent(view, options.workload))
+            findings.extend(checks_accounts.check_account_workload(view, options.workload))
             findings.extend(workload_checks.check_rule_usage(view, options.workload, options.binlog_format))
             findings.extend(checks_schema.check_statements_that_stop(view, options.workload, state.replica_catalog))
         if catalog is not None:
@@ -101,6 +102,7 @@ def lint_view(view: View, binlog_format: str | None = None, schema_known: bool =
     found.extend(checks_values.check_underscore(view))
     found.extend(checks_values.check_percent_in_exact(view))
     found.extend(checks_values.check_rewrite_of_a_table(view))
+    found.extend(checks_accounts.check_account_statements(view))
     if not schema_known:
         found.extend(checks_values.check_open_ended(view))
     found.extend(checks_format.check_rule_on_old_name(view))
