@@ -322,9 +322,42 @@ class ToAst(Transformer):
             limit=limit,
         )
 
-    def select_variables(self, _select: Token, *variables: Token) -> ast.SelectVariables:
+    def select_variables(self, _select: Token, *items: Token | int | None) -> ast.SelectVariables:
         """``@@global.x`` / ``@@session.x`` / ``@@x``: the name after the scope, lower case."""
-        return ast.SelectVariables(tuple((v.value, ascii_lower(v.value[2:]).rsplit(".", 1)[-1]) for v in variables))
+        *variables, limit = items
+        return ast.SelectVariables(
+            tuple((v.value, ascii_lower(v.value[2:]).rsplit(".", 1)[-1]) for v in variables if isinstance(v, Token)),
+            limit if isinstance(limit, int) else None,
+        )
+
+    def set_variables(self, _set: Token, *items: ast.SetNames | ast.SetSessionVariable) -> ast.SetVariables:
+        return ast.SetVariables(items)
+
+    def set_names(self, _names: Token, charset: str | Token, _collate: Token | None, collation: str | None) -> ast.SetNames:
+        return ast.SetNames(None if isinstance(charset, Token) else charset, collation)
+
+    def set_word(self, word: str) -> str:
+        return word
+
+    def set_session(self, _scope: Token | None, name: str, value: tuple[str | int | None, bool]) -> ast.SetSessionVariable:
+        return ast.SetSessionVariable(name, *value)
+
+    def set_system_variable(self, variable: Token, value: tuple[str | int | None, bool]) -> ast.SetSessionVariable:
+        """``@@session.x = v`` / ``@@x = v``; ``@@global.x`` is not a session setting (1229 on
+        the server for a session variable): replfilter sets no global variable, so it refuses it."""
+        name = ascii_lower(variable.value[2:])
+        scope, _, bare = name.rpartition(".")
+        if scope == "global":
+            raise MySQLError.of(ER.NOT_SUPPORTED_YET, "SET GLOBAL in replfilter")
+        return ast.SetSessionVariable(bare, *value)
+
+    def set_value(self, value: str | Token) -> tuple[str | int | None, bool]:
+        """(value, is DEFAULT): a number is an int, ON and words are their text."""
+        if isinstance(value, Token):
+            if value.type == "NUMBER":
+                return int(value.value), False
+            return None if value.type == "DEFAULT" else value.value, value.type == "DEFAULT"
+        return value, False
 
     def show_warnings(self, *_tokens: Token) -> ast.ShowWarnings:
         return ast.ShowWarnings()
