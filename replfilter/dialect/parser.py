@@ -501,6 +501,29 @@ def _second_statement_position(text: str) -> int:
     return len(text)
 
 
+def split_multi_statements(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[str]:
+    """The statements of a COM_QUERY sent with CLIENT_MULTI_STATEMENTS, as mysqld reads them: cut
+    at each ``;`` the lexer sees (not one inside quotes or comments), the empty ones after the
+    last dropped. Text the lexer cannot read stays in one piece from there on, so its statement
+    gets the syntax error."""
+    expanded = expand_executable_comments(text, version.number)
+    cuts: list[int] = []
+    try:
+        for token in _lark(version).lex(expanded, dont_ignore=True):
+            if token.type == "SEMICOLON" and token.start_pos is not None:
+                cuts.append(token.start_pos)
+    except UnexpectedInput:
+        pass
+    pieces, start = [], 0
+    for cut in cuts:
+        pieces.append(text[start:cut])
+        start = cut + 1
+    pieces.append(text[start:])
+    while len(pieces) > 1 and not pieces[-1].strip():
+        pieces.pop()
+    return pieces
+
+
 def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.Statement]:
     """Parse ``;``-separated statements with the grammar itself (no client commands)."""
     text = text.strip()

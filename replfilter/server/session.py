@@ -25,7 +25,7 @@ from ..replica.executor import Execution, PartialChange, deprecation_warnings, e
 from ..evaluation.extensions import explain_replication, replay_events
 from ..evaluation.event_lines import split_lines
 from .load_schema import load_schema_statement
-from .session_variables import GLOBAL_READ_ONLY, SessionVariables
+from .session_variables import GLOBAL_READ_ONLY, SESSION_DEFAULTS, SessionVariables
 from ..core.results import Ok, Result, ResultSet, Value
 from ..replica.show_status import ProgressSource
 from ..replica.state import ReplicaState
@@ -54,6 +54,8 @@ class _Replica:
         self.lock = threading.RLock()
         self.progress: ProgressSource | None = None
         self.server_variables: dict[str, Value] = dict(GLOBAL_READ_ONLY)
+        self.session_defaults: dict[str, Value] = dict(SESSION_DEFAULTS)
+        """The global values each new session starts from (``serve --wait-timeout`` sets one)."""
 
 
 class Session:
@@ -71,7 +73,7 @@ class Session:
         self.default_database: str | None = None
         """The session's default database (``USE db``): EXPLAIN REPLICATION's when it names none;
         the shell's ``status`` and prompt show it."""
-        self.variables = SessionVariables()
+        self.variables = SessionVariables(self._replica.session_defaults)
         """This connection's session system variables (``SET NAMES``, ``SET autocommit``...)."""
 
     def connect(self) -> "Session":
@@ -103,6 +105,11 @@ class Session:
         return self._replica.server_variables
 
     @property
+    def session_defaults(self) -> dict[str, Value]:
+        """The global values of the session variables, which each new connection starts with."""
+        return self._replica.session_defaults
+
+    @property
     def diagnostics(self) -> tuple[Condition, ...]:
         """The conditions of the last statement (what SHOW WARNINGS lists)."""
         return self._diagnostics
@@ -112,7 +119,7 @@ class Session:
         diagnostics area is emptied; the replica's state is the server's and stays."""
         with self._lock:
             self._diagnostics = ()
-            self.variables = SessionVariables()
+            self.variables = SessionVariables(self._replica.session_defaults)
 
     def add_observer(self, observer: StateObserver) -> None:
         self._replica.observers.append(observer)
@@ -265,7 +272,7 @@ class Session:
     def _set_variables(self, statement: ast.SetVariables) -> Result:
         """``SET NAMES``, ``SET [SESSION] var = value``: all or nothing, as the server checks
         every assignment before it makes any."""
-        variables = SessionVariables(dict(self.variables.values))
+        variables = SessionVariables(self.variables.defaults, dict(self.variables.values))
         try:
             for item in statement.items:
                 if isinstance(item, ast.SetNames):

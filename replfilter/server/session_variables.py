@@ -70,9 +70,13 @@ _BOOLEAN_WORDS = {"ON": 1, "TRUE": 1, "OFF": 0, "FALSE": 0}
 
 @dataclass
 class SessionVariables:
-    """One connection's values; what is not set reads as the default."""
+    """One connection's values, starting from the server's global ones (``defaults``)."""
 
-    values: dict[str, Value] = field(default_factory=lambda: dict(SESSION_DEFAULTS))
+    defaults: Mapping[str, Value] = field(default_factory=lambda: SESSION_DEFAULTS)
+    values: dict[str, Value] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.values = {**self.defaults, **self.values}
 
     def set(self, name: str, value: Value, *, is_default: bool = False) -> None:
         """``SET [SESSION] name = value``; ``DEFAULT`` gives back 8.4's default."""
@@ -83,7 +87,7 @@ class SessionVariables:
                 raise MySQLError(1238, "HY000", f"Variable '{key}' is a read only variable")
             raise MySQLError(1193, "HY000", f"Unknown system variable '{name[:64]}'")
         if is_default:
-            self.values[key] = SESSION_DEFAULTS[key]
+            self.values[key] = self.defaults[key]
         elif key in _BOOLEAN_VARIABLES:
             self.values[key] = _boolean(key, value)
         elif key in _NUMBER_VARIABLES:
