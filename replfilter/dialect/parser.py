@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from lark import Token, Transformer, v_args
+from lark.lexer import LexerThread
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast
@@ -501,15 +502,23 @@ def _second_statement_position(text: str) -> int:
     return len(text)
 
 
+@lru_cache(maxsize=None)
+def _statement_lexer(version: ServerVersion):  # type: ignore[no-untyped-def]
+    """The grammar's basic lexer on its own (``Lark.lex`` would build a new one for every text)."""
+    return _lark(version)._build_lexer()
+
+
 def split_multi_statements(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[str]:
     """The statements of a COM_QUERY sent with CLIENT_MULTI_STATEMENTS, as mysqld reads them: cut
     at each ``;`` the lexer sees (not one inside quotes or comments), the empty ones after the
     last dropped. Text the lexer cannot read stays in one piece from there on, so its statement
     gets the syntax error."""
+    if ";" not in text:
+        return [text]  # the common case, without lexing
     expanded = expand_executable_comments(text, version.number)
     cuts: list[int] = []
-    try:
-        for token in _lark(version).lex(expanded, dont_ignore=True):
+    try:  # the parser's own lexer, built once: comments and spaces are skipped, ";" is a token
+        for token in LexerThread.from_text(_statement_lexer(version), expanded).lex(None):
             if token.type == "SEMICOLON" and token.start_pos is not None:
                 cuts.append(token.start_pos)
     except UnexpectedInput:

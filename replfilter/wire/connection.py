@@ -207,11 +207,24 @@ class ReplicaConnection(Connection):
             return
 
     async def commands(self) -> None:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        idle = [False]
+
+        def close_idle() -> None:
+            idle[0] = True
+            task.cancel()
+
         while True:
-            timeout = self.replica.variables.values["wait_timeout"]
+            # wait_timeout as a timer armed for each read (asyncio.wait_for would cost a Task per command)
+            timer = loop.call_later(float(self.replica.variables.values["wait_timeout"]), close_idle)  # type: ignore[arg-type]
             try:
-                data = await asyncio.wait_for(self.stream.read(), float(timeout))  # type: ignore[arg-type]
-            except asyncio.TimeoutError:
+                data = await self.stream.read()
+            except asyncio.CancelledError:
+                if not idle[0]:
+                    raise  # the server is shutting down
+                task.uncancel()
                 self.stream.reset_seq()
                 await self.send_error(INACTIVITY)
                 return
@@ -223,6 +236,8 @@ class ReplicaConnection(Connection):
                 return
             except ConnectionClosed:
                 return
+            finally:
+                timer.cancel()
             try:
                 if not data:
                     await self.send_error(UNKNOWN_COMMAND)
