@@ -217,6 +217,28 @@ class ReplayEvents:
 
 
 @dataclass(frozen=True)
+class ShowLogEvents:
+    """``SHOW BINLOG EVENTS`` / ``SHOW RELAYLOG EVENTS`` (``relay``) ``[IN 'file'] [FROM pos]
+    [LIMIT [offset,] n] [FOR CHANNEL c]``: the file is a path (replfilter has no logs of its own)."""
+
+    relay: bool
+    path: str | None = None
+    position: int | None = None
+    offset: int | None = None
+    limit: int | None = None
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
+class ReplayBinlog:
+    """replfilter extension, not MySQL: REPLAY EVENTS over a binary or relay log file."""
+
+    path: str
+    position: int | None = None
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
 class LintReplication:
     """replfilter extension, not MySQL: the lint findings for the current filters, as rows;
     ``channel`` limits them to one channel."""
@@ -259,6 +281,8 @@ Statement = Union[
     ShowWarnings,
     ExplainReplication,
     ReplayEvents,
+    ReplayBinlog,
+    ShowLogEvents,
     LintReplication,
     LoadSchema,
     ShowCatalog,

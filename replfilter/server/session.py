@@ -18,6 +18,7 @@ from ..core.errors import ER
 from ..replica.executor import Execution, PartialChange, deprecation_warnings, execute
 from ..evaluation.extensions import explain_replication, replay_events
 from ..evaluation.event_lines import split_lines
+from ..evaluation.binlog_statements import replay_binlog, show_log_events
 from .load_schema import load_schema_statement
 from ..core.results import Ok, Result, ResultSet
 from ..replica.show_status import ProgressSource
@@ -128,6 +129,11 @@ class Session:
             return Execution(self._state, lint_replication(self._state, statement))
         if isinstance(statement, ast.ReplayEvents):
             result, state = replay_events(self._state, statement, _read_lines(statement.path))
+            return Execution(state, result)
+        if isinstance(statement, ast.ShowLogEvents):
+            return Execution(self._state, show_log_events(self._state, statement))
+        if isinstance(statement, ast.ReplayBinlog):
+            result, state = replay_binlog(self._state, statement)
             return Execution(state, result)
         if isinstance(statement, ast.LoadSchema):
             return load_schema_statement(self._state, statement)
