@@ -128,38 +128,56 @@ def decimal_size(meta: int) -> int:
 
 def _decimal(data: bytes, pos: int, meta: int, _u: bool) -> tuple[Any, int]:
     """``bin2decimal``: groups of nine digits in four big-endian bytes, the leading and trailing
-    partial groups in fewer; the sign in the top bit of the first byte, negatives inverted."""
-    precision, scale = meta >> 8, meta & 0xFF
-    intg = precision - scale
-    size = decimal_size(meta)
-    raw = bytearray(data[pos:pos + size])
-    if len(raw) != size:
+    partial groups in fewer; the sign in the top bit of the first byte, negatives inverted.
+    Read as one big-endian integer and cut into its groups from the right."""
+    layout = _decimal_layout(meta)
+    size, scale, groups = layout
+    if len(data) < pos + size:
         raise RowFormatError("DECIMAL value cut off")
-    negative = not raw[0] & 0x80
-    raw[0] ^= 0x80
+    value = int.from_bytes(data[pos:pos + size], "big")
+    top = 1 << (size * 8 - 1)
+    negative = not value & top
     if negative:
-        raw = bytearray(b ^ 0xFF for b in raw)
-    digits = []
-    at = 0
-    lead = intg % 9
-    if lead:
-        n = _DIG2BYTES[lead]
-        digits.append(str(int.from_bytes(raw[at:at + n], "big")))
-        at += n
-    for _ in range(intg // 9):
-        digits.append(f"{int.from_bytes(raw[at:at + 4], 'big'):09d}")
-        at += 4
-    integer = "".join(digits).lstrip("0") or "0"
-    frac = []
-    for _ in range(scale // 9):
-        frac.append(f"{int.from_bytes(raw[at:at + 4], 'big'):09d}")
-        at += 4
-    tail = scale % 9
-    if tail:
-        n = _DIG2BYTES[tail]
-        frac.append(f"{int.from_bytes(raw[at:at + n], 'big'):0{tail}d}")
-    text = integer + ("." + "".join(frac) if scale else "")
-    return Decimal(("-" if negative else "") + text), pos + size
+        value = ~value & ((top << 1) - 1)
+    value ^= top
+    integer = fraction = 0
+    for nbytes, worth, is_fraction in groups:  # from the right
+        part = value & ((1 << (8 * nbytes)) - 1)
+        value >>= 8 * nbytes
+        if is_fraction:
+            fraction += part * worth
+        else:
+            integer += part * worth
+    text = f"{integer}.{fraction:0{scale}d}" if scale else str(integer)
+    return Decimal("-" + text if negative else text), pos + size
+
+
+_LAYOUTS: dict[int, tuple[int, int, tuple[tuple[int, int, bool], ...]]] = {}
+
+
+def _decimal_layout(meta: int) -> tuple[int, int, tuple[tuple[int, int, bool], ...]]:
+    """(size, scale, groups from the right as (bytes, the power of ten they are worth, in the
+    fraction?)) for a DECIMAL(precision, scale), computed once per column definition."""
+    layout = _LAYOUTS.get(meta)
+    if layout is None:
+        precision, scale = meta >> 8, meta & 0xFF
+        intg = precision - scale
+        left = [(_DIG2BYTES[intg % 9], intg % 9)] if intg % 9 else []
+        left += [(4, 9)] * (intg // 9)
+        right = [(4, 9)] * (scale // 9) + ([(_DIG2BYTES[scale % 9], scale % 9)] if scale % 9 else [])
+        power = 1
+        # the fraction's groups, right to left, are worth 10**0, 10**digits_of_the_last, ...
+        groups = []
+        for nbytes, digits in reversed(right):
+            groups.append((nbytes, power, True))
+            power *= 10 ** digits
+        power = 1
+        for nbytes, digits in reversed(left):
+            groups.append((nbytes, power, False))
+            power *= 10 ** digits
+        layout = (decimal_size(meta), scale, tuple(groups))
+        _LAYOUTS[meta] = layout
+    return layout
 
 
 def _frac_size(fsp: int) -> int:
@@ -188,10 +206,11 @@ def _datetime2(data: bytes, pos: int, fsp: int, _u: bool) -> tuple[Any, int]:
     packed = int.from_bytes(data[pos:pos + 5], "big") - 0x8000000000
     ymd, hms = packed >> 17, packed & 0x1FFFF
     year_month = ymd >> 5
-    text = (
-        f"{year_month // 13:04d}-{year_month % 13:02d}-{ymd & 31:02d} "
-        f"{hms >> 12:02d}:{(hms >> 6) & 63:02d}:{hms & 63:02d}"
+    text = "%04d-%02d-%02d %02d:%02d:%02d" % (
+        year_month // 13, year_month % 13, ymd & 31, hms >> 12, (hms >> 6) & 63, hms & 63
     )
+    if not fsp:
+        return text, pos + 5
     return text + _micro_text(_frac(data, pos + 5, fsp), fsp), pos + 5 + _frac_size(fsp)
 
 

@@ -16,7 +16,7 @@ import base64
 import datetime as dt
 import decimal
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..applier_errors import error_text
 from ..evaluator import Decision
@@ -26,7 +26,11 @@ from .as_events import EventMapper, Mapped, Transaction, mapped_items, transacti
 from .framing import NotABinlog, ReadProblem
 from .json_binary import Opaque
 from .reader import BinlogEvent, Item, read_binlog
-from .rows import JsonDiff
+from .column_values import (
+    BLOB, DATE, DATETIME2, DOUBLE, ENUM, FLOAT, INTEGER_TYPES, LONG_BLOB, MEDIUM_BLOB, NEWDECIMAL, SET,
+    STRING, TIME2, TINY_BLOB, VAR_STRING, VARCHAR, YEAR,
+)
+from .rows import JsonDiff, TableMap
 from .selection import Selection
 
 
@@ -214,26 +218,55 @@ def _values(item: Mapped) -> list[dict[str, Any]]:
     table = item.rows_of
     assert table is not None and item.rows is not None
     names = table.column_names()
+    convert = [_converter(table, column) for column in range(table.column_count)]
     out = []
     for before, after in item.rows:
         row: dict[str, Any] = {}
         if before is not None:
-            row["before"] = {names[i]: json_value(v, table, i) for i, v in before.items()}
+            row["before"] = {names[i]: convert[i](v) for i, v in before.items()}
         if after is not None:
-            row["after"] = {names[i]: json_value(v, table, i) for i, v in after.items()}
+            row["after"] = {names[i]: convert[i](v) for i, v in after.items()}
         out.append(row)
     return out
 
 
-def json_value(value: Any, table: Any = None, column: int | None = None) -> Any:
+def _converter(table: TableMap, column: int) -> Callable[[Any], Any]:
+    """How a column's decoded value becomes JSON, chosen once per column, not per value."""
+    kind = table.types[column]
+    if kind in INTEGER_TYPES or kind in (FLOAT, DOUBLE, YEAR):
+        return _same
+    if kind == NEWDECIMAL:
+        return lambda v: v if v is None else format(v, "f")
+    if kind == ENUM and column in table.enum_values:
+        names = [n.decode("utf-8", "replace") for n in table.enum_values[column]]
+        return lambda v: v if v is None else (names[v - 1] if 0 < v <= len(names) else "")
+    if kind == SET and column in table.set_values:
+        members = [n.decode("utf-8", "replace") for n in table.set_values[column]]
+        return lambda v: v if v is None else ",".join(n for i, n in enumerate(members) if v >> i & 1)
+    if kind in (VARCHAR, VAR_STRING, STRING, BLOB, TINY_BLOB, MEDIUM_BLOB, LONG_BLOB):
+        return _text
+    if kind in (DATETIME2, TIME2, DATE):
+        return _same
+    return json_value
+
+
+def _text(value: Any) -> Any:
+    if value is None:
+        return None
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"base64": base64.b64encode(value).decode()}
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def json_value(value: Any) -> Any:
     """A decoded column value as JSON: bytes as UTF-8 text when they are, else
-    ``{"base64": ...}``; DECIMAL as its exact text; ENUM/SET as their names when the optional
-    metadata gives them."""
+    ``{"base64": ...}``; DECIMAL as its exact text (ENUM/SET names: :func:`_converter`)."""
     if value is None or isinstance(value, (bool, int, float, str)):
-        if isinstance(value, int) and table is not None and column is not None:
-            named = _enum_or_set(value, table, column)
-            if named is not None:
-                return named
         return value
     if isinstance(value, decimal.Decimal):
         return format(value, "f")
@@ -254,16 +287,3 @@ def json_value(value: Any, table: Any = None, column: int | None = None) -> Any:
     if isinstance(value, (dt.date, dt.time)):
         return value.isoformat()
     return str(value)
-
-
-def _enum_or_set(value: int, table: Any, column: int) -> Any:
-    from .column_values import ENUM, SET
-
-    kind = table.types[column]
-    if kind == ENUM and column in table.enum_values:
-        names = table.enum_values[column]
-        return names[value - 1].decode("utf-8", "replace") if 0 < value <= len(names) else ""
-    if kind == SET and column in table.set_values:
-        names = table.set_values[column]
-        return ",".join(n.decode("utf-8", "replace") for i, n in enumerate(names) if value >> i & 1)
-    return None

@@ -22,6 +22,7 @@ from . import column_values as C
 from . import event_types as T
 from .column_values import RowFormatError
 from .json_binary import decode_json
+from .row_codegen import compile_reader, compile_skipper
 from .wire import bits, read_packed
 
 PARTIAL_JSON_UPDATES = 1
@@ -70,7 +71,13 @@ class TableMap:
     def skip_image(self, data: bytes, pos: int, present: list[int], partial: bool = False) -> int:
         """The position after one row image, its values measured, not decoded."""
         if partial:
-            pos = self._skip_value_options(data, pos, present)
+            return self._skip_image_slowly(data, self._skip_value_options(data, pos, present), present)
+        end = compile_skipper(self.types, self.metadata, tuple(present))(data, pos)
+        if end > len(data):
+            raise RowFormatError("row image runs past the end of the event")
+        return end
+
+    def _skip_image_slowly(self, data: bytes, pos: int, present: list[int]) -> int:
         nulls, pos = bits(data, pos, len(present))
         sizes = self._sizes
         types, metadata = self.types, self.metadata
@@ -88,6 +95,15 @@ class TableMap:
         partial_columns: set[int] = set()
         if partial:
             partial_columns, pos = self._partial_columns(data, pos, present)
+        if not partial_columns:
+            reader = compile_reader(self.types, self.metadata, self.unsigned, tuple(present))
+            try:
+                values, end = reader(data, pos)
+            except (IndexError, struct.error) as err:
+                raise RowFormatError(f"row image does not fit its table map ({err})") from None
+            if end > len(data):
+                raise RowFormatError("row image runs past the end of the event")
+            return values, end
         nulls, pos = bits(data, pos, len(present))
         values: dict[int, Any] = {}
         unsigned = self.unsigned
