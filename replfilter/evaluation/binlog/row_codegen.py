@@ -3,8 +3,8 @@ that measures or decodes a whole image with each column's step inlined.
 
 Why generated code: an image is a null bitmap and then one value per present column, whose
 layout depends only on the table map. A generic loop pays, for every value, a list lookup, a
-call and a type dispatch; bench/binlog.py measured it at about a fifth of the speed of the same
-steps written out (figures in README, "Reading binary logs"). The text generated is built only
+call and a type dispatch: counting rows with it, bench/binlog.py read a 5.8 MB binlog at
+25.5 MB/s per core; with these functions, 36.6 MB/s (one run each). The text generated is built only
 from the table map's integers (types, metadata sizes), never from names or data, and is
 compiled once per table layout and column set (a Table_map event comes before every
 statement's rows: the cache is keyed by the layout, not by the event).
