@@ -132,3 +132,25 @@ def test_evaluate_selections(binlog):
     anonymous = next(r for r in rows if r[2] == "Anonymous_Gtid")
     assert gtids(f"--start-position={anonymous[1]}") == {None, f"{sid}:7"}
     assert gtids(f"--stop-position={anonymous[1]}") == {f"{sid}:6"}
+
+
+def test_explain_replication_of_binlog_at_a_position_explains_its_transaction(binlog):
+    session = Session()
+    session.execute_sql(
+        "CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL 'a';"
+        "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (audit) FOR CHANNEL 'a'"
+    )
+    shown = session.execute_text(f"SHOW BINLOG EVENTS IN '{binlog}'").rows
+    payload = next(r for r in shown if r[2] == "Transaction_payload")
+    result = session.execute_text(f"EXPLAIN REPLICATION OF BINLOG '{binlog}' AT {payload[1]}")
+    rows = result.as_dicts()
+    assert [(r["Format"], r["Decision"]) for r in rows] == [
+        (None, "APPLY"), (None, "APPLY"), ("ROW", "SKIP"), ("ROW", "SKIP"), (None, "APPLY"),
+    ]  # Gtid, BEGIN, Table_map audit.log, its Write_rows (2 rows), Xid
+    assert rows[3]["Event"] == f"rows audit.log (Write_rows, 2 rows, at {payload[1]} <-)"
+    before = session.state
+    assert session.execute_text("SELECT COUNTER FROM performance_schema.replication_applier_filters").rows == ((0,),)
+    assert session.state == before
+    with pytest.raises(MySQLError) as err:
+        session.execute_text(f"EXPLAIN REPLICATION OF BINLOG '{binlog}' AT 5")
+    assert err.value.code == 1210 and "no event starts at 5" in str(err.value.message)

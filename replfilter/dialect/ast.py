@@ -230,6 +230,16 @@ class ShowLogEvents:
 
 
 @dataclass(frozen=True)
+class ExplainBinlog:
+    """replfilter extension, not MySQL: what each channel would do with the transaction holding
+    the event at ``position`` of a binary or relay log file. Counters do not move."""
+
+    path: str
+    position: int
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
 class ReplayBinlog:
     """replfilter extension, not MySQL: REPLAY EVENTS over a binary or relay log file."""
 
@@ -282,6 +292,7 @@ Statement = Union[
     ExplainReplication,
     ReplayEvents,
     ReplayBinlog,
+    ExplainBinlog,
     ShowLogEvents,
     LintReplication,
     LoadSchema,

@@ -353,6 +353,10 @@ class ToAst(Transformer):
     def replay_events(self, _r: Token, _e: Token, _from: Token, path: str, channel: str | None) -> ast.ReplayEvents:
         return ast.ReplayEvents(path, channel)
 
+    def explain_binlog(self, _e: Token, _r: Token, _of: Token, _b: Token, path: str, _at: Token, position: Token,
+                       channel: str | None) -> ast.ExplainBinlog:
+        return ast.ExplainBinlog(path, int(position), channel)
+
     def replay_binlog(self, _r: Token, _b: Token, path: str, _from: Token | None, position: Token | None,
                       channel: str | None) -> ast.ReplayBinlog:
         return ast.ReplayBinlog(path, int(position) if position is not None else None, channel)

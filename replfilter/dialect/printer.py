@@ -172,6 +172,11 @@ def _(stmt: ast.LintReplication) -> str:
 
 
 @to_sql.register
+def _(stmt: ast.ExplainBinlog) -> str:
+    return f"EXPLAIN REPLICATION OF BINLOG {quote_string(stmt.path)} AT {stmt.position}{_channel(stmt.channel)}"
+
+
+@to_sql.register
 def _(stmt: ast.ReplayBinlog) -> str:
     position = f" FROM {stmt.position}" if stmt.position is not None else ""
     return f"REPLAY BINLOG {quote_string(stmt.path)}{position}{_channel(stmt.channel)}"

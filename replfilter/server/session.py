@@ -18,7 +18,7 @@ from ..core.errors import ER
 from ..replica.executor import Execution, PartialChange, deprecation_warnings, execute
 from ..evaluation.extensions import explain_replication, replay_events
 from ..evaluation.event_lines import split_lines
-from ..evaluation.binlog_statements import replay_binlog, show_log_events
+from ..evaluation.binlog_statements import explain_binlog, replay_binlog, show_log_events
 from .load_schema import load_schema_statement
 from ..core.results import Ok, Result, ResultSet
 from ..replica.show_status import ProgressSource
@@ -132,6 +132,8 @@ class Session:
             return Execution(state, result)
         if isinstance(statement, ast.ShowLogEvents):
             return Execution(self._state, show_log_events(self._state, statement))
+        if isinstance(statement, ast.ExplainBinlog):
+            return Execution(self._state, explain_binlog(self._state, statement))
         if isinstance(statement, ast.ReplayBinlog):
             result, state = replay_binlog(self._state, statement)
             return Execution(state, result)
