@@ -399,3 +399,22 @@ def encode_json_diffs(diffs: Sequence[tuple[str, str, Any]], length_bytes: int) 
             data = encode_json(value)
             out += write_packed(len(data)) + data
     return len(out).to_bytes(length_bytes, "little") + out
+
+
+def read_back_rows(path) -> list[tuple[str, Any, list]]:
+    """Every rows event of a file as ``(event type name, its TableMap, [(before, after)...])``,
+    with the reader under test (a problem in the file fails the calling test)."""
+    from replfilter.evaluation.binlog.bodies import Rows
+    from replfilter.evaluation.binlog.reader import BinlogEvent, read_binlog
+    from replfilter.evaluation.binlog.rows import TableMap, read_rows
+
+    tables: dict[int, TableMap] = {}
+    out = []
+    for item in read_binlog(str(path)):
+        assert isinstance(item, BinlogEvent), item
+        if isinstance(item.body, TableMap):
+            tables[item.body.table_id] = item.body
+        elif isinstance(item.body, Rows):
+            table = tables[item.body.header.table_id]
+            out.append((item.raw.type_name, table, read_rows(item.body.header, table, item.body.body)))
+    return out

@@ -11,10 +11,9 @@ from decimal import Decimal
 import pytest
 
 import mariadb_server
+from binlog_builder import read_back_rows
 from replfilter.evaluation.binlog import column_values as C
-from replfilter.evaluation.binlog.bodies import Rows
-from replfilter.evaluation.binlog.reader import BinlogEvent, read_binlog
-from replfilter.evaluation.binlog.rows import TableMap, read_rows
+from replfilter.evaluation.binlog.rows import TableMap
 from replfilter.server.session import Session
 
 pytestmark = [
@@ -51,17 +50,7 @@ def test_show_binlog_events_equals_the_servers(mariadb_binlogs):
     assert any("Annotate_rows" in shown and "Gtid_list" in shown for _, shown in mariadb_binlogs)
 
 
-def _decoded(path) -> list[tuple[str, str, list]]:
-    tables: dict[int, TableMap] = {}
-    out = []
-    for item in read_binlog(str(path)):
-        assert isinstance(item, BinlogEvent), item
-        if isinstance(item.body, TableMap):
-            tables[item.body.table_id] = item.body
-        elif isinstance(item.body, Rows):
-            table = tables[item.body.header.table_id]
-            out.append((item.raw.type_name, table, read_rows(item.body.header, table, item.body.body)))
-    return out
+_decoded = read_back_rows
 
 
 _VERBS = {"Write_rows_v1": ("INSERT INTO", "SET"), "Update_rows_v1": ("UPDATE", "WHERE"), "Delete_rows_v1": ("DELETE FROM", "WHERE")}

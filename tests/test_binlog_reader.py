@@ -14,11 +14,10 @@ from hypothesis import given, settings, strategies as st
 import binlog_builder as W
 from replfilter.evaluation.binlog import column_values as C
 from replfilter.evaluation.binlog import event_types as T
-from replfilter.evaluation.binlog.bodies import Rows
 from replfilter.evaluation.binlog.decide import decide_files
 from replfilter.evaluation.binlog.framing import NotABinlog, ReadProblem
 from replfilter.evaluation.binlog.reader import BinlogEvent, read_binlog, read_stream
-from replfilter.evaluation.binlog.rows import JsonDiff, TableMap, read_rows
+from replfilter.evaluation.binlog.rows import JsonDiff
 from replfilter.evaluation.binlog.show_events import show_rows
 from replfilter.evaluation.event_lines import LineEvaluator
 from replfilter.server.session import Session
@@ -99,15 +98,7 @@ def _inner_size() -> int:
 
 
 def _decoded_rows(path) -> list:
-    tables: dict[int, TableMap] = {}
-    out = []
-    for item in read_binlog(str(path)):
-        assert isinstance(item, BinlogEvent), item
-        if isinstance(item.body, TableMap):
-            tables[item.body.table_id] = item.body
-        elif isinstance(item.body, Rows):
-            out.append((item.raw.type_name, read_rows(item.body.header, tables[item.body.header.table_id], item.body.body)))
-    return out
+    return [(name, rows) for name, _table, rows in W.read_back_rows(path)]
 
 
 def test_rows_v2_partial_update_and_payload_decode(binlog):

@@ -22,7 +22,7 @@ from .applier_errors import error_text
 from .binlog.as_events import EventMapper, Mapped, mapped_items, transactions
 from .binlog.decide import decide_files, decide_transaction
 from .binlog.framing import NotABinlog, ReadProblem
-from .binlog.reader import BinlogEvent, read_binlog
+from .binlog.reader import read_binlog
 from .binlog.selection import Selection
 from .binlog.show_events import COLUMNS, info
 from .event_lines import LineEvaluator

@@ -14,7 +14,6 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterator, Union
 
-from . import event_types as T
 from .bodies import KNOWN_TYPES, EventFormatProblem, TransactionPayload, parse_body
 from .framing import MAGIC, FormatDescription, RawEvent, ReadProblem, frames_in, read_frames
 
