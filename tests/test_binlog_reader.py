@@ -269,3 +269,21 @@ def test_written_row_events_read_back_to_the_same_values(tmp_path_factory, colum
             assert json.dumps(got, sort_keys=True) == json.dumps(value, sort_keys=True)
         else:
             assert got == value, (types[i], value, got)
+
+
+@pytest.mark.parametrize("bitmap, updating", [(0b11, (True, True)), (0b10, (False, True))])
+def test_a_multi_table_update_takes_its_updating_tables_from_the_source_bitmap(bitmap, updating):
+    """``UPDATE t1, t2 SET a = 1, t2.b = 2``: which table owns ``a`` is not in the text; the
+    source's ``Q_TABLE_MAP_FOR_UPDATE`` says, as the replica reads it."""
+    from replfilter.evaluation.binlog.as_events import EventMapper
+
+    sql = "UPDATE t1, t2 SET a = 1, t2.b = 2"
+    w = W.BinlogWriter()
+    w.add(T.QUERY, W.query(sql, "d", W.table_map_for_update(bitmap) + W.updated_db_names(["d"])))
+    w.add(T.QUERY, W.query(sql, "d"))
+    items = [i for i in read_stream(io.BytesIO(bytes(w)), "b") if isinstance(i, BinlogEvent)]
+    mapper = EventMapper()
+    with_bitmap, without = (mapper.map(i).event for i in items[1:])
+    assert items[1].body.updated_dbs == ("d",)
+    assert tuple(t.updating for t in with_bitmap.tables) == updating
+    assert tuple(t.updating for t in without.tables) == (None, True)  # undecided without it

@@ -154,3 +154,15 @@ def test_explain_replication_of_binlog_at_a_position_explains_its_transaction(bi
     with pytest.raises(MySQLError) as err:
         session.execute_text(f"EXPLAIN REPLICATION OF BINLOG '{binlog}' AT 5")
     assert err.value.code == 1210 and "no event starts at 5" in str(err.value.message)
+
+
+def test_evaluate_rows_take_column_names_from_the_schema_without_row_metadata(binlog, tmp_path):
+    schema = tmp_path / "schema.sql"
+    schema.write_text("CREATE DATABASE audit; CREATE TABLE audit.log (entry_id INT);\n")
+    out, err = io.StringIO(), io.StringIO()
+    evaluate.main([binlog, "--rows", f"--schema={schema}"], out, err)
+    values = [json.loads(line).get("values") for line in out.getvalue().splitlines()]
+    assert [{"after": {"entry_id": 5}}, {"after": {"entry_id": 6}}] in values, err.getvalue()
+    out = io.StringIO()
+    evaluate.main([binlog, "--rows"], out, io.StringIO())
+    assert [{"after": {"col_1": 5}}, {"after": {"col_1": 6}}] in [json.loads(line).get("values") for line in out.getvalue().splitlines()]

@@ -180,7 +180,7 @@ def decide_transaction(evaluator: LineEvaluator, group: Transaction) -> Iterator
             continue
         if item.rows_of is not None and item.event is None:  # a rows event: its Table_map's decision
             table_event, decision = by_table.get(id(item.rows_of), (None, None))
-            values = _values(item) if item.rows is not None else None
+            values = _values(item, _schema_columns(evaluator, table_event, item.rows_of)) if item.rows is not None else None
             results.append(BinlogResult(item, table_event, decision, values=values))
             continue
         if item.event is None:
@@ -213,11 +213,19 @@ def _transaction_verdict(results: list[BinlogResult]) -> str | None:
     return "SKIP" if verdicts else "APPLY"
 
 
-def _values(item: Mapped) -> list[dict[str, Any]]:
-    """The row images as JSON-ready objects keyed by column name."""
+def _schema_columns(evaluator: LineEvaluator, event: Event | None, table: TableMap) -> tuple[str, ...] | None:
+    """The table's columns in the channel's source schema (``--schema``), when one was loaded."""
+    catalog = evaluator.source_catalog(event.channel if event is not None else "")
+    definition = catalog.table(table.db, table.table) if catalog is not None else None
+    return definition.columns if definition is not None else None
+
+
+def _values(item: Mapped, schema_columns: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """The row images as JSON-ready objects keyed by column name (from the optional metadata,
+    else the source schema when its column count fits, else ``col_N``)."""
     table = item.rows_of
     assert table is not None and item.rows is not None
-    names = table.column_names()
+    names = table.column_names(schema_columns)
     convert = [_converter(table, column) for column in range(table.column_count)]
     out = []
     for before, after in item.rows:
