@@ -155,25 +155,36 @@ class LineEvaluator:
                 event, unknown = err.event, err.why
             if event is None:
                 return None
-            if self._channel is not None:
-                event = replace(event, channel=self._channel)
-            if is_unresolved_drop_trigger(event):
-                event, decision = self._drop_trigger(event)  # type: ignore[arg-type]
-            elif unknown is not None:
-                compiled = self._evaluator.compiled(event.channel)
-                decision = unless_tables_matter(decide_compiled(compiled, event), event, compiled, unknown)
-                if decision.decision is not None:
-                    decision = self._evaluator.decide(event)
-            else:
-                decision = self._evaluator.decide(event)
+            event, decision, stop = self.decide_event(event, unknown)
         except ValueError as err:  # LineError, EventFormatError, UnknownChannelError
             self.errors += 1
             return LineResult(number, error=str(err))
-        follower = self._follower
-        stop = follower.run(event, decision)
+        return LineResult(number, event, decision, applier_error=stop)
+
+    def decide_event(self, event: Event, unknown: str | None = None) -> tuple[Event, Decision, MySQLError | None]:
+        """One event, from any reader (a JSON line, a binary log): its decision (counted), the
+        catalog followed, and the error the applier would stop with. ``unknown`` says why the
+        event's table list could not be read from its SQL text: it is then decided only where
+        the rules decide it whatever the tables are. Raises ``ValueError`` (an unknown channel)."""
+        if self._channel is not None:
+            event = replace(event, channel=self._channel)
+        if is_unresolved_drop_trigger(event):
+            event, decision = self._drop_trigger(event)  # type: ignore[arg-type]
+        elif unknown is not None:
+            compiled = self._evaluator.compiled(event.channel)
+            decision = unless_tables_matter(decide_compiled(compiled, event), event, compiled, unknown)
+            if decision.decision is not None:
+                decision = self._evaluator.decide(event)
+        else:
+            decision = self._evaluator.decide(event)
+        stop = self._follower.run(event, decision)
         key = (event.channel, _verdict(decision))
         self.counts[key] = self.counts.get(key, 0) + 1
-        return LineResult(number, event, decision, applier_error=stop)
+        return event, decision, stop
+
+    @property
+    def source_catalog(self) -> SourceCatalogs:
+        return self._source_catalog
 
     def _drop_trigger(self, event: QueryEvent) -> tuple[QueryEvent, Decision]:
         """The replica looks the trigger up in its own catalog (:mod:`.drop_trigger`); a text the

@@ -25,6 +25,7 @@ from ..core.paths import check_path, shown
 from ..replica.executor import Execution, PartialChange, deprecation_warnings, execute
 from ..evaluation.extensions import explain_replication, replay_events
 from ..evaluation.event_lines import split_lines
+from ..evaluation.binlog_statements import explain_binlog, replay_binlog, show_log_events
 from .load_schema import load_schema_statement
 from .session_variables import GLOBAL_READ_ONLY, SESSION_DEFAULTS, SessionVariables
 from ..core.results import Ok, Result, ResultSet, Value
@@ -181,6 +182,13 @@ class Session:
             return Execution(self._state, lint_replication(self._state, statement))
         if isinstance(statement, ast.ReplayEvents):
             result, state = replay_events(self._state, statement, _read_lines(statement.path), self._clock())
+            return Execution(state, result)
+        if isinstance(statement, ast.ShowLogEvents):
+            return Execution(self._state, show_log_events(self._state, statement))
+        if isinstance(statement, ast.ExplainBinlog):
+            return Execution(self._state, explain_binlog(self._state, statement))
+        if isinstance(statement, ast.ReplayBinlog):
+            result, state = replay_binlog(self._state, statement)
             return Execution(state, result)
         if isinstance(statement, ast.LoadSchema):
             return load_schema_statement(self._state, statement)
