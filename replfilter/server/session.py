@@ -181,14 +181,14 @@ class Session:
 
             return Execution(self._state, lint_replication(self._state, statement))
         if isinstance(statement, ast.ReplayEvents):
-            result, state = replay_events(self._state, statement, _read_lines(statement.path), self._clock())
+            result, state = replay_events(self._state, statement, _read_lines(statement.path), self._replica.clock())
             return Execution(state, result)
         if isinstance(statement, ast.ShowLogEvents):
             return Execution(self._state, show_log_events(self._state, statement))
         if isinstance(statement, ast.ExplainBinlog):
             return Execution(self._state, explain_binlog(self._state, statement))
         if isinstance(statement, ast.ReplayBinlog):
-            result, state = replay_binlog(self._state, statement)
+            result, state = replay_binlog(self._state, statement, self._replica.clock())
             return Execution(state, result)
         if isinstance(statement, ast.LoadSchema):
             return load_schema_statement(self._state, statement)
