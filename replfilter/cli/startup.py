@@ -159,3 +159,15 @@ def prepare_replica(argv: Sequence[str], parser: argparse.ArgumentParser, stderr
         startup.close()
         return args, None
     return args, startup
+
+
+def install_applier_for(startup: Startup, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """Hook the Spark applier into the session: a channel with a relay log (RELAY_LOG_FILE) is
+    applied with Spark from START REPLICA on, in the background. Imports no pyspark until a
+    channel starts."""
+    import os
+
+    from ..spark_runtime.applier import install_applier
+
+    applier_dir = args.applier_dir or (os.path.join(args.datadir, "applier") if args.datadir else None)
+    return install_applier(startup.session, master=args.master, applier_dir=applier_dir)

@@ -149,6 +149,7 @@ class ER(Enum):
     FILE_NOT_FOUND = ErrorSpec(29, "HY000", "File '%s' not found (OS errno %d - %s)")
     REPLICA_FATAL_ERROR = ErrorSpec(1593, "HY000", "Fatal error: %s")
     CANT_OPEN_FILE = ErrorSpec(1016, "HY000", "Can't open file: '%s' (errno: %d - %s)")
+    ERROR_WHEN_EXECUTING_COMMAND = ErrorSpec(1220, "HY000", "Error when executing command %s: %s")
 
     @property
     def code(self) -> int:

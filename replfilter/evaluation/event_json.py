@@ -49,12 +49,37 @@ def from_json(text: str | bytes, source_catalog: SourceCatalogs | None = None) -
     ``source_catalog`` (channel -> the source's schema, or None) resolves what the SQL text of
     an event without a table list leaves open."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_object_without_duplicates)
     except json.JSONDecodeError as err:
         # json's own message can end in "at" ("Unterminated string starting at"): the column ends it
         what = err.msg[:-3] if err.msg.endswith(" at") else err.msg
         raise EventFormatError("", f"not valid JSON: {what} at column {err.colno}") from None
+    except DuplicateKeyError as err:
+        raise EventFormatError(err.key, "given twice in one object (a JSON reader may keep either value)") from None
     return from_dict(data, source_catalog)
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object that names a key twice (:func:`_object_without_duplicates`)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A decoded JSON object, refused when it names a key twice. RFC 8259 (section 4) leaves
+    the meaning of such an object to each reader ("the names within an object SHOULD be
+    unique"); Python's keeps the last value, Spark's the first, so an event could decide two
+    ways. Neither is guessed."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return data
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -79,10 +104,10 @@ def from_dict(data: Any, source_catalog: SourceCatalogs | None = None) -> Event:
     if "v" not in data:
         raise EventFormatError("v", "missing (expected 1)")
     if type(version) is not int or version != JSON_VERSION:
-        raise EventFormatError("v", f"unsupported version {version!r} (this reader understands 1)")
+        raise EventFormatError("v", f"unsupported version {_json(version)} (this reader understands 1)")
     kind = data.get("type")
     if kind not in _FIELDS:
-        raise EventFormatError("type", f"expected one of 'query', 'row', 'transaction', not {kind!r}")
+        raise EventFormatError("type", f'expected one of "query", "row", "transaction", not {_json(kind)}')
     unknown = [key for key in data if key not in _FIELDS[kind]]
     if unknown:
         raise EventFormatError(unknown[0], f"unknown field for a {kind} event")
@@ -188,8 +213,18 @@ def read_event_sql(sql: str, default_db: str, catalog: Catalog | None = None):
     return read
 
 
+_JSON_TYPES = {bool: "boolean", int: "number", float: "number", str: "string", list: "array", dict: "object"}
+
+
+def _json(value: Any) -> str:
+    """``value`` as JSON spells it (``true``, ``null``, ``"x"``): a message quotes the input as
+    the user wrote it, never Python's ``True``, ``None`` or ``'x'``."""
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _describe(value: Any) -> str:
-    return "null" if value is None else f"{type(value).__name__} {value!r}"
+    """``number 5``, ``boolean true``, ``string "x"``: JSON's type name and spelling."""
+    return "null" if value is None else f"{_JSON_TYPES.get(type(value), type(value).__name__)} {_json(value)}"
 
 
 def _string(data: Mapping[str, Any], key: str, default: str | None = None) -> str:
@@ -221,7 +256,7 @@ def _enum(enum: type[Enum], data: Mapping[str, Any], key: str) -> Any:
         return enum(value)
     except ValueError:
         names = ", ".join(member.value for member in enum)  # type: ignore[attr-defined]
-        raise EventFormatError(key, f"unknown value {value!r}; expected one of {names}") from None
+        raise EventFormatError(key, f"unknown value {_json(value)}; expected one of {names}") from None
 
 
 def _tables(value: Any) -> tuple[TableRef, ...]:
