@@ -17,8 +17,6 @@ from ..core.errors import Condition, MySQLError
 from ..core.errors import ER
 from ..core.paths import check_path, shown
 from ..replica.executor import Execution, PartialChange, deprecation_warnings, execute
-from ..evaluation.extensions import explain_replication, replay_events
-from ..evaluation.event_lines import split_lines
 from .load_schema import load_schema_statement
 from ..core.results import Ok, Result, ResultSet
 from ..replica.show_status import ProgressSource
@@ -118,8 +116,10 @@ class Session:
 
     def _execute_extension(self, statement: ast.Statement) -> Execution | None:
         """The replfilter statements that are not MySQL; REPLAY reads its file here (the
-        executor does no I/O)."""
+        executor does no I/O). The evaluation modules load when first used, not at start-up."""
         if isinstance(statement, ast.ExplainReplication):
+            from ..evaluation.extensions import explain_replication
+
             if statement.default_db is None and self.default_database is not None:
                 statement = replace(statement, default_db=self.default_database)
             return Execution(self._state, explain_replication(self._state, statement))
@@ -128,6 +128,8 @@ class Session:
 
             return Execution(self._state, lint_replication(self._state, statement))
         if isinstance(statement, ast.ReplayEvents):
+            from ..evaluation.extensions import replay_events
+
             result, state = replay_events(self._state, statement, _read_lines(statement.path))
             return Execution(state, result)
         if isinstance(statement, ast.LoadSchema):
@@ -225,6 +227,8 @@ __all__ = ["Session", "wall_clock_us", "Ok", "ResultSet"]
 def _read_lines(path: str) -> list[bytes]:
     """The event file's lines as bytes, cut as ``replfilter evaluate`` cuts them (only ``\\n``
     ends a line), so a line that is not UTF-8 is that line's warning, not the whole file's refusal."""
+    from ..evaluation.event_lines import split_lines
+
     try:
         with open(check_path(path), "rb") as handle:
             return list(split_lines(handle))
