@@ -17,6 +17,7 @@ from typing import IO, Iterator, Sequence, TextIO
 
 from .startup import add_replica_arguments, prepare_replica
 from ..evaluation.event_lines import LineEvaluator, split_lines
+from .evaluate_binlog import add_binlog_arguments, evaluate_binlogs, is_binlog_input
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,8 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Decide each event of EVENTS (JSON lines, '-' for standard input) on its channel.",
         epilog="Startup options (--replicate-*=[channel:]value, --lower-case-table-names) are accepted as for replfilter.",
     )
-    parser.add_argument("events", metavar="EVENTS.jsonl")
+    parser.add_argument("events", metavar="EVENTS", nargs="+", help="JSON lines, or binary/relay log files")
     add_replica_arguments(parser)
+    add_binlog_arguments(parser)
     parser.add_argument("--summary", action="store_true",
                         help="print counts per channel and decision (sorted), and of bad lines, to standard error")
     return parser
@@ -39,6 +41,15 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
     if startup is None:
         return 1
     try:
+        if is_binlog_input(args.events):
+            evaluator = LineEvaluator(startup.session.state)
+            status = evaluate_binlogs(evaluator, args.events, args, stdout, stderr)
+            startup.session.update(lambda _old: evaluator.state())
+            return status
+        if len(args.events) > 1:
+            stderr.write("replfilter: several files are read only when they are binary or relay logs\n")
+            return 1
+        args.events = args.events[0]
         try:
             handle = _stdin_bytes(stdin) if args.events == "-" else open(args.events, "rb")
         except OSError as exc:

@@ -19,10 +19,11 @@ from ..client.formatting import OutputMode
 from ..client.runner import RunOptions, ScriptRunner
 from .output_faults import run_guarded
 from .schema_option import load_schema_options
-from .startup import Startup, add_startup_arguments, split_startup_arguments, start_reporting
+from .startup import Startup, add_startup_arguments, install_applier_for, split_startup_arguments, start_reporting
 
 
 SUBCOMMAND_SYNOPSES = {
+    "serve": "replfilter serve [startup options] [options] [--port N] [--user U --password-file F]",
     "evaluate": "replfilter evaluate [startup options] [options] EVENTS.jsonl",
     "stream": "replfilter stream [startup options] [options] EVENTS_DIR OUTPUT_DIR CHECKPOINT_DIR",
     "lint": "replfilter lint [startup options] [options] [--workload FILE] [--format text|json|sarif]",
@@ -111,7 +112,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
 
 def _run_statements(startup: Startup, args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """The statements of ``-e``, a script, standard input or the shell, on the started replica."""
-    applier = _install_applier(startup, args)
+    applier = install_applier_for(startup, args)
     try:
         interactive = args.execute is None and args.script is None and stdin.isatty() and stdout.isatty()
         if interactive:
@@ -145,15 +146,6 @@ def _refuse_late_subcommand(parser: argparse.ArgumentParser, argv: list[str], re
     parser.error(f"the subcommand comes first: replfilter {ordered}")
 
 
-def _install_applier(startup: Startup, args: argparse.Namespace):
-    """Hook the Spark applier into the session: a channel with a relay log (RELAY_LOG_FILE) is
-    applied with Spark from START REPLICA on. Imports no pyspark until a channel starts."""
-    from ..spark_runtime.applier import install_applier
-
-    applier_dir = args.applier_dir or (os.path.join(args.datadir, "applier") if args.datadir else None)
-    return install_applier(startup.session, master=args.master, applier_dir=applier_dir)
-
-
 def _evaluate_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     from .evaluate import main as evaluate_main
 
@@ -172,7 +164,13 @@ def _lint_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO
     return lint_main(argv, stdout=stdout, stderr=stderr, stdin=stdin)
 
 
-SUBCOMMANDS = {"evaluate": _evaluate_command, "stream": _stream_command, "lint": _lint_command}
+def _serve_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    from .serve import main as serve_main  # imports mysql-mimic: only here
+
+    return serve_main(argv, stdout=stdout, stderr=stderr)
+
+
+SUBCOMMANDS = {"serve": _serve_command, "evaluate": _evaluate_command, "stream": _stream_command, "lint": _lint_command}
 
 
 if __name__ == "__main__":  # pragma: no cover

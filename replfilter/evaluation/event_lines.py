@@ -25,8 +25,9 @@ from typing import IO, Iterable, Iterator
 from ..core.errors import MySQLError
 from ..replica.state import ReplicaState
 from .applier_errors import error_text
-from .evaluator import Decision, Evaluator
-from .event_json import EventFormatError, SourceCatalogs, from_json
+from .evaluator import Decision, Evaluator, decide_compiled
+from .event_json import EventFormatError, SourceCatalogs, UnknownTables, from_json, read_event_sql
+from .undecided import unless_tables_matter
 from .drop_trigger import decide_drop_trigger, is_unresolved_drop_trigger
 from .events import Event, QueryEvent
 from .catalog.follow import CatalogFollower
@@ -147,31 +148,50 @@ class LineEvaluator:
 
     def decide_line(self, number: int, line: str | bytes) -> LineResult | None:
         try:
-            event = read_line(line, self._source_catalog)
+            try:
+                event = read_line(line, self._source_catalog)
+                unknown = None
+            except UnknownTables as err:  # decided as EXPLAIN decides the same text
+                event, unknown = err.event, err.why
             if event is None:
                 return None
-            if self._channel is not None:
-                event = replace(event, channel=self._channel)
-            if is_unresolved_drop_trigger(event):
-                event, decision = self._drop_trigger(event)  # type: ignore[arg-type]
-            else:
-                decision = self._evaluator.decide(event)
+            event, decision, stop = self.decide_event(event, unknown)
         except ValueError as err:  # LineError, EventFormatError, UnknownChannelError
             self.errors += 1
             return LineResult(number, error=str(err))
-        follower = self._follower
-        stop = follower.run(event, decision)
-        key = (event.channel, _verdict(decision))
-        self.counts[key] = self.counts.get(key, 0) + 1
         return LineResult(number, event, decision, applier_error=stop)
 
-    def _drop_trigger(self, event: QueryEvent) -> tuple[QueryEvent, Decision]:
-        """The replica looks the trigger up in its own catalog (:mod:`.drop_trigger`)."""
-        from .sql.logged_events import SqlEventsError, analyse_event_sql  # sqlglot on first use only
+    def decide_event(self, event: Event, unknown: str | None = None) -> tuple[Event, Decision, MySQLError | None]:
+        """One event, from any reader (a JSON line, a binary log): its decision (counted), the
+        catalog followed, and the error the applier would stop with. ``unknown`` says why the
+        event's table list could not be read from its SQL text: it is then decided only where
+        the rules decide it whatever the tables are. Raises ``ValueError`` (an unknown channel)."""
+        if self._channel is not None:
+            event = replace(event, channel=self._channel)
+        if is_unresolved_drop_trigger(event):
+            event, decision = self._drop_trigger(event)  # type: ignore[arg-type]
+        elif unknown is not None:
+            compiled = self._evaluator.compiled(event.channel)
+            decision = unless_tables_matter(decide_compiled(compiled, event), event, compiled, unknown)
+            if decision.decision is not None:
+                decision = self._evaluator.decide(event)
+        else:
+            decision = self._evaluator.decide(event)
+        stop = self._follower.run(event, decision)
+        key = (event.channel, _verdict(decision))
+        self.counts[key] = self.counts.get(key, 0) + 1
+        return event, decision, stop
 
+    @property
+    def source_catalog(self) -> SourceCatalogs:
+        return self._source_catalog
+
+    def _drop_trigger(self, event: QueryEvent) -> tuple[QueryEvent, Decision]:
+        """The replica looks the trigger up in its own catalog (:mod:`.drop_trigger`); a text the
+        source refuses (no database for an unqualified trigger: 1046) is an error naming ``sql``."""
         try:
-            trigger = analyse_event_sql(event.sql or "", event.default_db).trigger
-        except SqlEventsError:
+            trigger = read_event_sql(event.sql or "", event.default_db).trigger
+        except UnknownTables:
             trigger = None
         compiled = self._evaluator.compiled(event.channel)
         return decide_drop_trigger(event, trigger, compiled, self._follower, self._evaluator.decide)
