@@ -174,3 +174,39 @@ def test_rf108_without_a_schema_is_a_note_on_the_open_ended_part() -> None:
     found = [f for f in lint_state(session.state, LintOptions(binlog_format="ROW")) if f.code == "RF108"]
     assert [(f.level.value, f.rule_text, f.fix) for f in found] == [("note", "REPLICATE_WILD_IGNORE_TABLE: myapp.audit\\_log%", None)]
     assert "open-ended after 'audit_log'" in found[0].message
+
+
+TRIGGERS = """\
+CREATE DATABASE shop;
+USE shop;
+CREATE TABLE orders (id INT);
+CREATE TABLE audit (id INT);
+CREATE TRIGGER orders_ai AFTER INSERT ON orders FOR EACH ROW INSERT INTO audit VALUES (NEW.id);
+DELIMITER //
+CREATE TRIGGER orders_au AFTER UPDATE ON orders FOR EACH ROW BEGIN
+  UPDATE shop.audit SET id = NEW.id WHERE id = OLD.id;
+END//
+DELIMITER ;
+"""
+
+
+def test_rf605_a_trigger_writing_a_filtered_table(tmp_path: Path) -> None:
+    """The manual's interactions page (replication-rules-examples.html: "operations to watch out
+    for include ... triggers") and mysql-filter-evaluation.md X28/X29: with
+    ``--replicate-ignore-table=shop.audit`` a statement on shop.orders fires its trigger on the
+    replica, which writes shop.audit; row events carry the trigger's rows instead. Both a
+    one-statement body and a BEGIN ... END body are read."""
+    path = tmp_path / "triggers.sql"
+    path.write_text(TRIGGERS, encoding="utf-8")
+
+    def rf605(filters: str, binlog_format: str | None) -> list:
+        session = Session()
+        session.execute_sql(filters)
+        session.execute_text(f"LOAD SCHEMA FROM '{path}'")
+        return by_code(lint_state(session.state, LintOptions(binlog_format=binlog_format)), "RF605")
+
+    found = rf605("CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (shop.audit)", None)
+    assert [f.message.split(",")[0] for f in found] == ["trigger shop.orders_ai on shop.orders", "trigger shop.orders_au on shop.orders"]
+    assert all("writes shop.audit, which the filters drop" in f.message for f in found)
+    assert rf605("CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (shop.audit)", "ROW") == []
+    assert rf605("CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('shop.%')", None) == []  # the trigger's table is dropped too

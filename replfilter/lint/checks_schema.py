@@ -146,6 +146,62 @@ def check_over_matching(view: View, schema: SchemaTables) -> Iterator[Finding]:
         )
 
 
+def _body_writes(body: str, db: str) -> list[tuple[str, str]]:
+    """The tables a trigger body writes, as (db, table): each row-changing statement of the
+    body (one statement, or those of a ``BEGIN ... END`` split at top-level ``;``) read by the
+    evaluator's statement readers, its updating tables taken, unqualified names in the
+    trigger's database. A piece that cannot be read adds nothing (no guess)."""
+    from ..evaluation.sql.readers import analyse_statement
+    from ..evaluation.sql.tokens import SqlEventsError, split_sql_script
+
+    text = body.strip()
+    upper = text.upper()
+    if upper.startswith("BEGIN") and upper.rstrip(";").endswith("END"):
+        text = text[5:text.upper().rstrip(";").rfind("END")]
+    out: list[tuple[str, str]] = []
+    for piece in split_sql_script(text):
+        words = piece.split(None, 1)
+        if not words or words[0].upper() not in ("INSERT", "REPLACE", "UPDATE", "DELETE"):
+            continue
+        try:
+            analysis = analyse_statement(piece, db)
+        except SqlEventsError:
+            continue
+        out.extend((ref.db if ref.db is not None else db, ref.table) for ref in analysis.tables if ref.updating)
+    return out
+
+
+def check_triggers_into_filtered_tables(view: View, schema: SchemaTables, catalog: Catalog,
+                                        binlog_format: str | None) -> Iterator[Finding]:
+    """RF605: a trigger whose table the channel replicates and whose body writes a table the
+    channel drops, when statements may arrive (triggers fire on the replica for statement
+    events, not for row events: mysql-filter-evaluation.md section 3.2, X28/X29). Tables are
+    decided as row events see them, as every schema check does. No fix: which rule or trigger
+    is wrong needs the writer's intent, and the fix that always holds is logging rows."""
+    if binlog_format == "ROW":
+        return
+    decided = {view.key(f"{db}.{t}"): d for (db, t), d in zip(schema.sources, schema.decisions)}
+    compiled = compile_filters(view.filters, view.collation)
+    for db in catalog.databases():
+        for trigger in catalog.triggers_as_created(db):
+            subject = decided.get(view.key(f"{db}.{trigger.table}"))
+            if subject is None or not subject.applied or not trigger.statement:
+                continue
+            for target_db, target in _body_writes(trigger.statement, db):
+                decision = decide_compiled(compiled, RowEvent(view.channel, target_db, target))
+                if decision.applied:
+                    continue
+                yield Finding(
+                    view.channel, "RF605",
+                    f"trigger {db}.{trigger.name} on {db}.{trigger.table}, which is replicated, writes {target_db}.{target}, "
+                    f"which the filters drop ({decision.reason}): under STATEMENT format the trigger fires on the "
+                    f"replica, which writes {target_db}.{target} anyway, or stops with 1146 if it does not have it; "
+                    f"log rows (binlog_format=ROW), or filter the trigger's table too",
+                    decision.filter_type, decision.rule,
+                )
+                break
+
+
 def _closest(name: str, candidates: list[str]) -> str | None:
     """The name a typo probably meant: same first letter, length within 3, close by difflib."""
     candidates = [c for c in candidates if c[:1] == name[:1] and abs(len(c) - len(name)) <= 3]
@@ -296,7 +352,7 @@ def check_statements_that_stop(view: View, workload, replica: Catalog | None) ->
                 break  # the applier stops at the first one
 
 
-__all__ = ["SchemaTables", "listing", "check_do_and_ignore", "check_rule_effect", "check_rules_match_nothing",
+__all__ = ["SchemaTables", "listing", "check_triggers_into_filtered_tables", "check_do_and_ignore", "check_rule_effect", "check_rules_match_nothing",
            "check_statements_that_stop"]
 
 

@@ -166,6 +166,14 @@ _SCHEMA = (
          "(a table the filters kept off it: error 1146): the SQL thread stops.",
          INTERACTIONS + "; mysql-filter-evaluation.md section 3.1"),
 )
+_SCHEMA = _SCHEMA + (
+    Code("RF605", "trigger-writes-filtered-table", "warning",
+         "(schema) A trigger on a replicated table writes a table the filters keep off the "
+         "replica: under STATEMENT (and MIXED) format the trigger fires on the replica, which "
+         "then writes that table, or stops with 1146 when it is not there. Row events carry the "
+         "trigger's rows instead, each filtered on its own.",
+         INTERACTIONS + "; " + MANUAL + "replication-features-triggers.html; mysql-filter-evaluation.md section 3.2 (X28, X29)"),
+)
 _ALL = _ALL + _SCHEMA
 
 CODES: dict[str, Code] = {code.code: code for code in _ALL}
