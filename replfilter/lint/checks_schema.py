@@ -202,6 +202,48 @@ def check_triggers_into_filtered_tables(view: View, schema: SchemaTables, catalo
                 break
 
 
+def check_foreign_keys(view: View, schema: SchemaTables, catalog: Catalog) -> Iterator[Finding]:
+    """RF606: a table the channel applies rows to, with a foreign key into a table whose rows
+    it skips (each decided as a row event, as every schema check does). The fix, offered only
+    when it is one rule and the evaluator then applies the referenced table: drop the exact
+    ignore rule that drops it, or, where do rules leave it to the default skip, add it to
+    REPLICATE_DO_TABLE; checked to add no finding of its own."""
+    from ..evaluation.applier_errors import constraint_text
+    from .checks_reach import offered
+
+    compiled = compile_filters(view.filters, view.collation)
+    for (db, name), decision in zip(schema.sources, schema.decisions):
+        if not decision.applied:
+            continue
+        table = catalog.table(db, name)
+        for key in getattr(table, "foreign_keys", ()):
+            if (view.key(key.ref_db), view.key(key.ref_table)) == (view.key(db), view.key(name)):
+                continue  # a self-reference
+            parent = decide_compiled(compiled, RowEvent(view.channel, key.ref_db, key.ref_table))
+            if parent.applied:
+                continue
+            target = f"{key.ref_db}.{key.ref_table}"
+            fix = None
+            if parent.filter_type is FT.IGNORE_TABLE and parent.rule is not None:
+                stored = next((r for r in view.rules(FT.IGNORE_TABLE) if view.key(str(r)) == view.key(parent.rule)), None)
+                if stored is not None:
+                    fix = view.fix({FT.IGNORE_TABLE: view.without(FT.IGNORE_TABLE, stored)})
+            elif parent.filter_type is None and (view.rules(FT.DO_TABLE) or view.rules(FT.WILD_DO_TABLE)):
+                fix = view.fix({FT.DO_TABLE: (*view.rules(FT.DO_TABLE), target)})
+            if fix is not None:
+                fixed = decide_compiled(compile_filters(view.fixed_filters(fix), view.collation), RowEvent(view.channel, key.ref_db, key.ref_table))
+                fix = offered(view, fix) if fixed.applied else None
+            yield Finding(
+                view.channel, "RF606",
+                f"{db}.{name} is replicated, but its foreign key {key.name} references {target}, which the filters keep "
+                f"off the replica ({parent.reason}): creating {name} there fails with ERROR 1824 (Failed to open the "
+                f"referenced table '{key.ref_table}'), and adding a row with ERROR 1452 (Cannot add or update a child "
+                f"row: a foreign key constraint fails ({constraint_text(table, key)}))"
+                + ("" if fix is not None else "; no fix is offered (more than one rule decides it)"),
+                parent.filter_type, parent.rule, fix,
+            )
+
+
 def _closest(name: str, candidates: list[str]) -> str | None:
     """The name a typo probably meant: same first letter, length within 3, close by difflib."""
     candidates = [c for c in candidates if c[:1] == name[:1] and abs(len(c) - len(name)) <= 3]
@@ -324,7 +366,7 @@ def check_statements_that_stop(view: View, workload, replica: Catalog | None) ->
     EXPLAIN, ``replfilter evaluate`` and the lint."""
     from dataclasses import replace
 
-    from ..evaluation.applier_errors import applier_error, error_text
+    from ..evaluation.applier_errors import applier_error, error_text, foreign_key_error
     from ..evaluation.catalog.follow import CatalogFollower
 
     if replica is None:
@@ -337,8 +379,8 @@ def check_statements_that_stop(view: View, workload, replica: Catalog | None) ->
             for event in (statement.statement_events if fmt == "STATEMENT" else statement.row_events):
                 event = replace(event, channel=view.channel)
                 decision = decide_compiled(compiled, event)
-                stop = follower.applied(event, decision.applied, decision.rewritten_db) or applier_error(
-                    event, decision.decision, decision.db, follower)
+                stop = foreign_key_error(event, decision.decision, decision.db, follower) or follower.applied(
+                    event, decision.applied, decision.rewritten_db) or applier_error(event, decision.decision, decision.db, follower)
                 if stop is not None:
                     break
             if stop is not None:
@@ -352,7 +394,7 @@ def check_statements_that_stop(view: View, workload, replica: Catalog | None) ->
                 break  # the applier stops at the first one
 
 
-__all__ = ["SchemaTables", "listing", "check_triggers_into_filtered_tables", "check_do_and_ignore", "check_rule_effect", "check_rules_match_nothing",
+__all__ = ["SchemaTables", "listing", "check_foreign_keys", "check_triggers_into_filtered_tables", "check_do_and_ignore", "check_rule_effect", "check_rules_match_nothing",
            "check_statements_that_stop"]
 
 
