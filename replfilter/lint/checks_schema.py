@@ -9,6 +9,8 @@ table's database rewritten by the first matching rewrite rule, then decided by t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import difflib
 from collections import Counter, defaultdict
 from typing import Iterator
@@ -16,7 +18,7 @@ from typing import Iterator
 from ..core.filters import FilterType, Rule, fold_case
 from ..evaluation.evaluator import compile_filters, decide_compiled
 from ..evaluation.events import RowEvent
-from ..replica.catalog import Catalog
+from ..replica.catalog import Catalog, TableDef
 from .context import View
 from .findings import Finding
 from .patterns import KnownMatches, escape_like, open_ended_name
@@ -24,24 +26,40 @@ from .patterns import KnownMatches, escape_like, open_ended_name
 FT = FilterType
 
 
-def listing(catalog: Catalog) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """Each database of a catalog with its table names, in SHOW DATABASES / SHOW TABLES order:
-    read once per catalog and shared by the channels that have it (the lint reads the same
-    schema for every channel that ``--schema FILE`` gives it to)."""
-    return tuple((db, tuple(t.name for t in catalog.tables(db))) for db in catalog.databases())
+@dataclass(frozen=True)
+class Listing:
+    """A catalog read once and shared by the channels that have it (the lint reads the same
+    schema for every channel ``--schema FILE`` gives it to): each database with its table
+    names in SHOW DATABASES / SHOW TABLES order, the tables that have foreign keys, and
+    whether there are triggers at all."""
+
+    names: tuple[tuple[str, tuple[str, ...]], ...]
+    with_foreign_keys: tuple[TableDef, ...]
+    has_triggers: bool
+
+
+def listing(catalog: Catalog) -> Listing:
+    names, keyed, triggers = [], [], False
+    for db in catalog.databases():
+        tables = catalog.tables(db)
+        names.append((db, tuple(t.name for t in tables)))
+        keyed.extend(t for t in tables if t.foreign_keys)
+        triggers = triggers or bool(catalog.triggers_as_created(db))
+    return Listing(tuple(names), tuple(keyed), triggers)
 
 
 class SchemaTables:
     """A channel's source tables, as (rewritten db, table) pairs, and the names rules compare."""
 
-    def __init__(self, view: View, catalog: Catalog, names: tuple[tuple[str, tuple[str, ...]], ...] | None = None) -> None:
+    def __init__(self, view: View, catalog: Catalog, read: Listing | None = None) -> None:
         compiled = compile_filters(view.filters, view.collation)
         self.sources: list[tuple[str, str]] = []
         self.tables: list[tuple[str, str]] = []
         self.rewritten_dbs: dict[str, str] = {}
         self.tables_by_db: dict[str, list[str]] = defaultdict(list)
         self.source_dbs: dict[str, str] = {}
-        for db, tables in (names if names is not None else listing(catalog)):
+        self.listing = read if read is not None else listing(catalog)
+        for db, tables in self.listing.names:
             rewrite = compiled.rewrite_db(db)
             target = rewrite[1] if rewrite else db
             self.source_dbs[view.key(db)] = db
@@ -178,7 +196,7 @@ def check_triggers_into_filtered_tables(view: View, schema: SchemaTables, catalo
     events, not for row events: mysql-filter-evaluation.md section 3.2, X28/X29). Tables are
     decided as row events see them, as every schema check does. No fix: which rule or trigger
     is wrong needs the writer's intent, and the fix that always holds is logging rows."""
-    if binlog_format == "ROW":
+    if binlog_format == "ROW" or not schema.listing.has_triggers:
         return
     decided = {view.key(f"{db}.{t}"): d for (db, t), d in zip(schema.sources, schema.decisions)}
     compiled = compile_filters(view.filters, view.collation)
@@ -211,12 +229,14 @@ def check_foreign_keys(view: View, schema: SchemaTables, catalog: Catalog) -> It
     from ..evaluation.applier_errors import constraint_text
     from .checks_reach import offered
 
+    if not schema.listing.with_foreign_keys:
+        return
     compiled = compile_filters(view.filters, view.collation)
-    for (db, name), decision in zip(schema.sources, schema.decisions):
-        if not decision.applied:
+    for table in schema.listing.with_foreign_keys:
+        db, name = table.db, table.name
+        if not decide_compiled(compiled, RowEvent(view.channel, db, name)).applied:
             continue
-        table = catalog.table(db, name)
-        for key in getattr(table, "foreign_keys", ()):
+        for key in table.foreign_keys:
             if (view.key(key.ref_db), view.key(key.ref_table)) == (view.key(db), view.key(name)):
                 continue  # a self-reference
             parent = decide_compiled(compiled, RowEvent(view.channel, key.ref_db, key.ref_table))
@@ -394,7 +414,7 @@ def check_statements_that_stop(view: View, workload, replica: Catalog | None) ->
                 break  # the applier stops at the first one
 
 
-__all__ = ["SchemaTables", "listing", "check_foreign_keys", "check_triggers_into_filtered_tables", "check_do_and_ignore", "check_rule_effect", "check_rules_match_nothing",
+__all__ = ["Listing", "SchemaTables", "listing", "check_foreign_keys", "check_triggers_into_filtered_tables", "check_do_and_ignore", "check_rule_effect", "check_rules_match_nothing",
            "check_statements_that_stop"]
 
 
