@@ -207,3 +207,17 @@ def test_a_database_said_to_get_nothing_gets_nothing(config, lctn, table) -> Non
                       if state.collation.equal(decide(filters, state.collation, RowEvent("c", db, table)).db or "", finding.rule)]
         for event in events:
             assert not decide(filters, state.collation, event).applied, (finding.message, table)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(configs, st.sampled_from([0, 1]), st.sampled_from(DBS + ["cache1", "db1", "dbx", "test"]), st.sampled_from(TABLES + ["x"]))
+def test_a_table_rule_said_never_to_match_never_decides_a_row(config, lctn, db, table) -> None:
+    """RF301 (literal and wild database parts) claims the rule never matches a row event: the
+    evaluator never names it as the deciding rule of one, whatever the database."""
+    from replfilter.evaluation.events import RowEvent
+
+    session = session_with(config, lctn)
+    state = session.state
+    dead = {(f.ftype, f.rule) for f in lint_state(state, LintOptions(binlog_format="ROW")) if f.code == "RF301"}
+    decision = decide(channel_filters(state, "c"), state.collation, RowEvent("c", db, table))
+    assert (decision.filter_type, decision.rule) not in dead
