@@ -29,7 +29,10 @@ def offered(view: View, fix: Fix | None, cures: set[tuple] = frozenset()) -> Fix
     None (a fix that leads into another finding is not offered)."""
     if fix is None:
         return None
-    before, after = problems(view), problems(view.fixed_view(fix))
+    before = view._keys.get("problems")
+    if before is None:  # the channel's own, once per view: a fix is checked against them
+        before = view._keys["problems"] = problems(view)
+    after = problems(view.fixed_view(fix))
     if after - before or after & set(cures):
         return None
     return fix
