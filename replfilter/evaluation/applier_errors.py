@@ -95,6 +95,58 @@ def trigger_tables(event: QueryEvent, db: str, catalog: TableLookup) -> list[tup
     return out
 
 
+# --- foreign keys into tables the replica does not have -----------------------------------------
+
+FILLS_ITS_TABLE = frozenset({CK.INSERT, CK.INSERT_SELECT, CK.REPLACE, CK.REPLACE_SELECT, CK.LOAD})
+"""Statements that add rows to their updating tables: each row's foreign keys are checked."""
+
+
+def foreign_key_error(event: Event, verdict: object, db: str | None, catalog: TableLookup | None) -> MySQLError | None:
+    """The error a statement the replica applies stops with because of a foreign key into a
+    table the replica does not have (the filters kept it off): ``CREATE TABLE`` of such a child
+    is 1824 (``Failed to open the referenced table``), adding rows to one is 1452 (InnoDB finds no
+    parent table, so no parent row: row0ins.cc reports DB_NO_REFERENCED_ROW). The replica's
+    applier runs with the source session's foreign_key_checks, taken as 1 (a session that
+    turns it off, as mysqldump output does, is not modelled). Row events carry no row kind in
+    the event model, so only statements are decided here; a self-reference is never missing.
+    None without the replica's catalog, or when nothing fails."""
+    if catalog is None or verdict is not APPLY or db is None or not isinstance(event, QueryEvent):
+        return None
+    if event.command is CK.CREATE_TABLE and event.sql and event.tables:
+        from .catalog.tables import body_foreign_keys
+
+        created = event.tables[0]
+        created_db = created.db if created.db is not None else db
+        if catalog.table(created_db, created.table) is not None:
+            return None  # IF NOT EXISTS on an existing table: nothing is created
+        for key in body_foreign_keys(event.sql, created_db, created.table):
+            if (key.ref_db, key.ref_table) != (created_db, created.table) and catalog.table(key.ref_db, key.ref_table) is None:
+                return MySQLError.of(ER.FK_CANNOT_OPEN_PARENT, key.ref_table)
+        return None
+    if event.command not in FILLS_ITS_TABLE:
+        return None
+    for ref in event.tables:
+        if ref.updating is False:
+            continue
+        table_db = ref.db if ref.db is not None else db
+        table = catalog.table(table_db, ref.table)
+        for key in getattr(table, "foreign_keys", ()):
+            if catalog.table(key.ref_db, key.ref_table) is None:
+                return MySQLError.of(ER.NO_REFERENCED_ROW_2, constraint_text(table, key))  # type: ignore[arg-type]
+    return None
+
+
+def constraint_text(table, key) -> str:
+    """How InnoDB names the failing constraint in 1452: ```db`.`child`, CONSTRAINT `fk` FOREIGN
+    KEY (`c`) REFERENCES `parent` (`id`)``; the referenced table with its database when it is
+    in another."""
+    from ..dialect.lexical import quote_identifier as q
+
+    parent = q(key.ref_table) if key.ref_db == table.db else f"{q(key.ref_db)}.{q(key.ref_table)}"
+    return (f"`{table.db}`.`{table.name}`, CONSTRAINT {q(key.name)} FOREIGN KEY ({', '.join(map(q, key.columns))}) "
+            f"REFERENCES {parent} ({', '.join(map(q, key.ref_columns))})")
+
+
 def error_text(error: MySQLError) -> str:
     """As the mysql client prints it: ``ERROR 1146 (42S02): Table 'test.t7' doesn't exist``."""
     return f"ERROR {error.code} ({error.sqlstate}): {error.message}"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ...core.errors import MySQLError
 from ...replica.catalog import Catalog, CatalogBuilder
 from ...replica.state import ReplicaState
-from ..applier_errors import applier_error
+from ..applier_errors import applier_error, foreign_key_error
 from ..events import Event, QueryEvent
 from .ddl import apply_to_builder
 from .text import first_word, is_schema_statement
@@ -52,7 +52,8 @@ class CatalogFollower:
         statement the replica's server refuses changes nothing. Nothing without a schema."""
         if self._builder is None:
             return None
-        error = applier_error(event, decision.decision, decision.db, self)
+        error = applier_error(event, decision.decision, decision.db, self) or foreign_key_error(
+            event, decision.decision, decision.db, self)
         return error if error is not None else self.applied(event, decision.applied, decision.rewritten_db)
 
     @property
