@@ -9,14 +9,17 @@ statement needs it.
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
 from typing import Sequence, TextIO
 
 from .. import __version__
 from ..client.formatting import OutputMode
 from ..client.runner import RunOptions, ScriptRunner
+from .output_faults import run_guarded
 from .schema_option import load_schema_options
-from .startup import add_startup_arguments, install_applier_for, split_startup_arguments, start_reporting
+from .startup import Startup, add_startup_arguments, install_applier_for, split_startup_arguments, start_reporting
 
 
 SUBCOMMAND_SYNOPSES = {
@@ -92,15 +95,23 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     if argv and argv[0] in SUBCOMMANDS:
-        return SUBCOMMANDS[argv[0]](argv[1:], stdin, stdout, stderr)
+        command = SUBCOMMANDS[argv[0]]
+        return run_guarded(lambda out: command(argv[1:], stdin, out, stderr), stdout, stderr)
     startup_arguments, rest = split_startup_arguments(argv)
-    args = build_parser().parse_args(rest)
+    parser = build_parser()
+    _refuse_late_subcommand(parser, argv, rest)
+    args = parser.parse_args(rest)
     startup = start_reporting(startup_arguments, args, stderr)
     if startup is None:
         return 1
     if not load_schema_options(startup.session, args.schema, stderr):
         startup.close()
         return 1
+    return run_guarded(lambda out: _run_statements(startup, args, stdin, out, stderr), stdout, stderr)
+
+
+def _run_statements(startup: Startup, args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """The statements of ``-e``, a script, standard input or the shell, on the started replica."""
     applier = install_applier_for(startup, args)
     try:
         interactive = args.execute is None and args.script is None and stdin.isatty() and stdout.isatty()
@@ -116,14 +127,23 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         if args.script is not None:
             return runner.run_file(args.script)
         return runner.run_lines(stdin)
-    except KeyboardInterrupt:
-        stderr.write("Aborted\n")
-        return 1
-    except BrokenPipeError:
-        return 1
     finally:
         applier.shutdown()  # channels applying with Spark stop at a batch boundary
         startup.close()
+
+
+def _refuse_late_subcommand(parser: argparse.ArgumentParser, argv: list[str], rest: list[str]) -> None:
+    """``replfilter --defaults-file=x evaluate f``: a subcommand's name where the script would
+    be, and no file of that name, is a subcommand written after options. Each subcommand reads
+    its own options, so it must come first: say so, with the command line in that order,
+    rather than run the options with a script that does not exist."""
+    known, _extra = parser.parse_known_args(rest)
+    name = known.script
+    if name not in SUBCOMMANDS or os.path.exists(name):
+        return
+    at = argv.index(name)
+    ordered = " ".join(shlex.quote(word) for word in [name, *argv[:at], *argv[at + 1:]])
+    parser.error(f"the subcommand comes first: replfilter {ordered}")
 
 
 def _evaluate_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:

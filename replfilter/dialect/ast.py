@@ -242,6 +242,38 @@ class ReplayEvents:
 
 
 @dataclass(frozen=True)
+class ShowLogEvents:
+    """``SHOW BINLOG EVENTS`` / ``SHOW RELAYLOG EVENTS`` (``relay``) ``[IN 'file'] [FROM pos]
+    [LIMIT [offset,] n] [FOR CHANNEL c]``: the file is a path (replfilter has no logs of its own)."""
+
+    relay: bool
+    path: str | None = None
+    position: int | None = None
+    offset: int | None = None
+    limit: int | None = None
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
+class ExplainBinlog:
+    """replfilter extension, not MySQL: what each channel would do with the transaction holding
+    the event at ``position`` of a binary or relay log file. Counters do not move."""
+
+    path: str
+    position: int
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
+class ReplayBinlog:
+    """replfilter extension, not MySQL: REPLAY EVENTS over a binary or relay log file."""
+
+    path: str
+    position: int | None = None
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
 class LintReplication:
     """replfilter extension, not MySQL: the lint findings for the current filters, as rows;
     ``channel`` limits them to one channel."""
@@ -285,6 +317,9 @@ Statement = Union[
     ShowWarnings,
     ExplainReplication,
     ReplayEvents,
+    ReplayBinlog,
+    ExplainBinlog,
+    ShowLogEvents,
     LintReplication,
     LoadSchema,
     ShowCatalog,

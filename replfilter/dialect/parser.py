@@ -387,6 +387,29 @@ class ToAst(Transformer):
     def replay_events(self, _r: Token, _e: Token, _from: Token, path: str, channel: str | None) -> ast.ReplayEvents:
         return ast.ReplayEvents(path, channel)
 
+    def explain_binlog(self, _e: Token, _r: Token, _of: Token, _b: Token, path: str, _at: Token, position: Token,
+                       channel: str | None) -> ast.ExplainBinlog:
+        return ast.ExplainBinlog(path, int(position), channel)
+
+    def replay_binlog(self, _r: Token, _b: Token, path: str, _from: Token | None, position: Token | None,
+                      channel: str | None) -> ast.ReplayBinlog:
+        return ast.ReplayBinlog(path, int(position) if position is not None else None, channel)
+
+    def log_limit(self, _limit: Token, first: Token, second: Token | None) -> tuple[int | None, int]:
+        """``LIMIT n`` or ``LIMIT offset, n``."""
+        return (None, int(first)) if second is None else (int(first), int(second))
+
+    def show_binlog_events(self, _s: Token, _b: Token, _e: Token, _in: Token | None, path: str | None,
+                           _from: Token | None, position: Token | None, limit: tuple | None) -> ast.ShowLogEvents:
+        offset, count = limit if limit is not None else (None, None)
+        return ast.ShowLogEvents(False, path, int(position) if position is not None else None, offset, count)
+
+    def show_relaylog_events(self, _s: Token, _r: Token, _e: Token, _in: Token | None, path: str | None,
+                             _from: Token | None, position: Token | None, limit: tuple | None,
+                             channel: str | None) -> ast.ShowLogEvents:
+        offset, count = limit if limit is not None else (None, None)
+        return ast.ShowLogEvents(True, path, int(position) if position is not None else None, offset, count, channel)
+
     def lint_replication(self, _l: Token, _r: Token, channel: str | None) -> ast.LintReplication:
         return ast.LintReplication(channel)
 

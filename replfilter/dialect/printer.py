@@ -191,6 +191,29 @@ def _(stmt: ast.LintReplication) -> str:
 
 
 @to_sql.register
+def _(stmt: ast.ExplainBinlog) -> str:
+    return f"EXPLAIN REPLICATION OF BINLOG {quote_string(stmt.path)} AT {stmt.position}{_channel(stmt.channel)}"
+
+
+@to_sql.register
+def _(stmt: ast.ReplayBinlog) -> str:
+    position = f" FROM {stmt.position}" if stmt.position is not None else ""
+    return f"REPLAY BINLOG {quote_string(stmt.path)}{position}{_channel(stmt.channel)}"
+
+
+@to_sql.register
+def _(stmt: ast.ShowLogEvents) -> str:
+    text = "SHOW RELAYLOG EVENTS" if stmt.relay else "SHOW BINLOG EVENTS"
+    if stmt.path is not None:
+        text += f" IN {quote_string(stmt.path)}"
+    if stmt.position is not None:
+        text += f" FROM {stmt.position}"
+    if stmt.limit is not None:
+        text += f" LIMIT {stmt.offset}, {stmt.limit}" if stmt.offset is not None else f" LIMIT {stmt.limit}"
+    return text + _channel(stmt.channel)
+
+
+@to_sql.register
 def _(stmt: ast.LoadSchema) -> str:
     return f"LOAD SCHEMA FROM {quote_string(stmt.path)}{_channel(stmt.channel)}"
 

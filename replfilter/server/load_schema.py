@@ -11,6 +11,7 @@ that cannot be opened, or a channel that does not exist, is an error and changes
 from __future__ import annotations
 
 from ..core.errors import ER, Condition, MySQLError
+from ..core.paths import shown
 from ..core.results import Ok
 from ..dialect import ast
 from ..evaluation.catalog.loader import SchemaFileError, load_schema_file
@@ -26,6 +27,6 @@ def load_schema_statement(state: ReplicaState, statement: ast.LoadSchema) -> Exe
     except SchemaFileError as error:
         if error.errno == 2:
             raise MySQLError.of(ER.FILE_NOT_FOUND, statement.path, error.errno, error.strerror) from None
-        raise MySQLError.of(ER.CANT_OPEN_FILE, statement.path, error.errno or 0, error.strerror or "") from None
+        raise MySQLError.of(ER.CANT_OPEN_FILE, shown(statement.path), error.errno or 0, error.strerror or "") from None
     warnings = tuple(Condition("Warning", w.error.code, str(w)) for w in result.warnings)
     return Execution(result.state, Ok(result.statistics.statements, warnings))

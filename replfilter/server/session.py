@@ -21,9 +21,11 @@ from typing import Callable, Iterable
 from ..dialect import ast
 from ..core.errors import Condition, MySQLError
 from ..core.errors import ER
+from ..core.paths import check_path, shown
 from ..replica.executor import Execution, PartialChange, deprecation_warnings, execute
 from ..evaluation.extensions import explain_replication, replay_events
 from ..evaluation.event_lines import split_lines
+from ..evaluation.binlog_statements import explain_binlog, replay_binlog, show_log_events
 from .load_schema import load_schema_statement
 from .session_variables import GLOBAL_READ_ONLY, SESSION_DEFAULTS, SessionVariables
 from ..core.results import Ok, Result, ResultSet, Value
@@ -179,7 +181,14 @@ class Session:
 
             return Execution(self._state, lint_replication(self._state, statement))
         if isinstance(statement, ast.ReplayEvents):
-            result, state = replay_events(self._state, statement, _read_lines(statement.path))
+            result, state = replay_events(self._state, statement, _read_lines(statement.path), self._replica.clock())
+            return Execution(state, result)
+        if isinstance(statement, ast.ShowLogEvents):
+            return Execution(self._state, show_log_events(self._state, statement))
+        if isinstance(statement, ast.ExplainBinlog):
+            return Execution(self._state, explain_binlog(self._state, statement))
+        if isinstance(statement, ast.ReplayBinlog):
+            result, state = replay_binlog(self._state, statement, self._replica.clock())
             return Execution(state, result)
         if isinstance(statement, ast.LoadSchema):
             return load_schema_statement(self._state, statement)
@@ -260,6 +269,8 @@ class Session:
             "error_count": sum(1 for c in self._diagnostics if c.level == "Error"),
             "lower_case_table_names": state.collation.lower_case_table_names,
             "server_id": SERVER_ID,
+            "gtid_mode": state.gtid_mode,
+            "enforce_gtid_consistency": state.enforce_gtid_consistency,
         }
         for written, name in statement.items:
             if name not in values:
@@ -297,9 +308,9 @@ def _read_lines(path: str) -> list[bytes]:
     """The event file's lines as bytes, cut as ``replfilter evaluate`` cuts them (only ``\\n``
     ends a line), so a line that is not UTF-8 is that line's warning, not the whole file's refusal."""
     try:
-        with open(path, "rb") as handle:
+        with open(check_path(path), "rb") as handle:
             return list(split_lines(handle))
     except FileNotFoundError as exc:
         raise MySQLError.of(ER.FILE_NOT_FOUND, path, exc.errno, exc.strerror) from None
     except OSError as exc:
-        raise MySQLError.of(ER.CANT_OPEN_FILE, path, exc.errno or 0, exc.strerror or str(exc)) from None
+        raise MySQLError.of(ER.CANT_OPEN_FILE, shown(path), exc.errno or 0, exc.strerror or str(exc)) from None

@@ -9,13 +9,15 @@ Choice (README, "Where replfilter chooses"): temporary tables are session object
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from ...core.filters import fold_case
 from ...replica.catalog import TableDef, TriggerDef
 from .cursor import NeedAllTokens, StatementCursor
 from .ddl_errors import (Refused, SqlSyntaxError, cant_drop_column, duplicate_column, no_such_table,
-                            table_exists, unknown_column, unknown_database, unknown_table, wrong_object)
+                            table_exists, too_many_columns, unknown_column, unknown_database, unknown_table,
+                            wrong_object)
 from .queries import table_columns
 from .text import TABLE_ELEMENT_KEYWORDS, body_columns, find_column
 from ..sql.tokens import Token
@@ -52,6 +54,7 @@ class TableStatements(StatementCursor):
                 raise NeedAllTokens          # LIKE, ... SELECT, comments: the full reading
         else:
             columns = table_columns(self.b, self.sql[self.tokens[0].start:], db)
+        _check_column_count(len(columns), self.sql)
         self.b.put_table(TableDef(self.db_name(db), name, columns))
 
     def alter_table(self) -> None:
@@ -135,6 +138,8 @@ class TableStatements(StatementCursor):
         if renamed:
             self._move_table(table, new_db, new_name)
             table = self.b.table(new_db, new_name)
+        if len(columns) > len(table.columns):
+            _check_column_count(len(columns), self.sql)
         self.b.put_table(TableDef(table.db, table.name, tuple(columns)))
 
     @staticmethod
@@ -218,6 +223,23 @@ class TableStatements(StatementCursor):
             found = self.b.table(db, name)
             if found is not None and found.is_view == view:
                 self.b.drop_table(db, name)
+
+
+MAX_FIELDS = 4096
+"""sql_table.cc, ``mysql_prepare_create_table``: no table has more columns, whatever its engine."""
+INNODB_MAX_COLUMNS = 1017
+"""InnoDB's ``REC_MAX_N_USER_FIELDS`` (1023 less its 6 system columns): 8.4's default engine
+refuses a 1018th column with the same error (ha_innodb.cc, ``HA_ERR_TOO_MANY_FIELDS``)."""
+_ENGINE = re.compile(r"\bENGINE\s*=\s*[`'\"]?(\w+)", re.IGNORECASE)
+
+
+def _check_column_count(count: int, sql: str) -> None:
+    """1117, ``Too many columns``: over 4,096 columns for any engine, over 1,017 for InnoDB (the
+    default; a table whose ``ENGINE =`` names another engine keeps the server's own limit)."""
+    engine = _ENGINE.search(sql)
+    innodb = engine is None or engine.group(1).upper() == "INNODB"
+    if count > MAX_FIELDS or (innodb and count > INNODB_MAX_COLUMNS):
+        raise Refused(too_many_columns())
 
 
 def _position(columns: Sequence[str], element: Sequence[Token], default: int) -> int:
