@@ -114,25 +114,34 @@ def test_mariadb_wrong_password_is_1045(server: ServeProcess):
 # ---- drivers ---------------------------------------------------------------------------------------
 
 
-def test_pymysql_runs_the_worked_example(fresh_server: ServeProcess):
-    connection = fresh_server.connect()
+def _driver_connection(driver: str, server: ServeProcess):  # type: ignore[no-untyped-def]
+    if driver == "pymysql":
+        return server.connect(), pymysql.err.MySQLError
+    connector = pytest.importorskip("mysql.connector")
+    return (connector.connect(host="127.0.0.1", port=server.port, user=USER, password=PASSWORD, use_pure=True),
+            connector.Error)
+
+
+@pytest.mark.parametrize("driver", ["pymysql", "mysql-connector"])
+def test_drivers_run_the_worked_example(fresh_server: ServeProcess, driver: str):
+    connection, driver_error = _driver_connection(driver, fresh_server)
     errors = []
-    with connection.cursor() as cursor:
-        for statement in README_EXAMPLE.strip().splitlines():
-            try:
-                cursor.execute(statement.rstrip(";"))
-            except pymysql.err.MySQLError as error:
-                errors.append(error.args[0])
-        rows = cursor.fetchall()
+    cursor = connection.cursor()
+    for statement in README_EXAMPLE.strip().splitlines():
+        try:
+            cursor.execute(statement.rstrip(";"))
+        except driver_error as error:
+            errors.append((error.args[0] if driver == "pymysql" else error.errno))
+    rows = [tuple(row) for row in cursor.fetchall()]
     assert errors == [3085]
-    assert rows == (
+    assert rows == [
         ("ch_1", "REPLICATE_DO_DB", "db1", "CHANGE_REPLICATION_FILTER"),
         ("ch_1", "REPLICATE_WILD_IGNORE_TABLE", "%.tmp\\_%", "STARTUP_OPTIONS"),
         ("ch_2", "REPLICATE_DO_DB", "db1", "CHANGE_REPLICATION_FILTER"),
         ("ch_2", "REPLICATE_IGNORE_TABLE", "db1.t2", "CHANGE_REPLICATION_FILTER_FOR_CHANNEL"),
         ("ch_2", "REPLICATE_WILD_IGNORE_TABLE", "%.tmp\\_%", "STARTUP_OPTIONS"),
         ("ch_2", "REPLICATE_REWRITE_DB", "(db9,db1)", "CHANGE_REPLICATION_FILTER_FOR_CHANNEL"),
-    )
+    ]
     connection.close()
 
 
