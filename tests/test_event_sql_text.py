@@ -99,14 +99,25 @@ def test_spark_refuses_and_derives_as_evaluate(spark) -> None:
     ]
     df = spark.createDataFrame([(i, line) for i, line in enumerate(lines)], "n long, value string")
     parsed = parse_event_lines(df)
-    resolved = resolve_sql_tables(parsed.events)
     unprefixed = lambda reason: reason.split(": ", 1)[1] if reason.startswith("field '") else reason  # noqa: E731
-    dead = sorted(unprefixed(r.reason) for r in parsed.dead.union(resolved.dead).collect())
     results, _ = evaluate_lines(_state(), lines)
     errors = sorted(unprefixed(r.error) for r in results if r.error)
-    assert dead[:-1] == errors  # the unreadable UPDATE: undecided here, a dead letter in Spark
+    without_rules = resolve_sql_tables(parsed.events)  # the unreadable UPDATE: undecided, a dead letter
+    dead = sorted(unprefixed(r.reason) for r in parsed.dead.union(without_rules.dead).collect())
+    assert dead[:-1] == errors
     assert "which tables the statement changes is not known: cannot parse this multi-table UPDATE" in dead[-1]
-    assert sorted(r.command for r in resolved.events.collect()) == ["DROP_TABLE", "INSERT_SELECT"]
+    assert sorted(r.command for r in without_rules.events.collect()) == ["DROP_TABLE", "INSERT_SELECT"]
+    # with the replica's rules it is decided as evaluate decides it: undecided under a do-table
+    # rule (the same reason), the database rules' verdict without table rules
+    for state in (_state(), _state("REPLICATE_IGNORE_DB = (x)")):
+        results, _ = evaluate_lines(state, lines)
+        undecided = [r.decision.reason for r in results if r.decision is not None and r.decision.decision is None]
+        resolved = resolve_sql_tables(parsed.events, state=state)
+        got = sorted(unprefixed(r.reason) for r in parsed.dead.union(resolved.dead).collect())
+        assert got == sorted(errors + undecided)
+        commands = sorted(r.command for r in resolved.events.collect())
+        assert commands == sorted(["DROP_TABLE", "INSERT_SELECT"] + ["UPDATE_MULTI"] * (not undecided))
+    assert [r.decision.decision.value for r in results if r.event is not None and r.event.sql == "UPDATE (((" ] == ["APPLY"]
 
 
 def test_drop_trigger_without_a_database_is_refused_by_the_source() -> None:

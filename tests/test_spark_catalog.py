@@ -278,6 +278,7 @@ def test_stream_follows_ddl_across_batches_and_into_the_session(spark, tmp_path,
         QueryEvent("", "d", CK.CREATE_TABLE, (TableRef(None, "skipme"),), "CREATE TABLE skipme (id int)"),
         RowEvent("", "d", "t7"),
         QueryEvent("", "d", CK.CREATE_TABLE, t7, "CREATE TABLE t7 (id int)"),         # 1050: exists
+        QueryEvent("", "d", CK.CREATE_TRIGGER, t7, "CREATE TRIGGER trg AFTER INSERT ON t7 FOR EACH ROW SET @x = 1"),
     ]
     batch2 = [
         RowEvent("", "d", "t7"),                                                     # created in batch 1
@@ -285,6 +286,9 @@ def test_stream_follows_ddl_across_batches_and_into_the_session(spark, tmp_path,
         # applied for t7, and opens skipme, whose CREATE the filters skipped: 1146
         QueryEvent("", "d", CK.UPDATE_MULTI, both, "UPDATE t7 JOIN skipme USING (id) SET t7.id = 3"),
         RowEvent("", "d", "skipme"),                                                 # skipped: no error
+        # the table of the trigger batch 1 created, from the replica's catalog: applied; then not found
+        QueryEvent("", "d", CK.DROP_TRIGGER, (), "DROP TRIGGER trg"),
+        QueryEvent("", "d", CK.DROP_TRIGGER, (), "DROP TRIGGER IF EXISTS trg", if_exists=True),
     ]
     events_dir = tmp_path / "events"
     events_dir.mkdir()
@@ -315,6 +319,7 @@ def test_stream_follows_ddl_across_batches_and_into_the_session(spark, tmp_path,
          r.decision.decision.value, json.loads(r.to_json())["applier_error"])
         for r in results
     ), key=repr)
+    assert [r.decision.decision.value for r in results[-2:]] == ["APPLY", "SKIP"]  # DROP TRIGGER: found, then not
     rows = spark.read.parquet(config.output_dir).collect() + spark.read.parquet(config.skipped_dir).collect()
     assert sorted((_out_key(r) for r in rows), key=repr) == want
     errors = {(r["batch_id"], r["sql"] or r["table"]): r["applier_error"] for r in rows if r["applier_error"]}
@@ -415,7 +420,7 @@ def test_drop_trigger_is_decided_by_the_replicas_catalog_where_it_stands(spark):
 
     rows = [{**{c: None for c in INGESTED_SCHEMA.names}, **line, "line": i} for i, line in enumerate(lines)]
     df = spark.createDataFrame(list(reversed(rows)), StructType([StructField("line", LongType()), *INGESTED_SCHEMA.fields]))
-    resolved = resolve_sql_tables(df, replica_known=True)
+    resolved = resolve_sql_tables(df, state=state)
     assert resolved.dead.count() == 0
     decided = decide_frame(resolved.events, state, order=["line"])
     got = decided.df.orderBy("line").collect()
@@ -425,3 +430,34 @@ def test_drop_trigger_is_decided_by_the_replicas_catalog_where_it_stands(spark):
         [[(t.db, t.table, t.updating) for t in r.event.tables] for r in want] == [[("d", "y", True)], [], []]
     assert [r.applier_error for r in got] == [None, None, None]
     assert decided.new_state() == want_state
+
+
+UNREADABLE = ("UPDATE (((", "FLUSH TABLES t1, t2", "DELETE t1 FROM t1 JOIN d2.t1 USING (id)")
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(state=catalog_states(), texts=st.lists(st.tuples(st.sampled_from(UNREADABLE), _db), min_size=1, max_size=6))
+def test_unknown_table_lists_are_decided_where_the_rules_decide_them_anyway(spark, state, texts):
+    """A statement whose table list its text cannot give is decided as ``evaluate`` decides it
+    (evaluation/undecided.py): the verdict where the rules decide it whatever the tables (a
+    database rule skips it, or there are no table rules), counters moved; else a dead letter
+    with ``evaluate``'s undecided reason."""
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    from replfilter.spark_runtime.schema import INGESTED_SCHEMA
+    from replfilter.spark_runtime.sql_tables import resolve_sql_tables
+    from replfilter.spark_runtime.transform import decide_frame
+
+    lines = [{"v": 1, "type": "query", "default_db": db, "sql": sql} for sql, db in texts]
+    evaluator = LineEvaluator(state)
+    want = list(evaluator.results([json.dumps(line) for line in lines]))
+    assert all(r.error is None for r in want)
+    rows = [{**{c: None for c in INGESTED_SCHEMA.names}, **line, "line": i} for i, line in enumerate(lines)]
+    df = spark.createDataFrame(rows, StructType([StructField("line", LongType()), *INGESTED_SCHEMA.fields]))
+    resolved = resolve_sql_tables(df, state=state)
+    dead = sorted(r.reason for r in resolved.dead.collect())
+    assert dead == sorted(r.decision.reason for r in want if r.decision.decision is None)
+    decided = decide_frame(resolved.events, state, order=["line"])
+    got = [(r.line, r.decision, r.filter_rule) for r in decided.df.orderBy("line").collect()]
+    assert got == [(i, r.decision.decision.value, r.decision.rule) for i, r in enumerate(want) if r.decision.decision is not None]
+    assert decided.new_state() == evaluator.state()

@@ -95,6 +95,7 @@ def _parse_in_python(df: DataFrame, how: str, channels: Sequence[str] | None = N
 
     def run(batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
         from replfilter.evaluation.evaluator import UnknownChannelError as _Unknown
+        from replfilter.evaluation.event_json import UnknownTables as _UnknownTables
         from replfilter.evaluation.event_json import from_dict as _from_dict
         from replfilter.evaluation.event_lines import read_line as _read_line
 
@@ -112,14 +113,17 @@ def _parse_in_python(df: DataFrame, how: str, channels: Sequence[str] | None = N
                 row["source_file"] = source
                 row["_pos"], row["_block"] = position, block
                 try:
-                    if how == "json":
-                        event = _read_line(record)
-                        if event is None:  # blank once its byte order mark is gone: skipped
-                            continue
-                    else:  # a Parquet row: the fields of its own type, NULLs left out
-                        data = json.loads(record)
-                        own = _TYPE_FIELDS.get(data.get("type"))
-                        event = _from_dict({k: v for k, v in data.items() if own is None or k in own})
+                    try:
+                        if how == "json":
+                            event = _read_line(record)
+                            if event is None:  # blank once its byte order mark is gone: skipped
+                                continue
+                        else:  # a Parquet row: the fields of its own type, NULLs left out
+                            data = json.loads(record)
+                            own = _TYPE_FIELDS.get(data.get("type"))
+                            event = _from_dict({k: v for k, v in data.items() if own is None or k in own})
+                    except _UnknownTables as err:  # an event: its text is read again (sql_tables.py)
+                        event = err.event
                     if known is not None and event.channel not in known:
                         raise _Unknown(event.channel)
                 except ValueError as err:  # not UTF-8, not JSON, not an event
@@ -628,7 +632,7 @@ def read_events(
     if not resolve_sql:
         return ingested
     sources = SourceSchemas.of(state) if state is not None else None
-    resolved = resolve_sql_tables(ingested.events, sources, _replica_known(state))
+    resolved = resolve_sql_tables(ingested.events, sources, state)
     return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
 
 
@@ -653,7 +657,7 @@ def _read_event_lines(lines: DataFrame, resolve_sql: bool, state: ReplicaState |
         ingested = Ingested(native, empty, kept, numbered)
     if not resolve_sql or not (found["refused"] or found["need_sql"]):
         return ingested
-    resolved = resolve_sql_tables(ingested.events, SourceSchemas.of(state) if state is not None else None, _replica_known(state))
+    resolved = resolve_sql_tables(ingested.events, SourceSchemas.of(state) if state is not None else None, state)
     return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), kept, numbered)
 
 
@@ -671,13 +675,8 @@ def _read_debezium(lines: DataFrame, channel: str, resolve_sql: bool, state: Rep
     ingested = parse_debezium(lines, channel=channel, source_col="_file", keep=keep)
     if not resolve_sql or not found["need_sql"]:
         return ingested
-    resolved = resolve_sql_tables(ingested.events, SourceSchemas.of(state) if state is not None else None, _replica_known(state))
+    resolved = resolve_sql_tables(ingested.events, SourceSchemas.of(state) if state is not None else None, state)
     return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
-
-
-def _replica_known(state: ReplicaState | None) -> bool:
-    """Whether the replica's catalog is known: a DROP TRIGGER is then decided by it, later."""
-    return state is not None and state.replica_catalog is not None
 
 
 def _kept_once(frame: DataFrame, **counted: Column) -> tuple[DataFrame, dict[str, int]]:

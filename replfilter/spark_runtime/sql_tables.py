@@ -9,7 +9,10 @@ Batched: the distinct ``(sql, default_db)`` pairs of the batch are parsed in Pyt
 ``mapInArrow`` (one Arrow batch of texts at a time, each distinct text parsed once), and the
 result is joined back. Only the rows that need it go through this; the others are untouched.
 For CREATE/ALTER/DROP DATABASE read from the text, the event's database becomes the named
-database (the source logs it there). A text that cannot be read is a dead letter, not a guess.
+database (the source logs it there). A text that cannot be read is a dead letter, not a guess;
+a text whose table list cannot be read is decided where the replica's rules decide it whatever
+its tables, as ``replfilter evaluate`` decides it (evaluation/undecided.py), when those rules
+are given; a DROP TRIGGER waits for the replica's catalog (:mod:`.catalog_follow`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType, StringType, StructField, StructType
 
+from ..replica.state import ReplicaState
 from .schema import EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, Ingested
 from .source_schemas import SourceSchemas
 
@@ -33,6 +37,7 @@ _RESULT = StructType(
         StructField("_r_temporary", BooleanType(), True),
         StructField("_r_if_exists", BooleanType(), True),
         StructField("_r_error", StringType(), True),
+        StructField("_r_unknown", StringType(), True),
     ]
 )
 
@@ -65,13 +70,18 @@ def key_needs_sql(key, triggers: bool = True) -> bool:
     )
 
 
-def analyse_texts(texts: DataFrame, sources: SourceSchemas | None = None, replica_known: bool = False) -> DataFrame:
+def analyse_texts(
+    texts: DataFrame, sources: SourceSchemas | None = None, replica_known: bool = False, rules_known: bool = False
+) -> DataFrame:
     """``(sql, default_db)`` rows -> the analysis of each (``_RESULT`` schema). With ``sources``
     the rows also have ``channel``, and each text is read with its channel's source schema, as
     ``replfilter evaluate`` reads it (the result then has ``channel`` too). A DROP TRIGGER is
     read here and decided later, by the replica's catalog where it stands
     (:func:`.catalog_follow.resolve_drop_triggers`): undecided (a dead letter, in ``evaluate``'s
-    words) when ``replica_known`` is false, as ``evaluate`` without ``--schema`` decides it."""
+    words) when ``replica_known`` is false, as ``evaluate`` without ``--schema`` decides it.
+    A text whose table list cannot be read is undecided too, unless ``rules_known`` (the
+    channels' rules are at hand to decide it anyway, :func:`resolve_sql_tables`): then
+    ``_r_unknown`` says why, as ``evaluate``'s reader does (:class:`~replfilter.evaluation.event_json.UnknownTables`)."""
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -102,7 +112,10 @@ def analyse_texts(texts: DataFrame, sources: SourceSchemas | None = None, replic
                     elif a.command is CommandKind.DROP_TRIGGER and (a.trigger is None or not replica_known):
                         row["_r_error"] = UNKNOWN_REPLICA
                     elif not a.tables_known and a.trigger is None:
-                        row["_r_error"] = f"undecided: {UNKNOWN_TABLES}: {'; '.join(a.notes)}"
+                        if rules_known:
+                            row["_r_unknown"] = "; ".join(a.notes)
+                        else:
+                            row["_r_error"] = f"undecided: {UNKNOWN_TABLES}: {'; '.join(a.notes)}"
                     row.update(
                         _r_command=a.command.value,
                         _r_tables=[t.to_dict() for t in a.tables],
@@ -128,23 +141,30 @@ def _contradiction() -> Column:
     return F.when(clash, message)
 
 
-def resolve_sql_tables(df: DataFrame, sources: SourceSchemas | None = None, replica_known: bool = False) -> Ingested:
+def resolve_sql_tables(df: DataFrame, sources: SourceSchemas | None = None, state: ReplicaState | None = None) -> Ingested:
     """``df`` (``INGESTED_SCHEMA``, plus any columns the caller carries, such as an order) with
     commands and tables filled in from SQL where needed; unreadable texts become dead letters.
     ``sources`` (:meth:`SourceSchemas.of` the state): each text is read with its channel's
-    source schema; the distinct texts are then per channel. ``replica_known``: the replica's
-    catalog is known, so a DROP TRIGGER stays an event (:func:`analyse_texts`)."""
+    source schema; the distinct texts are then per channel. ``state``: the replica that decides
+    the events, as ``evaluate`` has it: with its catalog a DROP TRIGGER stays an event
+    (:func:`analyse_texts`), and with its channels' rules a statement whose table list the text
+    cannot give is decided where the rules decide it whatever its tables
+    (:func:`_unless_tables_matter`); without it, both are dead letters."""
     need = needs_sql_tables()
     rest = df.where(~need)
     todo = df.where(need)
     on = ["sql", "default_db"] if sources is None else ["sql", "default_db", "channel"]
     texts = todo.select(*on).distinct()
-    analysed = analyse_texts(texts, sources, replica_known)
+    analysed = analyse_texts(texts, sources, state is not None and state.replica_catalog is not None, state is not None)
     joined = todo.join(analysed, on=on, how="left")
     carried = [c for c in df.columns if c not in INGESTED_COLUMNS]
-    joined = joined.withColumn("_r_error", F.coalesce(F.col("_r_error"), _contradiction()))
+    event_json = F.to_json(F.struct(*[F.col(c) for c in EVENT_COLUMNS]))
+    joined = joined.withColumns({
+        "_r_error": F.coalesce(F.col("_r_error"), _contradiction()),
+        "_r_record": F.coalesce(F.col("record"), event_json),  # a dead letter shows the record as read
+    })
     derived_command = F.col("command").isNull()
-    resolved = joined.where(F.col("_r_error").isNull()).select(
+    derived = joined.select(
         *[
             {
                 "command": F.when(F.col("command").isNotNull() & (F.col("_r_command") == "OTHER"), F.col("command"))
@@ -156,17 +176,69 @@ def resolve_sql_tables(df: DataFrame, sources: SourceSchemas | None = None, repl
             }.get(c, F.col(c)).alias(c)
             for c in INGESTED_COLUMNS
         ],
-        *carried,
+        *carried, "_r_error", "_r_record", "_r_unknown",
     )
-    event_json = F.to_json(F.struct(*[F.col(c) for c in EVENT_COLUMNS]))
-    dead = joined.where(F.col("_r_error").isNotNull()).select(
+    if state is not None:
+        unknown = F.coalesce(F.col("_r_unknown").isNotNull() & F.col("_r_error").isNull(), F.lit(False))
+        derived = derived.where(~unknown).unionByName(_unless_tables_matter(derived.where(unknown), state))
+    resolved = derived.where(F.col("_r_error").isNull()).select(*INGESTED_COLUMNS, *carried)
+    dead = derived.where(F.col("_r_error").isNotNull()).select(
         F.col("_r_error").alias("reason"),
-        F.coalesce(F.col("record"), event_json).alias("record"),
+        F.col("_r_record").alias("record"),
         F.lit(None).cast("string").alias("source_file"),
         F.lit(None).cast("long").alias("line"),
         F.lit(None).cast("binary").alias("record_bytes"),
     )
     return Ingested(rest.unionByName(resolved), dead)
+
+
+def _unless_tables_matter(unknown: DataFrame, state: ReplicaState) -> DataFrame:
+    """Events (with ``_r_unknown``: why their table list is not known) decided as ``evaluate``
+    decides them (:func:`~replfilter.evaluation.undecided.unless_tables_matter`): kept where the
+    channel's rules decide it whatever the tables (its key then decides it as the evaluator
+    does: the same event), else ``_r_error`` is the evaluator's undecided reason. Such texts are
+    rare (a statement the readers cannot parse): the rows go through Python as they are."""
+    from ..evaluation.evaluator import channel_filters
+
+    schema = unknown.schema
+    # (the state itself does not pickle: its catalogs hold read-only mappings)
+    filter_sets = {channel.name: channel_filters(state, channel.name) for channel in state.channels}
+    collation = state.collation
+
+    def run(batches):
+        import pyarrow as pa
+
+        from replfilter.evaluation.evaluator import compile_filters, decide_compiled
+        from replfilter.evaluation.event_json import UNKNOWN_TABLES
+        from replfilter.evaluation.undecided import unless_tables_matter
+
+        from .key_events import InvalidEventError, event_from_key
+
+        compiled: dict = {}
+        for batch in batches:
+            values = batch.to_pylist()
+            errors = []
+            for row in values:
+                error = f"undecided: {UNKNOWN_TABLES}: {row['_r_unknown']}"
+                try:
+                    event = event_from_key(row)
+                except InvalidEventError:
+                    errors.append(error)  # not an event: refused later for what it is
+                    continue
+                rules = compiled.get(event.channel)
+                if rules is None:
+                    if event.channel not in filter_sets:  # an unknown channel: refused for that
+                        errors.append(error)
+                        continue
+                    rules = compiled[event.channel] = compile_filters(filter_sets[event.channel], collation)
+                decision = unless_tables_matter(decide_compiled(rules, event), event, rules, row["_r_unknown"])
+                errors.append(decision.reason if decision.decision is None else None)
+            index = batch.schema.get_field_index("_r_error")
+            columns = list(batch.columns)
+            columns[index] = pa.array(errors, pa.string())
+            yield pa.RecordBatch.from_arrays(columns, schema=batch.schema)
+
+    return unknown.mapInArrow(run, schema)
 
 
 __all__ = ["analyse_texts", "key_needs_sql", "needs_sql_tables", "resolve_sql_tables", "unresolved_drop_trigger"]

@@ -429,7 +429,7 @@ class EventStream:
         else:
             waits_for_sql = any(key_needs_sql(row) for row in keys)
         if waits_for_sql:
-            resolved = resolve_sql_tables(events, SourceSchemas.of(state), state.replica_catalog is not None)
+            resolved = resolve_sql_tables(events, SourceSchemas.of(state), state)
             events, dead = keep(resolved.events), dead.unionByName(resolved.dead)
             keys, counted = self._keys_of(events, state)
             dead_count = None

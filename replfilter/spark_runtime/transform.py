@@ -415,10 +415,13 @@ def _checked_keys(df: DataFrame, rows: list) -> list:
     return rows
 
 
-def _decide(df: DataFrame, state: ReplicaState, hash_modulus: int | None = None) -> BatchDecisions:
-    """Check the input, count its keys (or recall them, :mod:`.key_cache`) and decide them."""
+def _decide(df: DataFrame, state: ReplicaState, hash_modulus: int | None = None, rows: list | None = None) -> BatchDecisions:
+    """Check the input, count its keys (or recall them, :mod:`.key_cache`; ``rows``: counted
+    already) and decide them."""
     _check_input(df)
-    return decide_keys(_checked_keys(df, collect_keys(df, hash_modulus, cache=KEY_CACHE)), state)
+    if rows is None:
+        rows = collect_keys(df, hash_modulus, cache=KEY_CACHE)
+    return decide_keys(_checked_keys(df, rows), state)
 
 
 PLANS = ("slots", "broadcast", "shuffle")
@@ -748,8 +751,11 @@ def decide_frame(
     as any event still waiting for its SQL text (``read_events`` makes it a dead letter)."""
     tally = None
     if state.replica_catalog is not None:
-        df = catalog_follow.resolve_drop_triggers(KEY_MODEL, df, state, order, collect_keys(df, hash_modulus, cache=KEY_CACHE))
-        decisions = _decide(df, state, hash_modulus)
+        _check_input(df)
+        rows = collect_keys(df, hash_modulus, cache=KEY_CACHE)
+        resolved = catalog_follow.resolve_drop_triggers(KEY_MODEL, df, state, order, rows)
+        decisions = _decide(resolved, state, hash_modulus, rows if resolved is df else None)
+        df = resolved
         lookup = "join" if lookup in ("join", "broadcast", "shuffle") else "slots"
         decided = join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup)
         keys = [(h, v) for h, v, _ in decisions.key_rows]
