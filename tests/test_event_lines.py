@@ -86,7 +86,7 @@ def test_summary_counts_what_was_printed(tmp_path):
     status, records, err = evaluate_bytes(tmp_path, data, "--replicate-ignore-db=skip", "--summary")
     assert status == 1
     assert [r.get("decision") for r in records] == ["APPLY", "SKIP", None, "APPLY"]
-    assert err.splitlines()[-2:] == ["channel '': APPLY 2", "channel '': SKIP 1"]
+    assert err.splitlines()[-3:] == ["channel '': APPLY 2", "channel '': SKIP 1", "bad lines: 1"]
 
 
 def test_split_lines_keeps_everything_but_the_line_end():

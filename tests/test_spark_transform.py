@@ -37,7 +37,21 @@ def test_decisions_and_counters_equal_the_evaluator(spark, where, state, evs):
     assert got == want
     assert decided.new_state() == want_state
     assert decided.decisions.events == len(evs)
-    assert bool(decided.decisions.key_rows) == (where == "driver")
+    # which path each event took: compiled expressions for row events of compiled channels
+    # with ASCII names and for transaction events, the reference evaluator for the others
+    exact = [e for e in evs if not _compiled_path(state, e)]
+    assert decided.decisions.exact_events == len(exact)
+    assert bool(decided.decisions.key_rows) == (where == "driver" and bool(exact))
+
+
+def _compiled_path(state, event) -> bool:
+    from replfilter.evaluation.events import TransactionEvent
+    from replfilter.spark_runtime.compiled_rules import compile_rules
+
+    if isinstance(event, TransactionEvent):
+        return True
+    channels = compile_rules(state).channels
+    return isinstance(event, RowEvent) and event.channel in channels and event.db.isascii() and event.table.isascii()
 
 
 @pytest.mark.parametrize("plan", ["slots", "broadcast", "shuffle"])

@@ -189,6 +189,31 @@ class SelectVariables:
     the server names an unaliased item) and the variable's lower-case name."""
 
     items: tuple[tuple[str, str], ...]
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class SetNames:
+    """``SET NAMES charset [COLLATE collation]`` (``DEFAULT``: charset None)."""
+
+    charset: str | None
+    collation: str | None = None
+
+
+@dataclass(frozen=True)
+class SetSessionVariable:
+    """``SET [SESSION] name = value``; ``DEFAULT`` gives the variable back its default."""
+
+    name: str
+    value: str | int | None
+    is_default: bool = False
+
+
+@dataclass(frozen=True)
+class SetVariables:
+    """``SET item, item...``: the session variables clients set on connect (README, "replfilter serve")."""
+
+    items: tuple[SetNames | SetSessionVariable, ...]
 
 
 @dataclass(frozen=True)
@@ -285,6 +310,7 @@ Statement = Union[
     StopReplica,
     SelectPerformanceSchema,
     SelectVariables,
+    SetVariables,
     ShowReplicas,
     UseDatabase,
     QueryPerformanceSchema,

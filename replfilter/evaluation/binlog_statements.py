@@ -74,8 +74,9 @@ def show_log_events(state: ReplicaState, stmt: ast.ShowLogEvents) -> ResultSet:
     return ResultSet(COLUMNS, tuple(rows), tuple(warnings))
 
 
-def replay_binlog(state: ReplicaState, stmt: ast.ReplayBinlog) -> tuple[ResultSet, ReplicaState]:
-    """Counts per channel and decision of the decided events, as REPLAY EVENTS gives them."""
+def replay_binlog(state: ReplicaState, stmt: ast.ReplayBinlog, now_us: int = 0) -> tuple[ResultSet, ReplicaState]:
+    """Counts per channel and decision of the decided events, as REPLAY EVENTS gives them;
+    ``now_us`` stamps an applier error (``Last_SQL_Error_Timestamp``)."""
     if stmt.channel is not None and state.channel(stmt.channel) is None:
         raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, stmt.channel)
     if not os.path.isfile(stmt.path):
@@ -93,7 +94,7 @@ def replay_binlog(state: ReplicaState, stmt: ast.ReplayBinlog) -> tuple[ResultSe
             problems.append(f"{result.item.source.raw.log_name}: at {result.item.source.raw.pos}: {result.error}")
         elif result.item is not None and result.item.event is not None:
             results.append(result)
-    new_state = _with_applier_errors(evaluator.state(), results)
+    new_state = _with_applier_errors(evaluator.state(), results, now_us)
     warnings = [_bad_event(text) for text in problems[:MAX_REPLAY_WARNINGS]]
     if len(problems) > MAX_REPLAY_WARNINGS:
         warnings.append(_bad_event(f"{stmt.path}: {len(problems) - MAX_REPLAY_WARNINGS} more bad events"))

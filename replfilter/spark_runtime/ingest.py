@@ -114,8 +114,8 @@ def _parse_in_python(df: DataFrame, how: str, channels: Sequence[str] | None = N
                 try:
                     if how == "json":
                         event = _read_line(record)
-                        if event is None:  # pragma: no cover - blank lines never get here
-                            raise ValueError("a blank line is not an event")
+                        if event is None:  # blank once its byte order mark is gone: skipped
+                            continue
                     else:  # a Parquet row: the fields of its own type, NULLs left out
                         data = json.loads(record)
                         own = _TYPE_FIELDS.get(data.get("type"))

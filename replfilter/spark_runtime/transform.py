@@ -103,7 +103,7 @@ from ..evaluation.events import Event
 from ..core.filters import FilterType
 from ..replica.catalog import Catalog
 from ..replica.state import ReplicaState
-from . import catalog_follow, key_decisions, literals, slot_table
+from . import catalog_follow, compiled_rules, key_decisions, literals, slot_table
 from .key_counts import collided_hashes, distinct_keys, key_column, key_hash, key_struct
 from .key_events import HASH_COLUMN, KEY_COLUMNS, InvalidEventError, decision_values, event_from_key
 from .key_cache import KEY_CACHE, KeyCache, input_snapshot
@@ -142,6 +142,8 @@ class BatchDecisions:
     """Keys of colliding hash groups, each decided on the driver: (hash, key struct, code)."""
     outcome_texts: list[str] = field(default_factory=list)
     slots: slot_table.SlotTable | None = None
+    exact_events: int | None = None
+    """With compiled decisions (:mod:`.compiled_rules`): the rows that took the exact path."""
     replica_catalog: Catalog | None = None
     """The replica's catalog after the batch's applied DDL (:mod:`.catalog_follow`); None when
     no schema is known (the state's stays as it is)."""
@@ -294,8 +296,10 @@ def join_decisions(
     only: str | None = None,
     hash_modulus: int | None = None,
     lookup: str = "slots",
+    key: Column | None = None,
 ) -> DataFrame:
     """Pass 2: add the decision columns. ``only="APPLY"`` (or ``"SKIP"``) keeps just those rows.
+    ``key``: each row's key hash, when not :func:`key_hash` (NULL: the row is decided elsewhere).
 
     ``lookup="slots"`` looks the outcome up in a :mod:`.slot_table` when it can (and joins when
     it cannot); ``"join"`` always uses the broadcast join (kept for Spark Connect, hash
@@ -305,9 +309,10 @@ def join_decisions(
     for name in DECISION_COLUMNS:
         if name in df.columns:
             raise ValueError(f"the input already has a {name!r} column")
+    key = key_hash(hash_modulus) if key is None else key
     if decisions.decided is not None or decisions.slot_entries is not None:
-        return _join_executor_decisions(df, decisions, only, hash_modulus)
-    keyed = df.withColumn(HASH_COLUMN, key_hash(hash_modulus))
+        return _join_executor_decisions(df, decisions, only, key)
+    keyed = df.withColumn(HASH_COLUMN, key)
     # Keeping one outcome is an inner join: a filter on a looked-up code would be pushed below
     # the projection by the optimiser and recompute the hash and the lookups in the filter
     # (2.6 s against 2.1 s for the join per 10 M events).
@@ -351,12 +356,25 @@ def rewrite_databases(df: DataFrame) -> DataFrame:
     )
 
 
-@dataclass
 class DecidedFrame:
-    """A decided batch: ``df`` with the decision columns, and what pass 1 found."""
+    """A decided batch: ``df`` with the decision columns, and what was found about its rows.
 
-    df: DataFrame
-    decisions: BatchDecisions
+    Rows decided by compiled expressions (:mod:`.compiled_rules`) are counted only when
+    :attr:`decisions` (or :attr:`counts`, :meth:`new_state`) is first asked for: one aggregate
+    of their key columns (:func:`.compiled_rules.CompiledRules.tally`), exact under task
+    retries as every Spark aggregate is, and never run when only the frame is used."""
+
+    def __init__(self, df: DataFrame, decisions: BatchDecisions, tally: Callable[[BatchDecisions], None] | None = None):
+        self.df = df
+        self._decisions = decisions
+        self._tally = tally
+
+    @property
+    def decisions(self) -> BatchDecisions:
+        if self._tally is not None:
+            tally, self._tally = self._tally, None
+            tally(self._decisions)
+        return self._decisions
 
     @property
     def counts(self) -> Counts:
@@ -659,11 +677,11 @@ def _collect_pairs(df: DataFrame) -> list[tuple[int, int]]:
     return [(r[first], r[second]) for r in _collect_rows(df)]
 
 
-def _join_executor_decisions(df: DataFrame, decisions: BatchDecisions, only: str | None, hash_modulus: int | None) -> DataFrame:
+def _join_executor_decisions(df: DataFrame, decisions: BatchDecisions, only: str | None, key: Column) -> DataFrame:
     """Pass 2 for :func:`_decide_on_executors`: slot lookup, or a broadcast or shuffle join of
     the decided keys (hash -> code); a colliding group's keys also compare the full key."""
     spark = df.sparkSession
-    keyed = df.withColumn(HASH_COLUMN, key_hash(hash_modulus))
+    keyed = df.withColumn(HASH_COLUMN, key)
     wanted = None if only is None else [i + 1 for i, out in enumerate(decisions.outcomes) if out[0] == only]
     if decisions.plan == "slots":
         if only is None:
@@ -724,11 +742,15 @@ def decide_frame(
     position, e.g. file and line), needed only when the replica applies DDL in the batch.
     The catalog follower needs every key on the driver, so with a schema the keys are
     collected and decided there (:func:`decide_keys`), as before executor decisions."""
+    tally = None
     if state.replica_catalog is not None:
         decisions = _decide(df, state, hash_modulus)
         lookup = "join" if lookup in ("join", "broadcast", "shuffle") else "slots"
         decided = join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup)
         keys = [(h, v) for h, v, _ in decisions.key_rows]
+    elif lookup == "auto" and hash_modulus is None and literals.has_jvm(df.sparkSession):
+        decided, decisions, tally = _decide_compiled(df, state)
+        keys = []
     else:
         plan = "broadcast" if lookup == "join" else lookup
         decisions = _decide_on_executors(df, state, hash_modulus, plan)
@@ -738,7 +760,38 @@ def decide_frame(
     if followed is not None:
         decisions.replica_catalog = followed.catalog
     decided = catalog_follow.with_applier_error(decided, followed, order, decisions.collision, hash_modulus)
-    return DecidedFrame(decided, decisions)
+    return DecidedFrame(decided, decisions, tally)
+
+
+def _decide_compiled(df: DataFrame, state: ReplicaState) -> tuple[DataFrame, BatchDecisions, Callable]:
+    """The two paths in one frame: the rows :mod:`.compiled_rules` covers are decided by its
+    expressions; the others (query events, names that are not ASCII, declined channels) go
+    through pass 1 and the reference evaluator, looked up by their key hash in the same
+    projection (covered rows have no hash, so a join skips them). The returned tally counts
+    the covered rows when asked (:class:`DecidedFrame`)."""
+    _check_input(df)
+    rules = compiled_rules.compile_rules(state)
+    covered = rules.covered()
+    rest = df.where(~covered)
+    snapshot = input_snapshot(rest)
+    decisions = decide_counted(rest, state, _pass_one(rest, snapshot, None), snapshot)
+    decisions.exact_events = decisions.events
+    coded = rules.with_code(df)
+    code = F.col(compiled_rules.CODE_COLUMN)
+    if decisions.distinct_keys:
+        looked_up = join_decisions(coded, decisions, key=F.when(code.isNull(), key_hash()))
+    else:
+        looked_up = coded.withColumns({name: F.lit(None).cast("string") for name in DECISION_COLUMNS})
+    compiled = rules.decision_columns()
+    decided = looked_up.select(
+        *[F.col(_quoted(c)) for c in df.columns],
+        *[F.when(code.isNotNull(), compiled[name]).otherwise(F.col(name)).alias(name) for name in DECISION_COLUMNS],
+    )
+
+    def tally(into: BatchDecisions) -> None:
+        rules.tally(df).add_to(into)
+
+    return decided, decisions, tally
 
 
 def apply_filters(df: DataFrame, state: ReplicaState, order: Sequence[str] | None = None) -> DataFrame:
@@ -755,7 +808,11 @@ def apply_filters(df: DataFrame, state: ReplicaState, order: Sequence[str] | Non
 
 def applied_events(df: DataFrame, state: ReplicaState) -> DataFrame:
     """Only the events the replica applies, with the database rewritten, original columns only."""
-    joined = join_decisions(df, _decide_on_executors(df, state), only="APPLY")
+    if literals.has_jvm(df.sparkSession):
+        decided, _decisions, _tally = _decide_compiled(df, state)
+        joined = decided.where(F.col("decision") == "APPLY")
+    else:
+        joined = join_decisions(df, _decide_on_executors(df, state), only="APPLY")
     return rewrite_databases(joined).select(*[F.col(_quoted(c)) for c in df.columns])
 
 

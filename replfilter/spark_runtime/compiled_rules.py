@@ -1,0 +1,392 @@
+"""Row events decided by Spark column expressions compiled from each channel's filters.
+
+Why: deciding a row event needs only its ``(channel, db, table)`` (mysql-filter-evaluation.md,
+section 3.4), and a replica pays one hash probe per event whatever its table count. Deciding
+every distinct key in Python (:mod:`.key_decisions`) costs two passes over the input and ~4 µs
+a key; the same rules as column expressions cost about a tenth of a read (measured in the
+README), in one pass.
+
+What is compiled, from the same :class:`~replfilter.evaluation.rule_checks.CompiledFilters`
+the reference evaluator decides with (so rule spellings, duplicate policy and the first
+rewrite rule are its own), for one row event (``decide_row``):
+
+* rewrite-db: the first rule whose ``from`` equals the database, no chaining;
+* Table A: do-db, else ignore-db;
+* Table C for the one table, in the evaluator's order: do-table, ignore-table, wild-do-table,
+  wild-ignore-table; then the defaults and ``table_rules_on``;
+* the COUNTER moves, as a small *counter class* per row (:func:`increments_of`), none for a
+  channel that is not configured (it decides with the global rules, as
+  :func:`~replfilter.evaluation.evaluator.channel_filters` says).
+
+How, against the earlier design's findings (a CASE per rule overflows code generation, a LIKE
+per rule is slow): each exact rule set is one ``isin`` (an ``InSet`` hash probe beyond ten
+rules), each wild type one combined regular expression; which pattern matched (the Rule column)
+is worked out only on rows that matched; rule spellings that differ from their collation key
+(``DB1.T1`` under ``lower_case_table_names`` 1) come from a small lookup, all others are the
+key itself. The database after rewrite is one column of an inner projection, so it is
+computed once per row.
+
+Where Spark and the evaluator could disagree, the rows go to the exact path (the reference
+evaluator, :mod:`.transform`): names that are not plain ASCII (Java's and Python's lower-casing
+differ on some letters — ß, ſ, K, İ, ı — and ``_`` is one byte under
+``lower_case_table_names`` 0 but one UTF-16 unit in Java), channels the replica does not have,
+NULL names and every event that is not a row event. A channel whose rules the compiler
+declines (:data:`MAX_SET_RULES`, :data:`MAX_LOOKUP`, :data:`MAX_WILD_RULES`, a rewrite to a
+name that is not ASCII) goes there whole; :attr:`CompiledRules.declined` says why.
+
+ASCII names are exact here: for them ``lower`` in Spark, ``str.lower`` and the server's
+``my_casedn_str`` agree; rule keys are the evaluator's own (``NameCollation.key``, computed in
+Python), and a pattern is the evaluator's own regular expression (``like_to_regex``), whose
+syntax means the same in Java: it escapes with a backslash only characters that are not
+letters, and ``(?s)`` makes ``.`` match every character as ``re.DOTALL`` does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from ..core.filters import FilterType
+from ..core.wildcard import like_to_regex
+from ..evaluation.evaluator import channel_filters, compile_filters
+from ..evaluation.events import TransactionKind
+from ..evaluation.rule_checks import CompiledFilters
+from ..replica.state import ReplicaState
+
+FT = FilterType
+
+MAX_SET_RULES = 10_000
+"""Rules of one exact type (do-db, ignore-db, do-table, ignore-table) a channel may have to be
+compiled: each set is one ``InSet`` whose literals travel in every task's plan."""
+MAX_LOOKUP = 64
+"""Entries of a value lookup (rewrite rules, rule spellings unlike their key): Spark looks a
+map literal up by a linear scan."""
+MAX_WILD_RULES = 64
+"""Patterns of one wild type: the Rule column tests them one by one on the rows that matched."""
+
+CODE_COLUMN = "_rf_cc"
+"""Per row: the compiled outcome code (1-based), NULL when the row takes the exact path."""
+RULE_COLUMN = "_rf_crule"
+REWRITTEN_COLUMN = "_rf_crw"
+_DB_KEY = "_rf_cdb"
+_SUBJECT = "_rf_csub"
+_CHANNEL = "_rf_cch"
+
+# The branches of one channel's decision, in the order decide_row takes them. Per branch: the
+# verdict, the deciding filter type, and the table filter type it counts.
+_BRANCHES: tuple[tuple[str, FT | None, FT | None], ...] = (
+    ("SKIP", None, None),  # 1: do-db rules, the database is not among them
+    ("SKIP", FT.IGNORE_DB, None),  # 2: ignore-db hit
+    ("APPLY", None, None),  # 3: no table rules (do-db's rule, if it matched)
+    ("APPLY", FT.DO_TABLE, FT.DO_TABLE),  # 4
+    ("SKIP", FT.IGNORE_TABLE, FT.IGNORE_TABLE),  # 5
+    ("APPLY", FT.WILD_DO_TABLE, FT.WILD_DO_TABLE),  # 6
+    ("SKIP", FT.WILD_IGNORE_TABLE, FT.WILD_IGNORE_TABLE),  # 7
+    ("SKIP", None, None),  # 8: no table rule matched, do-table rules exist
+    ("APPLY", None, None),  # 9: no table rule matched, none exist (do-db's rule, if it matched)
+)
+_TABLE_TYPES = (None, FT.DO_TABLE, FT.IGNORE_TABLE, FT.WILD_DO_TABLE, FT.WILD_IGNORE_TABLE)
+
+
+def increments_of(counter_class: int) -> dict[FilterType, int]:
+    """The COUNTER moves a counter class stands for: bit 0 rewrite-db, bits 1-2 the database
+    type (1 do-db, 2 ignore-db), bits 3-5 the table type (index into the four table types)."""
+    out: dict[FilterType, int] = {}
+    if counter_class & 1:
+        out[FT.REWRITE_DB] = 1
+    db_type = (counter_class >> 1) & 3
+    if db_type:
+        out[FT.DO_DB if db_type == 1 else FT.IGNORE_DB] = 1
+    table_type = _TABLE_TYPES[(counter_class >> 3) & 7]
+    if table_type is not None:
+        out[table_type] = 1
+    return out
+
+
+def _class_of(db_type: FT | None, table_type: FT | None) -> int:
+    db_bits = {None: 0, FT.DO_DB: 1, FT.IGNORE_DB: 2}[db_type]
+    return (db_bits << 1) | (_TABLE_TYPES.index(table_type) << 3)
+
+
+def is_ascii(name: Column) -> Column:
+    """Whether a name is plain ASCII: one byte a character (cheap; NULL stays NULL)."""
+    return F.length(name) == F.octet_length(name)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One code's constant part: the verdict, the deciding filter type, the counter class
+    (without rewrite-db, which the row adds) and the channel."""
+
+    decision: str
+    filter_type: str | None
+    counter_class: int
+    channel: str
+
+
+@dataclass
+class CompiledRules:
+    """The row-event decisions of one replica state as column expressions.
+
+    ``channels`` are the channels compiled (their rows are decided here when their names are
+    ASCII), ``declined`` the others with the reason. ``outcomes[code - 1]`` is each code's
+    constant part."""
+
+    channels: tuple[str, ...]
+    declined: dict[str, str]
+    all_channels: tuple[str, ...] = ()
+    outcomes: list[Outcome] = field(default_factory=list)
+    ci: bool = False
+    """The names are compared case-insensitively (``lower_case_table_names`` 1 or 2)."""
+    _compiled: dict[str, tuple[CompiledFilters, bool]] = field(default_factory=dict, repr=False)
+
+    def covered_rows(self) -> Column:
+        """True for the row events this decides: of a compiled channel, both names ASCII."""
+        if not self.channels:
+            return F.lit(False)
+        db, table = F.col("db"), F.col("table")
+        test = (F.col("type") == "row") & F.col("channel").isin(list(self.channels)) & is_ascii(db) & is_ascii(table)
+        return F.coalesce(test, F.lit(False))
+
+    def covered_transactions(self) -> Column:
+        """True for transaction events of a known kind on a channel the replica has: never
+        filtered (mysql-filter-evaluation.md, section 3.6), whatever the rules."""
+        test = (
+            (F.col("type") == "transaction")
+            & F.col("kind").isin([k.value for k in TransactionKind])
+            & F.col("channel").isin(list(self.all_channels))
+        )
+        return F.coalesce(test, F.lit(False))
+
+    def covered(self) -> Column:
+        """True for every row this decides (:meth:`covered_rows`, :meth:`covered_transactions`)."""
+        return self.covered_rows() | self.covered_transactions()
+
+    @property
+    def transaction_code(self) -> int:
+        return len(self.outcomes)
+
+    def with_code(self, df) -> "object":
+        """``df`` with :data:`CODE_COLUMN`, :data:`RULE_COLUMN` and :data:`REWRITTEN_COLUMN`
+        (NULL on rows not :meth:`covered`). Three projections: the names' keys and the rewrite,
+        then the branch, then the rule text; each computed once per row."""
+        ci = self.ci
+        db, table = F.col("db"), F.col("table")
+        db_pre = F.lower(db) if ci else db
+        table_key = F.lower(table) if ci else table
+        channel_index = F.lit(None).cast("int")
+        rewritten: Column = F.lit(None).cast("string")
+        db_key: Column = db_pre
+        for i, name in reversed(list(enumerate(self.channels))):
+            c, _ = self._compiled[name]
+            channel_index = F.when(F.col("channel") == name, F.lit(i)).otherwise(channel_index)
+            if c.rewrite:
+                dst = _lookup({k: d for k, (_s, d) in c._first_rewrite.items()}, db_pre)
+                dst_key = _lookup({k: c.key(d) for k, (_s, d) in c._first_rewrite.items()}, db_pre)
+                rewritten = F.when(F.col("channel") == name, dst).otherwise(rewritten)
+                db_key = F.when(F.col("channel") == name, F.coalesce(dst_key, db_pre)).otherwise(db_key)
+        first = df.withColumns(
+            {
+                _CHANNEL: F.when(self.covered_rows(), channel_index).when(self.covered_transactions(), F.lit(-1)),
+                REWRITTEN_COLUMN: rewritten,
+                _DB_KEY: db_key,
+                _SUBJECT: F.concat(db_key, F.lit("."), table_key),
+            }
+        )
+        code: Column = F.when(F.col(_CHANNEL) == -1, F.lit(self.transaction_code))
+        rule: Column = F.lit(None).cast("string")
+        for i, name in reversed(list(enumerate(self.channels))):
+            c, _ = self._compiled[name]
+            branch, rule_of = _branches(c, F.col(_DB_KEY), F.col(_SUBJECT))
+            code = F.when(F.col(_CHANNEL) == i, branch + F.lit(i * len(_BRANCHES))).otherwise(code)
+            rule = F.when(F.col(_CHANNEL) == i, rule_of(F.col(CODE_COLUMN) - F.lit(i * len(_BRANCHES)))).otherwise(rule)
+        coded = first.withColumn(CODE_COLUMN, code)
+        return coded.withColumn(RULE_COLUMN, rule).drop(_CHANNEL, _DB_KEY, _SUBJECT)
+
+    def counter_class(self) -> Column:
+        """Per coded row: its COUNTER moves as one int (:func:`increments_of`)."""
+        classes = [o.counter_class for o in self.outcomes]
+        base = F.element_at(F.array(*[F.lit(k) for k in classes]), F.col(CODE_COLUMN))
+        counted = F.element_at(
+            F.array(*[F.lit(o.channel in self._compiled and self._compiled[o.channel][1]) for o in self.outcomes]),
+            F.col(CODE_COLUMN),
+        )
+        rewrite = F.when(F.col(REWRITTEN_COLUMN).isNotNull(), 1).otherwise(0)
+        return F.when(counted, base + rewrite).otherwise(F.lit(0))
+
+    def tally(self, df) -> Tally:
+        """Count ``df``'s covered rows per outcome and counter class: one aggregate reading
+        only the key columns, exact under task retries (a retried task's partial result
+        replaces the failed one's), whose few rows are decoded here."""
+        coded = self.with_code(df.where(self.covered()))
+        grouped = coded.groupBy(CODE_COLUMN, self.counter_class().alias("cls")).count()
+        result = Tally()
+        for code, cls, n in grouped.collect():
+            outcome = self.outcomes[code - 1]
+            result.events += n
+            if outcome.decision == "APPLY":
+                result.applied += n
+            else:
+                result.skipped += n
+            if cls:
+                per_channel = result.counts.setdefault(outcome.channel, {})
+                for ftype, k in increments_of(cls).items():
+                    per_channel[ftype] = per_channel.get(ftype, 0) + k * n
+        return result
+
+    def decision_columns(self) -> dict[str, Column]:
+        """The four decision columns of a coded row (:meth:`with_code`)."""
+        decisions = F.array(*[F.lit(o.decision) for o in self.outcomes])
+        types = F.array(*[F.lit(o.filter_type).cast("string") for o in self.outcomes])
+        return {
+            "decision": F.element_at(decisions, F.col(CODE_COLUMN)),
+            "filter_type": F.element_at(types, F.col(CODE_COLUMN)),
+            "filter_rule": F.col(RULE_COLUMN),
+            "rewritten_db": F.col(REWRITTEN_COLUMN),
+        }
+
+
+@dataclass
+class Tally:
+    """What the covered rows of a frame add to a batch's statistics: rows, applied and skipped
+    rows, and the COUNTER moves per channel and filter type."""
+
+    events: int = 0
+    applied: int = 0
+    skipped: int = 0
+    counts: dict[str, dict[FilterType, int]] = field(default_factory=dict)
+
+    def add_to(self, decisions) -> None:
+        """Add to a :class:`.transform.BatchDecisions` (its ``events``, ``applied``,
+        ``skipped`` and ``counts``)."""
+        decisions.events += self.events
+        decisions.applied += self.applied
+        decisions.skipped += self.skipped
+        for channel, increments in self.counts.items():
+            per_channel = decisions.counts.setdefault(channel, {})
+            for ftype, n in increments.items():
+                per_channel[ftype] = per_channel.get(ftype, 0) + n
+
+
+def _lookup(mapping: Mapping[str, str], key: Column) -> Column:
+    """``mapping[key]`` (NULL when absent): a map literal, scanned linearly by Spark, so kept
+    small (:data:`MAX_LOOKUP`)."""
+    if not mapping:
+        return F.lit(None).cast("string")
+    items = [F.lit(x) for pair in mapping.items() for x in pair]
+    return F.element_at(F.create_map(*items), key)
+
+
+def _spelling(rules: Mapping[str, str], key: Column) -> Column:
+    """The rule a key matched, as configured: its first spelling (the key itself, unless
+    that spelling differs from its collation key)."""
+    irregular = {k: spelling for k, spelling in rules.items() if k != spelling}
+    return F.coalesce(_lookup(irregular, key), key) if irregular else key
+
+
+def _combined(rules: tuple[str, ...], c: CompiledFilters) -> str:
+    """One anchored Java regular expression matching what any of ``rules`` matches."""
+    sources = "|".join(f"(?:{like_to_regex(c.key(rule))})" for rule in rules)
+    return f"(?s)^(?:{sources})\\z"
+
+
+def _branches(c: CompiledFilters, db_key: Column, subject: Column):
+    """One channel's branch (1-based, see :data:`_BRANCHES`) as a column, and a function from
+    the branch column to the deciding rule's text."""
+    do_hit = db_key.isin(list(c.do_db)) if c.do_db else None
+    conditions: list[tuple[Column, int]] = []
+    if c.do_db:
+        conditions.append((~do_hit, 1))
+    elif c.ignore_db:
+        conditions.append((db_key.isin(list(c.ignore_db)), 2))
+    if not c.table_rules_on:
+        conditions.append((F.lit(True), 3))
+    else:
+        if c.do_table:
+            conditions.append((subject.isin(list(c.do_table)), 4))
+        if c.ignore_table:
+            conditions.append((subject.isin(list(c.ignore_table)), 5))
+        if c.wild_do:
+            conditions.append((subject.rlike(_combined(c.wild_do.rules, c)), 6))
+        if c.wild_ignore:
+            conditions.append((subject.rlike(_combined(c.wild_ignore.rules, c)), 7))
+        conditions.append((F.lit(True), 8 if c.has_do_tables else 9))
+    branch: Column | None = None
+    for condition, number in conditions:
+        branch = F.when(condition, F.lit(number)) if branch is None else branch.when(condition, F.lit(number))
+    do_rule = _spelling(c.do_db, db_key) if c.do_db else F.lit(None).cast("string")
+
+    def rule_of(b: Column) -> Column:
+        def wild(rules: tuple[str, ...]) -> Column:
+            found: Column | None = None
+            for rule in rules:
+                test = subject.rlike(_combined((rule,), c))
+                found = F.when(test, F.lit(rule)) if found is None else found.when(test, F.lit(rule))
+            return found  # type: ignore[return-value]
+
+        rules = F.when((b == 3) | (b == 9), do_rule)
+        if c.ignore_db:
+            rules = rules.when(b == 2, _spelling(c.ignore_db, db_key))
+        if c.do_table:
+            rules = rules.when(b == 4, _spelling(c.do_table, subject))
+        if c.ignore_table:
+            rules = rules.when(b == 5, _spelling(c.ignore_table, subject))
+        if c.wild_do:
+            rules = rules.when(b == 6, wild(c.wild_do.rules))
+        if c.wild_ignore:
+            rules = rules.when(b == 7, wild(c.wild_ignore.rules))
+        return rules
+
+    return branch, rule_of
+
+
+def _declines(c: CompiledFilters) -> str | None:
+    """Why a channel's rules are left to the exact path, or None."""
+    for ftype, rules in ((FT.DO_DB, c.do_db), (FT.IGNORE_DB, c.ignore_db), (FT.DO_TABLE, c.do_table), (FT.IGNORE_TABLE, c.ignore_table)):
+        if len(rules) > MAX_SET_RULES:
+            return f"{len(rules):,} {ftype.keyword} rules (more than {MAX_SET_RULES:,})"
+        irregular = sum(1 for k, spelling in rules.items() if k != spelling)
+        if irregular > MAX_LOOKUP:
+            return f"{irregular:,} {ftype.keyword} rules spelt unlike their key (more than {MAX_LOOKUP})"
+    for ftype, wild in ((FT.WILD_DO_TABLE, c.wild_do), (FT.WILD_IGNORE_TABLE, c.wild_ignore)):
+        if len(wild.rules) > MAX_WILD_RULES:
+            return f"{len(wild.rules):,} {ftype.keyword} rules (more than {MAX_WILD_RULES})"
+    if len(c._first_rewrite) > MAX_LOOKUP:
+        return f"{len(c._first_rewrite):,} {FT.REWRITE_DB.keyword} rules (more than {MAX_LOOKUP})"
+    if any(not dst.isascii() for _src, dst in c._first_rewrite.values()):
+        return f"a {FT.REWRITE_DB.keyword} rule rewrites to a name that is not ASCII"
+    return None
+
+
+def compile_rules(state: ReplicaState) -> CompiledRules:
+    """Compile every channel of ``state`` (each with the filters the evaluator decides its
+    events with); channels the compiler declines are listed with the reason."""
+    channels: list[str] = []
+    declined: dict[str, str] = {}
+    compiled: dict[str, tuple[CompiledFilters, bool]] = {}
+    outcomes: list[Outcome] = []
+    for name in state.channel_names:
+        c = compile_filters(channel_filters(state, name), state.collation)
+        reason = _declines(c)
+        if reason is not None:
+            declined[name] = reason
+            continue
+        channel = state.channel(name)
+        compiled[name] = (c, channel is not None and channel.configured)
+        channels.append(name)
+        for number, (verdict, ftype, table_type) in enumerate(_BRANCHES, start=1):
+            do_matched = bool(c.do_db) and number != 1
+            if verdict == "APPLY" and ftype is None and do_matched:
+                ftype = FT.DO_DB
+            db_type = FT.DO_DB if do_matched else (FT.IGNORE_DB if number == 2 else None)
+            outcomes.append(Outcome(verdict, ftype.keyword if ftype else None, _class_of(db_type, table_type), name))
+    outcomes.append(Outcome("APPLY", None, 0, ""))  # transaction events (transaction_code)
+    return CompiledRules(
+        tuple(channels), declined, state.channel_names, outcomes, state.collation.case_insensitive, compiled
+    )
+
+
+__all__ = ["CODE_COLUMN", "CompiledRules", "MAX_LOOKUP", "MAX_SET_RULES", "MAX_WILD_RULES", "compile_rules", "increments_of", "is_ascii"]
