@@ -12,6 +12,7 @@ reopens to the last acknowledged value of each channel, or to the one still in f
 from __future__ import annotations
 
 import signal
+import time
 import threading
 from pathlib import Path
 
@@ -130,3 +131,37 @@ def test_after_sigkill_the_datadir_holds_every_acknowledged_change(tmp_path: Pat
     for k, port in acknowledged.items():
         channel = state.channel(f"k{k}")
         assert channel is not None and channel.source.port in (port, port + 1)
+
+
+@pytest.mark.spark
+def test_start_replica_applies_the_relay_log_in_the_background(tmp_path: Path):
+    """START REPLICA over the wire starts the Spark applier as the shell does; other connections
+    go on while it applies, and see its progress in SHOW REPLICA STATUS and the filter counters."""
+    from replfilter.evaluation.event_json import to_json
+    from replfilter.evaluation.events import RowEvent
+
+    relay = tmp_path / "relay"
+    relay.mkdir()
+    (relay / "000.jsonl").write_text("".join(to_json(RowEvent("", f"db{k % 2}", f"t{k}")) + "\n" for k in range(10)))
+    server = ServeProcess(tmp_path, "--applier-dir", str(tmp_path / "applier"))
+    try:
+        cursor = server.connect().cursor()
+        cursor.execute(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='src', RELAY_LOG_FILE='{relay}' FOR CHANNEL 'c1'")
+        cursor.execute("CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (db1) FOR CHANNEL 'c1'")
+        cursor.execute("START REPLICA FOR CHANNEL 'c1'")
+        other = server.connect(read_timeout=60).cursor()
+        deadline = time.monotonic() + 300
+        seen: tuple = ()
+        while time.monotonic() < deadline:  # the applier moves the counters at the end of its batch
+            other.execute("SHOW REPLICA STATUS FOR CHANNEL 'c1'")
+            row = dict(zip([d[0] for d in other.description], other.fetchone()))
+            other.execute("SELECT COUNTER FROM performance_schema.replication_applier_filters "
+                          "WHERE CHANNEL_NAME = 'c1' AND FILTER_NAME = 'REPLICATE_IGNORE_DB'")
+            seen = (row["Replica_SQL_Running"], row["Exec_Source_Log_Pos"], other.fetchall())
+            if seen == ("Yes", 5, ((5,),)):
+                break
+            time.sleep(0.5)
+        assert seen == ("Yes", 5, ((5,),))
+        cursor.execute("STOP REPLICA FOR CHANNEL 'c1'")
+    finally:
+        assert server.stop() == 0

@@ -114,25 +114,34 @@ def test_mariadb_wrong_password_is_1045(server: ServeProcess):
 # ---- drivers ---------------------------------------------------------------------------------------
 
 
-def test_pymysql_runs_the_worked_example(fresh_server: ServeProcess):
-    connection = fresh_server.connect()
+def _driver_connection(driver: str, server: ServeProcess):  # type: ignore[no-untyped-def]
+    if driver == "pymysql":
+        return server.connect(), pymysql.err.MySQLError
+    connector = pytest.importorskip("mysql.connector")
+    return (connector.connect(host="127.0.0.1", port=server.port, user=USER, password=PASSWORD, use_pure=True),
+            connector.Error)
+
+
+@pytest.mark.parametrize("driver", ["pymysql", "mysql-connector"])
+def test_drivers_run_the_worked_example(fresh_server: ServeProcess, driver: str):
+    connection, driver_error = _driver_connection(driver, fresh_server)
     errors = []
-    with connection.cursor() as cursor:
-        for statement in README_EXAMPLE.strip().splitlines():
-            try:
-                cursor.execute(statement.rstrip(";"))
-            except pymysql.err.MySQLError as error:
-                errors.append(error.args[0])
-        rows = cursor.fetchall()
+    cursor = connection.cursor()
+    for statement in README_EXAMPLE.strip().splitlines():
+        try:
+            cursor.execute(statement.rstrip(";"))
+        except driver_error as error:
+            errors.append((error.args[0] if driver == "pymysql" else error.errno))
+    rows = [tuple(row) for row in cursor.fetchall()]
     assert errors == [3085]
-    assert rows == (
+    assert rows == [
         ("ch_1", "REPLICATE_DO_DB", "db1", "CHANGE_REPLICATION_FILTER"),
         ("ch_1", "REPLICATE_WILD_IGNORE_TABLE", "%.tmp\\_%", "STARTUP_OPTIONS"),
         ("ch_2", "REPLICATE_DO_DB", "db1", "CHANGE_REPLICATION_FILTER"),
         ("ch_2", "REPLICATE_IGNORE_TABLE", "db1.t2", "CHANGE_REPLICATION_FILTER_FOR_CHANNEL"),
         ("ch_2", "REPLICATE_WILD_IGNORE_TABLE", "%.tmp\\_%", "STARTUP_OPTIONS"),
         ("ch_2", "REPLICATE_REWRITE_DB", "(db9,db1)", "CHANGE_REPLICATION_FILTER_FOR_CHANNEL"),
-    )
+    ]
     connection.close()
 
 
@@ -255,8 +264,12 @@ def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl makes the test certificate")
 def test_tls_and_require_secure_transport(tmp_path: Path):
     cert, key = _self_signed(tmp_path)
-    server = ServeProcess(tmp_path, "--ssl-cert", str(cert), "--ssl-key", str(key), "--require-secure-transport")
+    socket_path = tmp_path / "replfilter.sock"
+    server = ServeProcess(tmp_path, "--ssl-cert", str(cert), "--ssl-key", str(key), "--require-secure-transport",
+                          "--socket", str(socket_path))
     try:
+        local = pymysql.connect(unix_socket=str(socket_path), user=USER, password=PASSWORD, ssl_disabled=True)
+        local.close()  # a Unix socket is secure transport, as in mysqld
         with pytest.raises(pymysql.err.OperationalError) as caught:
             server.connect(ssl_disabled=True)
         assert caught.value.args == (3159, "Connections using insecure transport are prohibited while "
@@ -266,6 +279,38 @@ def test_tls_and_require_secure_transport(tmp_path: Path):
         cursor.execute("SELECT @@have_ssl, @@require_secure_transport")
         assert cursor.fetchall() == (("YES", 1),)
         assert secure._sock.version() is not None  # type: ignore[attr-defined]
+    finally:
+        server.stop()
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl makes the test certificate")
+def test_tls_hello_sent_with_the_ssl_request_in_one_segment(tmp_path: Path):
+    """A client may send its ClientHello in the same TCP segment as the SSLRequest packet (a busy
+    machine coalesces them): the TLS handshake must still complete."""
+    cert, key = _self_signed(tmp_path)
+    server = ServeProcess(tmp_path, "--ssl-cert", str(cert), "--ssl-key", str(key))
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as raw:
+            raw.recv(4096)  # the handshake
+            capabilities = 0x00000200 | 0x00000800 | 0x00008000 | 0x00080000  # PROTOCOL_41, SSL, SECURE_CONNECTION, PLUGIN_AUTH
+            ssl_request = struct.pack("<IIB23x", capabilities, 1 << 24, 45)
+            context = ssl.create_default_context(cafile=str(cert))
+            incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+            tls = context.wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
+            with pytest.raises(ssl.SSLWantReadError):
+                tls.do_handshake()
+            raw.sendall(struct.pack("<I", len(ssl_request) | (1 << 24)) + ssl_request + outgoing.read())
+            while True:
+                try:
+                    tls.do_handshake()
+                    break
+                except ssl.SSLWantReadError:
+                    if outgoing.pending:
+                        raw.sendall(outgoing.read())
+                    data = raw.recv(65536)
+                    assert data, "the server closed the connection during the TLS handshake"
+                    incoming.write(data)
+            assert tls.version() is not None
     finally:
         server.stop()
 

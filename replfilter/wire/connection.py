@@ -99,6 +99,10 @@ class Limits:
     require_secure_transport: bool = False
 
 
+SSL_REQUEST_BYTES = 4 + 32
+"""An SSLRequest packet: header and payload (capabilities, max packet, character set, filler)."""
+
+
 class PacketTooLarge(Exception):
     pass
 
@@ -179,6 +183,13 @@ class ReplicaConnection(Connection):
     # ---- the connection's life
     async def serve(self) -> None:
         """Handshake, then commands until the client quits or a limit ends the connection."""
+        transport = self.stream.writer.transport
+        if self.ssl is not None:
+            # A client sends its TLS ClientHello right after the SSLRequest packet: read no further
+            # than that packet, or the hello lands in the plain stream's buffer, where TLS never
+            # sees it (mimic's start_tls hands over the transport only), and the login hangs.
+            transport.max_size = SSL_REQUEST_BYTES  # type: ignore[attr-defined]
+        self._plain_transport = transport
         try:
             try:
                 await asyncio.wait_for(self.connection_phase(), self.limits.connect_timeout)
@@ -277,6 +288,7 @@ class ReplicaConnection(Connection):
                            connect_attrs: dict[str, str], auth_state: Any = None, server_plugin: Any = None) -> None:
         """mimic's authentication; a refusal ends the connection (mysqld closes it)."""
         self.secure = self.stream.writer.get_extra_info("ssl_object") is not None
+        vars(self._plain_transport).pop("max_size", None)  # back to asyncio's read size
         if self.limits.require_secure_transport and not (self.secure or self.local):
             await self.send_error(INSECURE_TRANSPORT)  # instead of the OK, as acl_authenticate does
             raise LoginRefused(username)

@@ -95,7 +95,7 @@ def show_rows(items: Iterator[Item], offset: int = 0, limit: int | None = None) 
             return
         seen += 1
         raw = item.raw
-        yield (raw.log_name, raw.pos, raw.type_name, raw.server_id, raw.end_pos, info(item))
+        yield (raw.log_name, raw.pos, raw.type_name, raw.server_id, raw.log_pos, info(item))
 
 
 def problem_text(problem: ReadProblem) -> str:
