@@ -142,11 +142,47 @@ def mysql_replication(paths: list[Path]) -> tuple[float, int] | None:
     return time.process_time() - cpu, rows
 
 
+def big_copy(path: Path, target_bytes: int, out: Path) -> Path:
+    """A file of about ``target_bytes``: the magic and Format_description of ``path``, then its
+    other events again and again (positions in the headers repeat; the reader does not need
+    them to grow), written without holding it in memory."""
+    from replfilter.evaluation.binlog.framing import RawEvent, read_frames
+
+    with open(path, "rb") as handle:
+        fde_end = next(f for f in read_frames(handle, path.name) if isinstance(f, RawEvent)).end_pos
+    data = path.read_bytes()
+    head, body = data[:fde_end], data[fde_end:]
+    with open(out, "wb") as sink:
+        sink.write(head)
+        written = len(head)
+        while written < target_bytes:
+            sink.write(body)
+            written += len(body)
+    return out
+
+
+def peak_memory(path: Path) -> tuple[float, float]:
+    """(CPU seconds, peak RSS in MB) of a fresh process deciding ``path`` without row values.
+    The peak is the process's own ``VmHWM``: ``ru_maxrss`` would carry over the parent's peak
+    across fork and exec."""
+    code = (
+        "import sys; sys.path.insert(0, 'bench'); import binlog; from pathlib import Path;"
+        f"cpu = binlog.ours([Path({str(path)!r})], False)[0];"
+        "hwm = next(l for l in open('/proc/self/status') if l.startswith('VmHWM:')).split()[1];"
+        "print(cpu, int(hwm) / 1024)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    cpu, rss = done.stdout.split()
+    return float(cpu), float(rss)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tenants", type=int, default=8)
     parser.add_argument("--rows-per-tenant", type=int, default=40000)
     parser.add_argument("--chunk", type=int, default=500, help="rows per INSERT (one transaction)")
+    parser.add_argument("--big-gb", type=float, default=0, help="also read a file of this many GB (the events repeated): memory flat?")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="replfilter-bench-binlog-") as tmp:
         started = time.perf_counter()
@@ -157,12 +193,19 @@ def main() -> None:
         cpu, wall, events, rows = ours(paths, decode_rows=False)
         print(f"decisions only (headers, table maps, queries, row counts): {mb / cpu:.1f} MB/s per core "
               f"({cpu:.2f} s CPU, {wall:.2f} s wall, {events} events decided, {rows} rows counted)")
-        print(f"peak memory (max RSS) after reading: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
         cpu_rows, wall_rows, _, rows_decoded = ours(paths, decode_rows=True)
         print(f"with row values decoded: {rows_decoded / cpu_rows:,.0f} rows/s, {mb / cpu_rows:.1f} MB/s per core ({cpu_rows:.2f} s CPU)")
         cpu_c, wall_c = mariadb_binlog(paths)
         print(f"mariadb-binlog -v: {rows_decoded / cpu_c:,.0f} rows/s, {mb / cpu_c:.1f} MB/s per core ({cpu_c:.2f} s CPU, {wall_c:.2f} s wall)")
         print(f"ratio, rows decoded: replfilter / mariadb-binlog -v = {cpu_c / cpu_rows:.2f}")
+        if args.big_gb:
+            small_cpu, small_rss = peak_memory(paths[0])
+            big = big_copy(paths[0], int(args.big_gb * 1e9), Path(tmp) / "big.000001")
+            big_cpu, big_rss = peak_memory(big)
+            big_mb = big.stat().st_size / 1e6
+            print(f"memory: {paths[0].stat().st_size / 1e6:.0f} MB file: peak RSS {small_rss:.0f} MB ({small_cpu:.1f} s CPU); "
+                  f"{big_mb:,.0f} MB file: peak RSS {big_rss:.0f} MB ({big_cpu:.1f} s CPU, {big_mb / big_cpu:.1f} MB/s per core)")
+            big.unlink()
         other = mysql_replication(paths)
         if other is not None:
             cpu_p, rows_p = other

@@ -50,10 +50,12 @@ for _code, _len in {
 
 
 def event(type_code: int, body: bytes, pos: int, server_id: int = 1, timestamp: int = 1700000000,
-          flags: int = 0, checksum: bool = True) -> bytes:
-    """One event at ``pos``: header, body and (when ``checksum``) its CRC32."""
+          flags: int = 0, checksum: bool = True, log_pos: int | None = None) -> bytes:
+    """One event at ``pos``: header, body and (when ``checksum``) its CRC32. ``log_pos`` is the
+    header's end position (a relay log keeps the source's): ``pos`` + size by default."""
     size = 19 + len(body) + (4 if checksum else 0)
-    data = struct.pack("<IBIIIH", timestamp, type_code, server_id, size, pos + size, flags) + body
+    end = pos + size if log_pos is None else log_pos
+    data = struct.pack("<IBIIIH", timestamp, type_code, server_id, size, end, flags) + body
     return data + struct.pack("<I", zlib.crc32(data)) if checksum else data
 
 
@@ -75,7 +77,8 @@ class BinlogWriter:
     def add(self, type_code: int, body: bytes, **header: Any) -> int:
         pos = len(self.data)
         self.positions.append(pos)
-        self.data += event(type_code, body, pos, checksum=self.checksum, **header)
+        checksum = header.pop("checksum", self.checksum)
+        self.data += event(type_code, body, pos, checksum=checksum, **header)
         return pos
 
     def __bytes__(self) -> bytes:

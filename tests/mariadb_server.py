@@ -36,6 +36,7 @@ class MariaDB:
 
     root: Path
     process: subprocess.Popen
+    port: int = 0
 
     @property
     def datadir(self) -> Path:
@@ -59,14 +60,15 @@ class MariaDB:
             shutil.rmtree(root, ignore_errors=True)
             raise RuntimeError(f"mariadb-install-db failed: {install.stderr[-2000:]}")
         log = open(root / "error.log", "wb")
+        port = _free_port()
         process = subprocess.Popen(
             ["mariadbd", "--no-defaults", f"--datadir={datadir}", f"--socket={root / 'mysqld.sock'}",
-             f"--port={_free_port()}", "--bind-address=127.0.0.1", "--log-bin=binlog", "--server-id=1",
+             f"--port={port}", "--bind-address=127.0.0.1", "--log-bin=binlog", "--server-id=1",
              "--skip-name-resolve", "--innodb-buffer-pool-size=32M", "--innodb-log-file-size=16M",
              "--max-binlog-size=256M", f"--pid-file={root / 'mysqld.pid'}", *user, *extra_options],
             stdout=log, stderr=subprocess.STDOUT,
         )
-        server = cls(root, process)
+        server = cls(root, process, port)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if process.poll() is not None:
@@ -90,6 +92,37 @@ class MariaDB:
         if done.returncode != 0:
             raise RuntimeError(f"mariadb: {done.stderr.strip()}")
         return done.stdout
+
+    def replicate_from(self, source: "MariaDB") -> tuple[str, int]:
+        """Make this server a replica of ``source`` (a replication user is created there) and
+        start it; the filters are this server's startup options. The source's binlog file and
+        position the replica starts from."""
+        source.sql("CREATE USER 'repl'@'127.0.0.1' IDENTIFIED BY 'repl'; GRANT REPLICATION SLAVE ON *.* TO 'repl'@'127.0.0.1'")
+        position = source.sql("SHOW MASTER STATUS", "--skip-column-names").split("\t")
+        self.sql(
+            f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={source.port}, MASTER_USER='repl', "
+            f"MASTER_PASSWORD='repl', MASTER_LOG_FILE='{position[0]}', MASTER_LOG_POS={position[1]}, "
+            "MASTER_USE_GTID=no; START SLAVE"
+        )
+        return position[0], int(position[1])
+
+    def wait_for(self, source: "MariaDB", timeout: float = 60) -> None:
+        """Until this replica has applied everything ``source`` wrote; RuntimeError with the
+        replica's error when its SQL thread stopped."""
+        file, pos = source.sql("SHOW MASTER STATUS", "--skip-column-names").split("\t")[:2]
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            status = self.sql("SHOW SLAVE STATUS\\G")
+            fields = {}
+            for line in status.splitlines():
+                key, _, value = line.strip().partition(":")
+                fields[key] = value.strip()
+            if fields.get("Slave_SQL_Running") == "No" or fields.get("Last_SQL_Errno", "0") != "0":
+                raise RuntimeError(f"replica stopped: {fields.get('Last_SQL_Error')}")
+            if fields.get("Relay_Master_Log_File") == file and fields.get("Exec_Master_Log_Pos") == pos:
+                return
+            time.sleep(0.2)
+        raise RuntimeError("the replica did not catch up within the timeout")
 
     def binlog_files(self) -> list[Path]:
         """The binary log files, in the order of the index file."""

@@ -14,6 +14,12 @@ import mariadb_server
 from binlog_builder import read_back_rows
 from replfilter.evaluation.binlog import column_values as C
 from replfilter.evaluation.binlog.rows import TableMap
+from replfilter.evaluation.binlog.as_events import EventMapper, Mapped, mapped_items, transactions
+from replfilter.evaluation.binlog.decide import decide_files
+from replfilter.evaluation.binlog.reader import read_binlog
+from replfilter.evaluation.binlog.selection import Selection
+from replfilter.evaluation.event_lines import LineEvaluator
+from replfilter.evaluation.events import QueryEvent, RowEvent
 from replfilter.server.session import Session
 
 pytestmark = [
@@ -22,23 +28,46 @@ pytestmark = [
 ]
 
 
+REPLICA_FILTERS = ("--replicate-wild-ignore-table=audit.%",)
+"""The replica's filters: a wildcard rule (no database rules, so none of the cases where MariaDB
+decides otherwise than MySQL 8.4, shared/data/README.md)."""
+
+
 @pytest.fixture(scope="session")
-def mariadb_binlogs(tmp_path_factory):
-    """The binlog files of the workload (copied), and the server's SHOW BINLOG EVENTS of each."""
-    server = mariadb_server.MariaDB.start()
+def mariadb_run(tmp_path_factory):
+    """A source and a filtering replica (log_slave_updates: its binlog holds what it applied);
+    the workload run on the source and applied by the replica. The source's binlog files with
+    the server's SHOW BINLOG EVENTS of each, and the replica's binlog files (all copied)."""
+    source = mariadb_server.MariaDB.start()
+    replica = None
     try:
-        server.sql(mariadb_server.WORKLOAD)
-        server.sql("FLUSH BINARY LOGS")
+        replica = mariadb_server.MariaDB.start("--server-id=2", "--log-slave-updates", *REPLICA_FILTERS)
+        start = replica.replicate_from(source)
+        source.sql(mariadb_server.WORKLOAD)
+        replica.wait_for(source)
+        source.sql("FLUSH BINARY LOGS")
         out = tmp_path_factory.mktemp("binlogs")
         files = []
-        for path in server.binlog_files():
-            shown = server.sql(f"SHOW BINLOG EVENTS IN '{path.name}'", "--raw", "--skip-column-names")
+        for path in source.binlog_files():
+            shown = source.sql(f"SHOW BINLOG EVENTS IN '{path.name}'", "--raw", "--skip-column-names")
             copy = out / path.name
             copy.write_bytes(path.read_bytes())
             files.append((copy, shown))
-        return files
+        replica_files = []
+        for path in replica.binlog_files():
+            copy = out / f"replica-{path.name}"
+            copy.write_bytes(path.read_bytes())
+            replica_files.append(copy)
+        return files, replica_files, start
     finally:
-        server.stop()
+        source.stop()
+        if replica is not None:
+            replica.stop()
+
+
+@pytest.fixture(scope="session")
+def mariadb_binlogs(mariadb_run):
+    return mariadb_run[0]
 
 
 def test_show_binlog_events_equals_the_servers(mariadb_binlogs):
@@ -122,3 +151,23 @@ def test_every_column_type_of_the_workload_decodes(mariadb_binlogs):
     assert value["en"] == 2 and value["st"] == 0b1101 and value["b13"] == 0b1010101010101
     assert value["g"][:4] == b"\0\0\0\0" and struct.unpack("<dd", value["g"][-16:]) == (1.0, 2.0)
     assert table.names is not None and table.unsigned is not None and table.unsigned[names.index("biu")]
+
+
+def test_our_transaction_verdicts_equal_what_the_mariadb_replica_applied(mariadb_run):
+    """A transaction the replica applied shows in its binlog (log_slave_updates) under the
+    source's GTID with something in it; every other one was skipped."""
+    files, replica_files, (start_file, start_pos) = mariadb_run
+    applied_there = set()
+    for group in transactions(mapped_items((i for f in replica_files for i in read_binlog(str(f))), EventMapper())):
+        if group.gtid and any(isinstance(m, Mapped) and isinstance(m.event, (QueryEvent, RowEvent)) for m in group.items):
+            applied_there.add(group.gtid.split("-", 1)[1])
+    session = Session()
+    session.execute_sql("CHANGE REPLICATION FILTER REPLICATE_WILD_IGNORE_TABLE = ('audit.%')")
+    ours = {}
+    paths = [str(f) for f, _ in files if f.name >= start_file]
+    for result in decide_files(LineEvaluator(session.state), paths, Selection(start_position=start_pos)):
+        if result.item is not None and result.item.gtid is not None and result.transaction is not None:
+            ours[result.item.gtid.split("-", 1)[1]] = result.transaction
+    assert ours, "no transactions decided"
+    assert {gtid for gtid, verdict in ours.items() if verdict == "APPLY"} == applied_there
+    assert "SKIP" in ours.values()

@@ -198,7 +198,7 @@ def column_and_value(draw):
         precision = draw(st.integers(1, 65))
         scale = draw(st.integers(0, min(precision, 30)))
         digits = draw(st.integers(0, 10 ** precision - 1))
-        sign = draw(st.sampled_from(["", "-"]))
+        sign = draw(st.sampled_from(["", "-"])) if digits else ""  # the server stores no negative zero
         text = str(digits).rjust(scale + 1, "0")
         value = Decimal(f"{sign}{text[:len(text) - scale]}.{text[len(text) - scale:]}" if scale else f"{sign}{text}")
         return kind, (precision << 8) | scale, value, False
@@ -287,3 +287,19 @@ def test_a_multi_table_update_takes_its_updating_tables_from_the_source_bitmap(b
     assert items[1].body.updated_dbs == ("d",)
     assert tuple(t.updating for t in with_bitmap.tables) == updating
     assert tuple(t.updating for t in without.tables) == (None, True)  # undecided without it
+
+
+def test_a_relay_log_switches_to_the_sources_format_description_and_keeps_its_positions(tmp_path):
+    """A relay log: the replica's Format_description (CRC32), then the source's (here without
+    checksums) after which the events are read as the source wrote them; End_log_pos is the
+    header's log_pos (the source's position), 0 for what the replica wrote itself."""
+    w = W.BinlogWriter()  # the replica's, CRC32
+    w.add(T.ROTATE, (4).to_bytes(8, "little") + b"source-bin.000007", log_pos=0)
+    w.add(T.FORMAT_DESCRIPTION, W.format_description("8.4.3", checksum=False), log_pos=0, checksum=False)
+    w.add(T.QUERY, W.query("CREATE TABLE t (a INT)", "d"), log_pos=5000, checksum=False)
+    path = tmp_path / "relay-bin.000002"
+    path.write_bytes(bytes(w))
+    session = Session()
+    rows = session.execute_text(f"SHOW RELAYLOG EVENTS IN '{path}'").rows
+    assert [(r[2], r[4]) for r in rows] == [("Format_desc", rows[1][1]), ("Rotate", 0), ("Format_desc", 0), ("Query", 5000)]
+    assert rows[3][5] == "use `d`; CREATE TABLE t (a INT)"

@@ -166,3 +166,14 @@ def test_evaluate_rows_take_column_names_from_the_schema_without_row_metadata(bi
     out = io.StringIO()
     evaluate.main([binlog, "--rows"], out, io.StringIO())
     assert [{"after": {"col_1": 5}}, {"after": {"col_1": 6}}] in [json.loads(line).get("values") for line in out.getvalue().splitlines()]
+
+
+@pytest.mark.parametrize("text, code", [
+    ("SHOW BINLOG EVENTS IN 'x' FOR CHANNEL 'c'", 1064),  # 8.4: only SHOW RELAYLOG EVENTS takes a channel
+    ("SHOW RELAYLOG EVENTS LIMIT 1, 2, 3", 1064),
+    ("SHOW BINARY LOGS", 1235),  # MySQL, not simulated
+])
+def test_show_log_events_syntax(text, code):
+    with pytest.raises(MySQLError) as err:
+        Session().execute_text(text)
+    assert err.value.code == code

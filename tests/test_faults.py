@@ -217,3 +217,21 @@ def test_stream_checks_its_directories_before_spark_starts(tmp_path: Path, where
 def test_show_replica_status_on_a_fresh_replica_prints_nothing_as_mysql_batch_mode(options: list[str]) -> None:
     """README, "Running it": an empty result has no header line in batch mode."""
     assert run([*options, "-e", "SHOW REPLICA STATUS"]) == (0, "", "")
+
+
+# ---- start-up: what a first result needs, and nothing more --------------------------------------
+
+
+@pytest.mark.parametrize("statements, needs_sqlglot", [
+    ("SELECT * FROM performance_schema.replication_applier_global_filters; SHOW REPLICA STATUS", False),
+    ("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a); REPLAY EVENTS FROM '/nonexistent'", False),
+    ("EXPLAIN REPLICATION OF 'INSERT INTO t VALUES (1)' DEFAULT DATABASE d", True),
+])
+def test_sqlglot_is_imported_only_when_sql_text_must_be_read(statements: str, needs_sqlglot: bool) -> None:
+    """README, "Benchmarks": sqlglot is a third of the start-up's imports; a script of the
+    dialect's own statements never reads SQL text with it (nor does the shell's start)."""
+    probe = ("import io, sys\nfrom replfilter.cli.main import main\nimport replfilter.shell.app\n"
+             f"main(['--force', '-e', {statements!r}], stdout=io.StringIO(), stderr=io.StringIO())\n"
+             "print('sqlglot' in sys.modules, 'pyspark' in sys.modules)\n")
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert ran.stdout.split() == [str(needs_sqlglot), "False"], ran.stderr

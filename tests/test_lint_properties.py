@@ -190,7 +190,8 @@ def test_can_match_db_never_misses_a_match(pattern, db, table, lctn) -> None:
 @given(configs, st.sampled_from([0, 1]), st.sampled_from(TABLES + ["orders", "x"]))
 def test_a_database_said_to_get_nothing_gets_nothing(config, lctn, table) -> None:
     """RF305 claims no row of the database is applied: the evaluator skips its rows (the
-    database as the replica sees it; for a rewrite, rows of the source database)."""
+    database as the replica sees it -- a do-db name, or the database a do rule names; for a
+    rewrite, rows of the source database)."""
     from replfilter.evaluation.events import RowEvent
 
     session = session_with(config, lctn)
@@ -201,9 +202,25 @@ def test_a_database_said_to_get_nothing_gets_nothing(config, lctn, table) -> Non
         filters = channel_filters(state, "c")
         if isinstance(finding.rule, tuple):  # a rewrite: rows of its source database
             events = [RowEvent("c", finding.rule[0], table)]
-        else:  # a do-db name: rows that arrive under it, whichever source database sends them
-            candidates = [finding.rule, *(src for src, _dst in filters.rules(FT.REWRITE_DB))]
+        else:  # a do-db name, or a do rule's database: rows that arrive under it, from whichever source database
+            named = finding.rule if finding.ftype is FT.DO_DB else finding.example_event.db
+            candidates = [named, *(src for src, _dst in filters.rules(FT.REWRITE_DB))]
             events = [RowEvent("c", db, table) for db in candidates
-                      if state.collation.equal(decide(filters, state.collation, RowEvent("c", db, table)).db or "", finding.rule)]
+                      if state.collation.equal(decide(filters, state.collation, RowEvent("c", db, table)).db or "", named)]
         for event in events:
             assert not decide(filters, state.collation, event).applied, (finding.message, table)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(configs, st.sampled_from([0, 1]), st.sampled_from(DBS + ["cache1", "db1", "dbx", "test"]), st.sampled_from(TABLES + ["x"]))
+def test_a_table_rule_said_never_to_match_never_decides_a_row(config, lctn, db, table) -> None:
+    """RF301 (literal and wild database parts), and RF305 on a do rule, claim the rule never
+    matches a row event: the evaluator never names it as the deciding rule of one."""
+    from replfilter.evaluation.events import RowEvent
+
+    session = session_with(config, lctn)
+    state = session.state
+    dead = {(f.ftype, f.rule) for f in lint_state(state, LintOptions(binlog_format="ROW"))
+            if f.code == "RF301" or (f.code == "RF305" and f.ftype in (FT.DO_TABLE, FT.WILD_DO_TABLE))}
+    decision = decide(channel_filters(state, "c"), state.collation, RowEvent("c", db, table))
+    assert (decision.filter_type, decision.rule) not in dead

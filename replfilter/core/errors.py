@@ -133,6 +133,8 @@ class ER(Enum):
     )
     NO_DB_ERROR = ErrorSpec(1046, "3D000", "No database selected")
     NO_SUCH_TABLE = ErrorSpec(1146, "42S02", "Table '%s.%s' doesn't exist")
+    NO_REFERENCED_ROW_2 = ErrorSpec(1452, "23000", "Cannot add or update a child row: a foreign key constraint fails (%.192s)")
+    FK_CANNOT_OPEN_PARENT = ErrorSpec(1824, "HY000", "Failed to open the referenced table '%s'")
     BAD_FIELD_ERROR = ErrorSpec(1054, "42S22", "Unknown column '%s' in '%s'")
     NON_UNIQ_ERROR = ErrorSpec(1052, "23000", "Column '%s' in %s is ambiguous")
     EMPTY_QUERY = ErrorSpec(1065, "42000", "Query was empty")

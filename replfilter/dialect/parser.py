@@ -20,6 +20,7 @@ from ..core.filters import FilterType, fold_case
 from ..core.version import DEFAULT_VERSION, ServerVersion
 from .lexical import expand_executable_comments, invalid_utf8, quote_string, unescape_string, unquote_identifier
 from .source_options import canonical_name, is_known_option, resolve_source_option
+from .long_statements import LONG_STATEMENT, skeleton
 from .splitter import StatementText, split_statements, ClientCommand
 
 MAX_IDENT_CHARS = 64
@@ -562,6 +563,9 @@ def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.
     # Executable comments become statement text; the expansion keeps every position, so errors
     # quote the text as written.
     expanded = expand_executable_comments(text, version.number)
+    early = _error_in_skeleton(expanded, version) if len(expanded) > LONG_STATEMENT else None
+    if early is not None:
+        return [_other_statement(expanded, early)]
     try:
         statements = _lark(version).parse(expanded)
     except UnicodeEncodeError:  # a name's length check met bytes that are not UTF-8
@@ -582,6 +586,30 @@ def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.
             raise _not_utf8(text)
         return statements  # type: ignore[return-value]
     return [_other_statement(expanded, failure)]
+
+
+def _error_in_skeleton(text: str, version: ServerVersion) -> MySQLError | None:
+    """The syntax error of a long ``text``, found by parsing its skeleton
+    (:mod:`.long_statements`), or None: no skeleton, or it parses, or it meets an error that is
+    not a syntax error (the whole text then decides). The error quotes ``text`` at the mapped
+    position; 8.0's parse-time warnings come from the skeleton's words, which are the text's
+    less plain names (never an option name)."""
+    short = skeleton(text)
+    if short is None:
+        return None
+    try:
+        _lark(version).parse(short.text)
+    except ParseFailure as exc:
+        position = exc.position
+    except UnexpectedInput as exc:
+        position = _error_position(short.text, exc)
+    except (MySQLError, UnicodeEncodeError):
+        return None
+    else:
+        return None
+    error = MySQLError.of(ER.PARSE_ERROR, *_near(text, short.position(position)))
+    error.warnings = parse_time_warnings(short.text, position, version)
+    return error
 
 
 def _not_utf8(text: str) -> MySQLError:

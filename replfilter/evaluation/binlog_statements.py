@@ -61,7 +61,7 @@ def show_log_events(state: ReplicaState, stmt: ast.ShowLogEvents) -> ResultSet:
             if not found_start:
                 break
             if seen >= offset and (limit is None or len(rows) < limit):
-                rows.append((raw.log_name, raw.pos, raw.type_name, raw.server_id, raw.end_pos, info(item)))
+                rows.append((raw.log_name, raw.pos, raw.type_name, raw.server_id, raw.log_pos, info(item)))
             seen += 1
             if limit is not None and len(rows) >= limit:
                 break

@@ -119,7 +119,8 @@ def _case_twin(view: View, db: str) -> str | None:
 def check_table_rule_db_excluded(view: View, binlog_format: str | None = None) -> Iterator[Finding]:
     """RF301 (and RF304 when only letter case differs): a table rule whose database the
     channel's database rules exclude never matches a row event. A wild database part counts
-    when no REPLICATE_DO_DB name can fill it (Bug #12209)."""
+    when no REPLICATE_DO_DB name can fill it (Bug #12209). A do rule on a literal database is
+    RF305's instead (the database it names gets nothing: an error, with a fix)."""
     for ftype, rule, db, reason in excluded_table_rules(view):
         is_do = ftype in (FT.DO_TABLE, FT.WILD_DO_TABLE)
         twin = _case_twin(view, db) if db is not None else None
@@ -131,11 +132,10 @@ def check_table_rule_db_excluded(view: View, binlog_format: str | None = None) -
                 ftype, rule,
             )
             continue
+        if is_do and db is not None:
+            continue  # RF305: a do rule whose database gets nothing, with the fix that admits it
         fix = None if is_do else view.fix({ftype: view.without(ftype, rule)})
-        if is_do and view.rules(FT.DO_DB):
-            advice = f"; add '{db}' to REPLICATE_DO_DB or drop the rule" if db is not None else "; list the databases it should admit in REPLICATE_DO_DB, or use table rules only"
-        else:
-            advice = ""
+        advice = "; list the databases it should admit in REPLICATE_DO_DB, or use table rules only" if is_do else ""
         where = ""
         if binlog_format != "ROW" and is_do and view.rules(FT.DO_DB):
             where = (" by a row event (under STATEMENT format it matches only a table named in a statement "

@@ -17,7 +17,7 @@ from ..core.filters import FilterType
 from ..evaluation.events import RowEvent
 from .context import View, verdict_text
 from .findings import Finding, Fix
-from .patterns import escape_like
+from .patterns import escape_like, tokens
 from .reach import empty_databases, excluded_table_rules, problems
 
 FT = FilterType
@@ -29,7 +29,10 @@ def offered(view: View, fix: Fix | None, cures: set[tuple] = frozenset()) -> Fix
     None (a fix that leads into another finding is not offered)."""
     if fix is None:
         return None
-    before, after = problems(view), problems(view.fixed_view(fix))
+    before = view._keys.get("problems")
+    if before is None:  # the channel's own, once per view: a fix is checked against them
+        before = view._keys["problems"] = problems(view)
+    after = problems(view.fixed_view(fix))
     if after - before or after & set(cures):
         return None
     return fix
@@ -59,6 +62,7 @@ def check_nothing_applied(view: View) -> Iterator[Finding]:
         return
     do_db_empty = [db for ftype, _rule, db, _why in found if ftype is FT.DO_DB]
     dead = [rule for ftype, rule, _db, _why in excluded_table_rules(view) if ftype is FT.WILD_DO_TABLE or ftype is FT.DO_TABLE]
+    fix: Fix | None
     for ftype, rule, db, why in found:
         if ftype is FT.DO_DB:
             message = f"REPLICATE_DO_DB '{db}' gets nothing applied: {why}"
@@ -68,6 +72,18 @@ def check_nothing_applied(view: View) -> Iterator[Finding]:
             fix = offered(view, _table_rules_fix(view, do_db_empty), {_identity(view, ftype, rule)})
             no_fix = "replacing REPLICATE_DO_DB by table rules would lead into another finding here"
             example = RowEvent(view.channel, db, "t")
+        elif ftype in (FT.DO_TABLE, FT.WILD_DO_TABLE):
+            message = (f"{ftype.keyword} '{rule}' names database '{db}', which gets nothing applied: database rules "
+                       f"are checked first and {why}")
+            if view.rules(FT.DO_DB):
+                fix = view.fix({FT.DO_DB: (*view.rules(FT.DO_DB), db)})
+            else:
+                fix = view.fix({FT.IGNORE_DB: tuple(r for r in view.rules(FT.IGNORE_DB) if view.key(str(r)) != view.key(db))})
+            fix = offered(view, fix, {_identity(view, ftype, rule)})
+            no_fix = "admitting the database would lead into another finding here"
+            table = str(rule).partition(".")[2]
+            example = RowEvent(view.channel, db, table if ftype is FT.DO_TABLE else "".join(
+                ch if kind == "lit" else ("t" if kind == "any" else "x") for kind, ch in tokens(table)))
         else:
             source, target = rule  # type: ignore[misc]
             message = f"REPLICATE_REWRITE_DB ({source},{target}) sends every event of '{source}' to '{target}', which gets nothing applied: {why}"

@@ -9,6 +9,8 @@ table's database rewritten by the first matching rewrite rule, then decided by t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import difflib
 from collections import Counter, defaultdict
 from typing import Iterator
@@ -16,7 +18,7 @@ from typing import Iterator
 from ..core.filters import FilterType, Rule, fold_case
 from ..evaluation.evaluator import compile_filters, decide_compiled
 from ..evaluation.events import RowEvent
-from ..replica.catalog import Catalog
+from ..replica.catalog import Catalog, TableDef
 from .context import View
 from .findings import Finding
 from .patterns import KnownMatches, escape_like, open_ended_name
@@ -24,24 +26,40 @@ from .patterns import KnownMatches, escape_like, open_ended_name
 FT = FilterType
 
 
-def listing(catalog: Catalog) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """Each database of a catalog with its table names, in SHOW DATABASES / SHOW TABLES order:
-    read once per catalog and shared by the channels that have it (the lint reads the same
-    schema for every channel that ``--schema FILE`` gives it to)."""
-    return tuple((db, tuple(t.name for t in catalog.tables(db))) for db in catalog.databases())
+@dataclass(frozen=True)
+class Listing:
+    """A catalog read once and shared by the channels that have it (the lint reads the same
+    schema for every channel ``--schema FILE`` gives it to): each database with its table
+    names in SHOW DATABASES / SHOW TABLES order, the tables that have foreign keys, and
+    whether there are triggers at all."""
+
+    names: tuple[tuple[str, tuple[str, ...]], ...]
+    with_foreign_keys: tuple[TableDef, ...]
+    has_triggers: bool
+
+
+def listing(catalog: Catalog) -> Listing:
+    names, keyed, triggers = [], [], False
+    for db in catalog.databases():
+        tables = catalog.tables(db)
+        names.append((db, tuple(t.name for t in tables)))
+        keyed.extend(t for t in tables if t.foreign_keys)
+        triggers = triggers or bool(catalog.triggers_as_created(db))
+    return Listing(tuple(names), tuple(keyed), triggers)
 
 
 class SchemaTables:
     """A channel's source tables, as (rewritten db, table) pairs, and the names rules compare."""
 
-    def __init__(self, view: View, catalog: Catalog, names: tuple[tuple[str, tuple[str, ...]], ...] | None = None) -> None:
+    def __init__(self, view: View, catalog: Catalog, read: Listing | None = None) -> None:
         compiled = compile_filters(view.filters, view.collation)
         self.sources: list[tuple[str, str]] = []
         self.tables: list[tuple[str, str]] = []
         self.rewritten_dbs: dict[str, str] = {}
         self.tables_by_db: dict[str, list[str]] = defaultdict(list)
         self.source_dbs: dict[str, str] = {}
-        for db, tables in (names if names is not None else listing(catalog)):
+        self.listing = read if read is not None else listing(catalog)
+        for db, tables in self.listing.names:
             rewrite = compiled.rewrite_db(db)
             target = rewrite[1] if rewrite else db
             self.source_dbs[view.key(db)] = db
@@ -144,6 +162,90 @@ def check_over_matching(view: View, schema: SchemaTables) -> Iterator[Finding]:
             + (f"; '{exact}' matches only {name}" if fix is not None else "; no fix is offered (the name alone would change other verdicts)"),
             ftype, pattern, fix,
         )
+
+
+def _body_writes(body: str, db: str) -> list[tuple[str, str]]:
+    """The tables a trigger body writes, as (db, table), read as the applier's check reads them
+    (:mod:`replfilter.evaluation.catalog.trigger_bodies`); unqualified names are in the
+    trigger's database. A statement that cannot be read adds nothing (no guess)."""
+    from ..evaluation.catalog.trigger_bodies import body_tables  # sqlglot loads with the first body
+
+    return [(ref.db if ref.db is not None else db, ref.table) for ref in body_tables(body) if ref.updating]
+
+
+def check_triggers_into_filtered_tables(view: View, schema: SchemaTables, catalog: Catalog,
+                                        binlog_format: str | None) -> Iterator[Finding]:
+    """RF605: a trigger whose table the channel replicates and whose body writes a table the
+    channel drops, when statements may arrive (triggers fire on the replica for statement
+    events, not for row events: mysql-filter-evaluation.md section 3.2, X28/X29). Tables are
+    decided as row events see them, as every schema check does. No fix: which rule or trigger
+    is wrong needs the writer's intent, and the fix that always holds is logging rows."""
+    if binlog_format == "ROW" or not schema.listing.has_triggers:
+        return
+    decided = {view.key(f"{db}.{t}"): d for (db, t), d in zip(schema.sources, schema.decisions)}
+    compiled = compile_filters(view.filters, view.collation)
+    for db in catalog.databases():
+        for trigger in catalog.triggers_as_created(db):
+            subject = decided.get(view.key(f"{db}.{trigger.table}"))
+            if subject is None or not subject.applied or not trigger.statement:
+                continue
+            for target_db, target in _body_writes(trigger.statement, db):
+                decision = decide_compiled(compiled, RowEvent(view.channel, target_db, target))
+                if decision.applied:
+                    continue
+                yield Finding(
+                    view.channel, "RF605",
+                    f"trigger {db}.{trigger.name} on {db}.{trigger.table}, which is replicated, writes {target_db}.{target}, "
+                    f"which the filters drop ({decision.reason}): under STATEMENT format the trigger fires on the "
+                    f"replica, which writes {target_db}.{target} anyway, or stops with 1146 if it does not have it; "
+                    f"log rows (binlog_format=ROW), or filter the trigger's table too",
+                    decision.filter_type, decision.rule,
+                )
+                break
+
+
+def check_foreign_keys(view: View, schema: SchemaTables, catalog: Catalog) -> Iterator[Finding]:
+    """RF606: a table the channel applies rows to, with a foreign key into a table whose rows
+    it skips (each decided as a row event, as every schema check does). The fix, offered only
+    when it is one rule and the evaluator then applies the referenced table: drop the exact
+    ignore rule that drops it, or, where do rules leave it to the default skip, add it to
+    REPLICATE_DO_TABLE; checked to add no finding of its own."""
+    from ..evaluation.applier_errors import constraint_text
+    from .checks_reach import offered
+
+    if not schema.listing.with_foreign_keys:
+        return
+    compiled = compile_filters(view.filters, view.collation)
+    for table in schema.listing.with_foreign_keys:
+        db, name = table.db, table.name
+        if not decide_compiled(compiled, RowEvent(view.channel, db, name)).applied:
+            continue
+        for key in table.foreign_keys:
+            if (view.key(key.ref_db), view.key(key.ref_table)) == (view.key(db), view.key(name)):
+                continue  # a self-reference
+            parent = decide_compiled(compiled, RowEvent(view.channel, key.ref_db, key.ref_table))
+            if parent.applied:
+                continue
+            target = f"{key.ref_db}.{key.ref_table}"
+            fix = None
+            if parent.filter_type is FT.IGNORE_TABLE and parent.rule is not None:
+                stored = next((r for r in view.rules(FT.IGNORE_TABLE) if view.key(str(r)) == view.key(parent.rule)), None)
+                if stored is not None:
+                    fix = view.fix({FT.IGNORE_TABLE: view.without(FT.IGNORE_TABLE, stored)})
+            elif parent.filter_type is None and (view.rules(FT.DO_TABLE) or view.rules(FT.WILD_DO_TABLE)):
+                fix = view.fix({FT.DO_TABLE: (*view.rules(FT.DO_TABLE), target)})
+            if fix is not None:
+                fixed = decide_compiled(compile_filters(view.fixed_filters(fix), view.collation), RowEvent(view.channel, key.ref_db, key.ref_table))
+                fix = offered(view, fix) if fixed.applied else None
+            yield Finding(
+                view.channel, "RF606",
+                f"{db}.{name} is replicated, but its foreign key {key.name} references {target}, which the filters keep "
+                f"off the replica ({parent.reason}): creating {name} there fails with ERROR 1824 (Failed to open the "
+                f"referenced table '{key.ref_table}'), and adding a row with ERROR 1452 (Cannot add or update a child "
+                f"row: a foreign key constraint fails ({constraint_text(table, key)}))"
+                + ("" if fix is not None else "; no fix is offered (more than one rule decides it)"),
+                parent.filter_type, parent.rule, fix,
+            )
 
 
 def _closest(name: str, candidates: list[str]) -> str | None:
@@ -268,7 +370,7 @@ def check_statements_that_stop(view: View, workload, replica: Catalog | None) ->
     EXPLAIN, ``replfilter evaluate`` and the lint."""
     from dataclasses import replace
 
-    from ..evaluation.applier_errors import applier_error, error_text
+    from ..evaluation.applier_errors import applier_error, error_text, foreign_key_error
     from ..evaluation.catalog.follow import CatalogFollower
 
     if replica is None:
@@ -281,8 +383,8 @@ def check_statements_that_stop(view: View, workload, replica: Catalog | None) ->
             for event in (statement.statement_events if fmt == "STATEMENT" else statement.row_events):
                 event = replace(event, channel=view.channel)
                 decision = decide_compiled(compiled, event)
-                stop = follower.applied(event, decision.applied, decision.rewritten_db) or applier_error(
-                    event, decision.decision, decision.db, follower)
+                stop = foreign_key_error(event, decision.decision, decision.db, follower) or follower.applied(
+                    event, decision.applied, decision.rewritten_db) or applier_error(event, decision.decision, decision.db, follower)
                 if stop is not None:
                     break
             if stop is not None:
@@ -296,7 +398,7 @@ def check_statements_that_stop(view: View, workload, replica: Catalog | None) ->
                 break  # the applier stops at the first one
 
 
-__all__ = ["SchemaTables", "listing", "check_do_and_ignore", "check_rule_effect", "check_rules_match_nothing",
+__all__ = ["Listing", "SchemaTables", "listing", "check_foreign_keys", "check_triggers_into_filtered_tables", "check_do_and_ignore", "check_rule_effect", "check_rules_match_nothing",
            "check_statements_that_stop"]
 
 

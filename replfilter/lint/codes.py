@@ -166,6 +166,21 @@ _SCHEMA = (
          "(a table the filters kept off it: error 1146): the SQL thread stops.",
          INTERACTIONS + "; mysql-filter-evaluation.md section 3.1"),
 )
+_SCHEMA = _SCHEMA + (
+    Code("RF605", "trigger-writes-filtered-table", "warning",
+         "(schema) A trigger on a replicated table writes a table the filters keep off the "
+         "replica: under STATEMENT (and MIXED) format the trigger fires on the replica, which "
+         "then writes that table, or stops with 1146 when it is not there. Row events carry the "
+         "trigger's rows instead, each filtered on its own.",
+         INTERACTIONS + "; " + MANUAL + "replication-features-triggers.html; mysql-filter-evaluation.md section 3.2 (X28, X29)"),
+)
+_SCHEMA = _SCHEMA + (
+    Code("RF606", "foreign-key-into-filtered-table", "error",
+         "(schema) A replicated table whose foreign key references a table the filters keep off "
+         "the replica: creating it there fails with 1824, adding a row to it with 1452, and the "
+         "SQL thread stops.",
+         MANUAL + "create-table-foreign-keys.html; " + INTERACTIONS + "; mysql-filter-evaluation.md section 3.4"),
+)
 _ALL = _ALL + _SCHEMA
 
 CODES: dict[str, Code] = {code.code: code for code in _ALL}

@@ -79,6 +79,8 @@ def lint_state(state: ReplicaState, options: LintOptions = LintOptions()) -> lis
             findings.extend(checks_schema.check_do_and_ignore(view, tables))
             findings.extend(checks_schema.check_rule_effect(view, tables))
             findings.extend(checks_schema.check_over_matching(view, tables))
+            findings.extend(checks_schema.check_triggers_into_filtered_tables(view, tables, catalog, options.binlog_format))
+            findings.extend(checks_schema.check_foreign_keys(view, tables, catalog))
     findings.extend(checks_channels.check_global_not_inherited(state, views))
     if options.channel is None:
         with_schema = [v for v in views if v.configured and v.channel in passes]

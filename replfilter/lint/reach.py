@@ -181,7 +181,8 @@ def excluded_table_rules(view: View) -> list[tuple[FilterType, str, str | None, 
 def empty_databases(view: View) -> list[tuple[FilterType, object, str, str]]:
     """Databases the configuration names for replication that get nothing applied, as (the
     type and rule that names it, the database as the replica sees it, why): each
-    REPLICATE_DO_DB name, and each rewrite target that do-db or the do rules leave out (every
+    REPLICATE_DO_DB name, the literal database of each do-table / wild-do rule that the
+    database rules drop, and each rewrite target that do-db or the do rules leave out (every
     event of its source is then lost; an ignore rule on the target says the loss is meant).
     A rewrite from a name a database rule also names is RF102's, not listed here."""
     out: list[tuple[FilterType, object, str, str]] = []
@@ -193,6 +194,9 @@ def empty_databases(view: View) -> list[tuple[FilterType, object, str, str]]:
         reason = nothing_applied(view, str(rule))
         if reason is not None:
             out.append((FT.DO_DB, rule, str(rule), reason))
+    for ftype, rule, db, why in excluded_table_rules(view):
+        if ftype in (FT.DO_TABLE, FT.WILD_DO_TABLE) and db is not None and not _spelled_otherwise(view, db):
+            out.append((ftype, rule, db, why))  # a do rule on a database the database rules drop
     named = view.keys(FT.DO_DB) | view.keys(FT.IGNORE_DB)
     seen: set[str] = set()
     for rule in view.rules(FT.REWRITE_DB):
@@ -204,6 +208,16 @@ def empty_databases(view: View) -> list[tuple[FilterType, object, str, str]]:
         if reason is not None:
             out.append((FT.REWRITE_DB, rule, target, reason))
     return out
+
+
+def _spelled_otherwise(view: View, db: str) -> bool:
+    """Under lower_case_table_names=0, a database rule naming ``db`` in other letter case: then
+    the finding is RF304's (which spelling is right needs the schema)."""
+    from ..core.filters import fold_case
+
+    if view.collation.case_insensitive:
+        return False
+    return any(str(r) != db and fold_case(str(r)) == fold_case(db) for t in (FT.DO_DB, FT.IGNORE_DB) for r in view.rules(t))
 
 
 def problems(view: View) -> set[tuple]:

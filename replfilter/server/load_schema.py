@@ -14,7 +14,6 @@ from ..core.errors import ER, Condition, MySQLError
 from ..core.paths import shown
 from ..core.results import Ok
 from ..dialect import ast
-from ..evaluation.catalog.loader import SchemaFileError, load_schema_file
 from ..replica.executor import Execution
 from ..replica.state import ReplicaState
 
@@ -22,6 +21,9 @@ from ..replica.state import ReplicaState
 def load_schema_statement(state: ReplicaState, statement: ast.LoadSchema) -> Execution:
     if statement.channel is not None and state.channel(statement.channel) is None:
         raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, statement.channel)
+    # the loader reads SQL text with sqlglot: imported when a schema is loaded, not at start-up
+    from ..evaluation.catalog.loader import SchemaFileError, load_schema_file
+
     try:
         result = load_schema_file(state, statement.path, statement.channel)
     except SchemaFileError as error:

@@ -23,9 +23,6 @@ from ..core.errors import Condition, MySQLError
 from ..core.errors import ER
 from ..core.paths import check_path, shown
 from ..replica.executor import Execution, PartialChange, deprecation_warnings, execute
-from ..evaluation.extensions import explain_replication, replay_events
-from ..evaluation.event_lines import split_lines
-from ..evaluation.binlog_statements import explain_binlog, replay_binlog, show_log_events
 from .load_schema import load_schema_statement
 from .session_variables import GLOBAL_READ_ONLY, SESSION_DEFAULTS, SessionVariables
 from ..core.results import Ok, Result, ResultSet, Value
@@ -171,8 +168,10 @@ class Session:
 
     def _execute_extension(self, statement: ast.Statement) -> Execution | None:
         """The replfilter statements that are not MySQL; REPLAY reads its file here (the
-        executor does no I/O)."""
+        executor does no I/O). The evaluation modules load when first used, not at start-up."""
         if isinstance(statement, ast.ExplainReplication):
+            from ..evaluation.extensions import explain_replication
+
             if statement.default_db is None and self.default_database is not None:
                 statement = replace(statement, default_db=self.default_database)
             return Execution(self._state, explain_replication(self._state, statement))
@@ -181,13 +180,21 @@ class Session:
 
             return Execution(self._state, lint_replication(self._state, statement))
         if isinstance(statement, ast.ReplayEvents):
+            from ..evaluation.extensions import replay_events
+
             result, state = replay_events(self._state, statement, _read_lines(statement.path), self._replica.clock())
             return Execution(state, result)
         if isinstance(statement, ast.ShowLogEvents):
+            from ..evaluation.binlog_statements import show_log_events
+
             return Execution(self._state, show_log_events(self._state, statement))
         if isinstance(statement, ast.ExplainBinlog):
+            from ..evaluation.binlog_statements import explain_binlog
+
             return Execution(self._state, explain_binlog(self._state, statement))
         if isinstance(statement, ast.ReplayBinlog):
+            from ..evaluation.binlog_statements import replay_binlog
+
             result, state = replay_binlog(self._state, statement, self._replica.clock())
             return Execution(state, result)
         if isinstance(statement, ast.LoadSchema):
@@ -307,6 +314,8 @@ __all__ = ["Session", "wall_clock_us", "Ok", "ResultSet"]
 def _read_lines(path: str) -> list[bytes]:
     """The event file's lines as bytes, cut as ``replfilter evaluate`` cuts them (only ``\\n``
     ends a line), so a line that is not UTF-8 is that line's warning, not the whole file's refusal."""
+    from ..evaluation.event_lines import split_lines
+
     try:
         with open(check_path(path), "rb") as handle:
             return list(split_lines(handle))

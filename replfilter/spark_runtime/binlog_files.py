@@ -97,7 +97,7 @@ def _event_row(mapped: Mapped) -> tuple[Any, ...]:
     """The event's columns in :data:`INGESTED_SCHEMA` order, then its record (a dict)."""
     event = mapped.event
     raw = mapped.source.raw
-    record = {"log_name": raw.log_name, "pos": raw.pos, "end_log_pos": raw.end_pos,
+    record = {"log_name": raw.log_name, "pos": raw.pos, "end_log_pos": raw.log_pos,
               "event_type": raw.type_name, "gtid": mapped.gtid}
     if isinstance(event, RowEvent):
         record["rows"] = 0

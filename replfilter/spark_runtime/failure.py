@@ -9,7 +9,6 @@ report that.
 
 from __future__ import annotations
 
-import logging
 import re
 
 _CAUSE = re.compile(r"^Caused by: (?:[\w.$]+(?:Exception|Error): )?(.+?)\s*$", re.M)
@@ -94,21 +93,22 @@ def jvm_died_line(status: int, resume: str) -> str:
     return f"the Spark JVM died ({how}{memory}). {resume}"
 
 
-class _Py4jRecords(logging.Filter):
+def _not_py4j(record) -> bool:  # noqa: ANN001 - a logging.LogRecord
     """Drops py4j's records: it logs its connection errors on the root logger with a traceback
     (``logging.exception("Exception while sending command.")``), which a user must not see."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "py4j" not in record.pathname and not record.name.startswith("py4j")
+    return "py4j" not in record.pathname and not record.name.startswith("py4j")
 
 
 def quiet_py4j_logs() -> None:
     """No py4j tracebacks on standard error: a failure is reported in one line instead
-    (:func:`failure_line`, :func:`jvm_died_line`)."""
+    (:func:`failure_line`, :func:`jvm_died_line`). (logging is imported here: the shell
+    imports this module at start-up, and logging costs 4 ms there.)"""
+    import logging
+
     logging.getLogger("py4j").setLevel(logging.CRITICAL + 1)
     root = logging.getLogger()
-    if not any(isinstance(f, _Py4jRecords) for f in root.filters):
-        root.addFilter(_Py4jRecords())
+    if _not_py4j not in root.filters:
+        root.addFilter(_not_py4j)
 
 
 __all__ = ["failure_line", "jvm_died_line", "jvm_exit_status", "quiet_py4j_logs"]

@@ -170,9 +170,6 @@ class Rows:
     body: bytes
 
 
-Body = Any
-
-
 def _cstring(data: bytes, pos: int, length: int) -> str:
     return data[pos:pos + length].decode("utf-8", "replace")
 

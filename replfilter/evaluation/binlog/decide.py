@@ -56,7 +56,7 @@ class BinlogResult:
         out: dict[str, Any] = {
             "log_name": raw.log_name,
             "pos": raw.pos,
-            "end_log_pos": raw.end_pos,
+            "end_log_pos": raw.log_pos,
             "event_type": raw.type_name,
             "gtid": self.item.gtid,
         }

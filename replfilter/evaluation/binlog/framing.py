@@ -54,7 +54,11 @@ class NotABinlog(ValueError):
 @dataclass(frozen=True, slots=True)
 class RawEvent:
     """One event as framed: where it is, its common header, and its bytes without the checksum
-    (``data`` includes the 19-byte header, so body offsets are ``HEADER_LEN + n``)."""
+    (``data`` includes the 19-byte header, so body offsets are ``HEADER_LEN + n``).
+
+    ``end_pos`` is where the event ends in this file; ``log_pos`` is the header's own
+    ``log_pos``, which SHOW ... EVENTS prints as End_log_pos: the same in a binary log, the
+    source's position in a relay log (0 for the events the replica wrote itself)."""
 
     log_name: str
     pos: int
@@ -64,6 +68,7 @@ class RawEvent:
     server_id: int
     flags: int
     data: bytes
+    log_pos: int = 0
 
     @property
     def type_name(self) -> str:
@@ -107,10 +112,6 @@ class FormatDescription:
         if 0 < type_code <= len(self.post_header_lengths):
             return self.post_header_lengths[type_code - 1]
         return default
-
-    @property
-    def is_mariadb(self) -> bool:
-        return "MariaDB" in self.server_version
 
 
 def _version_tuple(text: str) -> tuple[int, int, int]:
@@ -163,7 +164,7 @@ def read_frames(handle: IO[bytes], log_name: str, start: int = 4, stop: int | No
     buf = b""
     off = 0
     pos = 4
-    alg: int | None = None  # unknown until the Format_description
+    alg = ALG_OFF  # until a Format_description says otherwise (in a relay log, the source's follows the replica's)
     crc32 = zlib.crc32
     unpack = _HEADER.unpack_from
     while stop is None or pos < stop:
@@ -190,7 +191,7 @@ def read_frames(handle: IO[bytes], log_name: str, start: int = 4, stop: int | No
                 )
                 return
         event_end = off + size
-        if alg is None and type_code == T.FORMAT_DESCRIPTION:
+        if type_code == T.FORMAT_DESCRIPTION:  # each one says how the events after it are checked
             try:
                 fde = parse_format_description(buf[off:event_end])
             except (ValueError, struct.error, IndexError) as err:
@@ -214,12 +215,12 @@ def read_frames(handle: IO[bytes], log_name: str, start: int = 4, stop: int | No
                 pos += size
                 continue
         if pos >= start or type_code == T.FORMAT_DESCRIPTION:
-            yield RawEvent(log_name, pos, pos + size, timestamp, type_code, server_id, flags, buf[off:body_end])
+            yield RawEvent(log_name, pos, pos + size, timestamp, type_code, server_id, flags, buf[off:body_end], end_pos)
         off = event_end
         pos += size
 
 
-def frames_in(payload: bytes, log_name: str, pos: int, end_pos: int) -> Iterator[Frame]:
+def frames_in(payload: bytes, log_name: str, pos: int, end_pos: int, log_pos: int = 0) -> Iterator[Frame]:
     """The events inside a Transaction_payload: they carry no checksum (mysqlbinlog.cc,
     ``Transaction_payload_log_event::print``, reads them with checksums off) and all stand at
     the payload event's own position."""
@@ -233,5 +234,5 @@ def frames_in(payload: bytes, log_name: str, pos: int, end_pos: int) -> Iterator
         if size < HEADER_LEN or off + size > len(payload):
             yield ReadProblem(log_name, pos, "malformed", f"Transaction_payload: inner event of impossible size {size}", end_pos=end_pos)
             return
-        yield RawEvent(log_name, pos, end_pos, timestamp, type_code, server_id, flags, payload[off:off + size])
+        yield RawEvent(log_name, pos, end_pos, timestamp, type_code, server_id, flags, payload[off:off + size], log_pos)
         off += size

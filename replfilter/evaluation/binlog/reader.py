@@ -89,7 +89,7 @@ def _open_payload(item: BinlogEvent, fde: FormatDescription) -> Iterator[Item]:
     except EventFormatProblem as err:
         yield ReadProblem(raw.log_name, raw.pos, "malformed", str(err), raw.end_pos)
         return
-    for frame in frames_in(data, raw.log_name, raw.pos, raw.end_pos):
+    for frame in frames_in(data, raw.log_name, raw.pos, raw.end_pos, raw.log_pos):
         if isinstance(frame, ReadProblem):
             yield frame
         else:

@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 from . import bodies as B
 from . import event_types as T
-from .framing import FormatDescription, ReadProblem
+from .framing import FormatDescription
 from .reader import BinlogEvent, Item
 from .rows import TableMap
 
@@ -95,8 +95,5 @@ def show_rows(items: Iterator[Item], offset: int = 0, limit: int | None = None) 
             return
         seen += 1
         raw = item.raw
-        yield (raw.log_name, raw.pos, raw.type_name, raw.server_id, raw.end_pos, info(item))
+        yield (raw.log_name, raw.pos, raw.type_name, raw.server_id, raw.log_pos, info(item))
 
-
-def problem_text(problem: ReadProblem) -> str:
-    return problem.text()
