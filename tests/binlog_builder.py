@@ -145,7 +145,8 @@ def table_map(table_id: int, db: str, table: str, columns: Sequence[tuple[int, i
         types += bytes([code])
         metas += meta_bytes
     out = table_id.to_bytes(6, "little") + struct.pack("<H", 1)
-    out += bytes([len(db)]) + db.encode() + b"\0" + bytes([len(table)]) + table.encode() + b"\0"
+    db_bytes, table_bytes = db.encode(), table.encode()
+    out += bytes([len(db_bytes)]) + db_bytes + b"\0" + bytes([len(table_bytes)]) + table_bytes + b"\0"
     out += write_packed(len(columns)) + types + write_packed(len(metas)) + metas
     out += bitmap([True] * len(columns))
     if unsigned is not None:

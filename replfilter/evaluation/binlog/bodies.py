@@ -1,7 +1,8 @@
 """The bodies of the events that are not rows: Query with its status variables, Rotate, Xid,
 Intvar, Rand, User var, XA prepare, Rows_query/Annotate_rows, MySQL's GTID events and
 Previous_gtids, MariaDB's GTID, GTID list and binlog checkpoint, Incident, and
-Transaction_payload (whose zstd payload is opened with the ``zstandard`` library).
+Transaction_payload (whose zstd payload is opened with the ``zstandard`` library), and
+MariaDB's compressed Query and rows events (``log_bin_compress``: zlib).
 
 Layouts from libbinlogevents (``statement_events.h``, ``control_events.h``,
 ``compression/payload_event_buffer_istream``) and, for MariaDB's types, its ``log_event.h``.
@@ -174,14 +175,30 @@ def _cstring(data: bytes, pos: int, length: int) -> str:
     return data[pos:pos + length].decode("utf-8", "replace")
 
 
-def parse_query(body: bytes, fde: FormatDescription) -> Query:
+def maria_uncompress(data: bytes) -> bytes:
+    """MariaDB's compressed binlog parts (``log_bin_compress``; ``binlog_buf_uncompress`` in its
+    log_event.cc): a byte ``0x80 | n``, the uncompressed length in ``n`` bytes, then a zlib
+    stream."""
+    import zlib
+
+    if not data or not data[0] & 0x80:
+        raise EventFormatProblem("compressed part without its header byte")
+    length_bytes = data[0] & 0x07
+    try:
+        return zlib.decompress(bytes(data[1 + length_bytes:]))
+    except zlib.error as err:
+        raise EventFormatProblem(f"compressed part does not decompress: {err}") from None
+
+
+def parse_query(body: bytes, fde: FormatDescription, compressed: bool = False) -> Query:
     thread_id, exec_time, db_len, error_code, status_len = struct.unpack_from("<IIBHH", body, 0)
     post = fde.post_header_len(T.QUERY, 13)
     status = body[post:post + status_len]
     values = _status_vars(status)
     pos = post + status_len
     db = _cstring(body, pos, db_len)
-    sql = body[pos + db_len + 1:].decode("utf-8", "replace")
+    text = body[pos + db_len + 1:]
+    sql = (maria_uncompress(text) if compressed else text).decode("utf-8", "replace")
     return Query(thread_id, exec_time, error_code, db, sql, **values)
 
 
@@ -321,11 +338,14 @@ def _table_map(event: RawEvent, body: bytes, fde: FormatDescription) -> TableMap
 def _rows(event: RawEvent, body: bytes, fde: FormatDescription) -> Rows:
     default = 10 if event.type_code in T.ROWS_V2_TYPES else 8
     header = parse_rows_header(event.type_code, body, fde.post_header_len(event.type_code, default))
+    if event.type_code in T.MARIA_COMPRESSED_ROWS_TYPES:  # the rows after the bitmaps are compressed
+        body = bytes(body[:header.rows_at]) + maria_uncompress(body[header.rows_at:])
     return Rows(header, body)
 
 
 _PARSERS: dict[int, Callable[[RawEvent, bytes, FormatDescription], Any]] = {
     T.QUERY: lambda e, b, f: parse_query(b, f),
+    T.MARIA_QUERY_COMPRESSED: lambda e, b, f: parse_query(b, f, compressed=True),
     T.ROTATE: lambda e, b, f: Rotate(struct.unpack_from("<Q", b, 0)[0], _cstring(b, 8, len(b) - 8)),
     T.XID: lambda e, b, f: Xid(struct.unpack_from("<Q", b, 0)[0]),
     T.INTVAR: lambda e, b, f: Intvar(b[0], struct.unpack_from("<Q", b, 1)[0]),
