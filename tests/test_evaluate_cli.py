@@ -103,3 +103,35 @@ def test_counters_are_the_events_own_increments_and_stay_empty_on_an_unconfigure
     status, records, _ = evaluate(["--replicate-do-db=d", "--init", str(init), str(events)])
     assert status == 0
     assert [r["counters"] for r in records] == [{"REPLICATE_DO_DB": 1}] * 2  # per event, not 1 then 2
+
+
+def test_summary_is_sorted_by_channel_and_decision_and_counts_bad_lines(tmp_path: Path) -> None:
+    row = '{{"v": 1, "type": "row", "channel": "{}", "db": "{}", "table": "t"}}'
+    lines = [row.format("zz", "keep"), row.format("", "skip"), "not json", row.format("a", "keep"),
+             row.format("", "keep"), row.format("zz", "skip"), '{"v": 1}', row.format("", "skip")]
+    events = tmp_path / "events.jsonl"
+    events.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    init = tmp_path / "init.sql"
+    init.write_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'zz';\n"
+                    "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'a';\n")
+    status, records, err = evaluate(["--replicate-ignore-db=skip", "--init", str(init), "--summary", str(events)])
+    assert status == 1 and len(records) == 8
+    assert err.splitlines()[-6:] == [
+        "channel '': APPLY 1", "channel '': SKIP 2", "channel 'a': APPLY 1",
+        "channel 'zz': APPLY 1", "channel 'zz': SKIP 1", "bad lines: 2",
+    ]
+
+
+def test_a_subcommand_after_options_is_told_to_come_first(tmp_path: Path, capsys, monkeypatch) -> None:
+    """``replfilter --defaults-file=x evaluate f``: each subcommand reads its own options."""
+    import pytest
+
+    monkeypatch.chdir(tmp_path)  # no file named evaluate here
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["--defaults-file=my.cnf", "evaluate", "events.jsonl", "--summary"])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "replfilter: error: the subcommand comes first: replfilter evaluate --defaults-file=my.cnf events.jsonl --summary"
+    )
+    (tmp_path / "evaluate").write_text("SHOW WARNINGS;\n")  # a script of that name runs as before
+    assert cli.main(["--force", "evaluate"], stdout=io.StringIO(), stderr=io.StringIO()) == 0

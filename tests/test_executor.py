@@ -7,6 +7,8 @@ compares everything: channels, threads, source settings, rules and statistics).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import time
 from datetime import datetime
 
@@ -1266,7 +1268,7 @@ def test_port_and_connect_retry_are_32_bit_and_zero_changes_nothing() -> None:
 
 
 def test_retry_count_saturates_auto_position_is_a_flag_positions_start_at_4() -> None:
-    replica = Replica()
+    replica = Replica(GTID_ON)
     replica.run("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', SOURCE_RETRY_COUNT = 99999999999999999999999, "
                 "SOURCE_LOG_FILE = 'b.000002', SOURCE_LOG_POS = 1 FOR CHANNEL 'c'")
     replica.run("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 5 FOR CHANNEL 'c'")  # positions: 1776 with it
@@ -1375,8 +1377,13 @@ ER_1776 = MySQLError(1776, "HY000", "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS,
                                     "cannot be set when SOURCE_AUTO_POSITION is active.")
 
 
+GTID_ON = replace(ReplicaState.fresh(), gtid_mode="ON", enforce_gtid_consistency="ON")
+"""A replica started with --gtid-mode=ON --enforce-gtid-consistency=ON: SOURCE_AUTO_POSITION = 1
+needs a GTID_MODE other than OFF (1777, tests/test_gtid_mode.py)."""
+
+
 def test_positions_with_auto_position_give_1776() -> None:
-    replica = Replica()
+    replica = Replica(GTID_ON)
     assert replica.fails("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 1, SOURCE_LOG_POS = 4") == ER_1776
     assert replica.fails("CHANGE REPLICATION SOURCE TO RELAY_LOG_FILE = 'r', SOURCE_AUTO_POSITION = 1") == ER_1776
     replica.run("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h', SOURCE_AUTO_POSITION = 1")

@@ -23,6 +23,7 @@ LAYERS = (
     "server",         # a session: parse, execute, keep warnings
     "spark_runtime",  # the evaluator's decisions applied by Spark
     "client",         # the mysql client's behaviour: output formats, scripts
+    "wire",           # the MySQL client/server protocol (mysql-mimic): replfilter serve's connections
     "shell",          # the interactive front-end
     "cli",            # the command-line front-ends: replfilter, evaluate, stream
 )

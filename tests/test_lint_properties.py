@@ -23,7 +23,7 @@ from replfilter.server.session import Session
 
 DBS = ["a", "b", "db_1", "Sales", "sales", "x,y", "a,b"]
 TABLES = ["t", "t_1", "u%", "v"]
-PATTERNS = ["a.%", "db_1.%", "db\\_1.%", "a.t%", "%.t", "b.u_v", "a.%,b.%", "sales.%", "%.%"]
+PATTERNS = ["a.%", "db_1.%", "db\\_1.%", "a.t%", "%.t", "b.u_v", "a.%,b.%", "sales.%", "%.%", "cache%.%", "db_.%", "%.tmp_%"]
 
 names = st.sampled_from(DBS)
 tables = st.builds(lambda d, t: f"{d}.{t}", st.sampled_from(DBS), st.sampled_from(TABLES))
@@ -35,7 +35,7 @@ configs = st.fixed_dictionaries({
     FT.IGNORE_TABLE: st.lists(tables, max_size=2),
     FT.WILD_DO_TABLE: st.lists(patterns, max_size=3),
     FT.WILD_IGNORE_TABLE: st.lists(patterns, max_size=2),
-    FT.REWRITE_DB: st.lists(st.tuples(names, names), max_size=2),
+    FT.REWRITE_DB: st.lists(st.tuples(st.sampled_from(DBS + ["s.t"]), st.sampled_from(DBS + ["b.t"])), max_size=2),
 })
 
 
@@ -144,6 +144,9 @@ def test_wild_index_matches_as_the_evaluators_wild_list(patterns, name, lctn) ->
     index = WildIndex(tuple(patterns), collation)
     assert index.first_match(name) == WildList(patterns, collation).first_match(name)
     assert index.all_matches(name) == [p for p in patterns if like(name, p, collation)]
+    db, dot, _table = name.partition(".")
+    if dot:  # the per-database matcher the schema pass uses gives the same matches
+        assert index.for_database(db)(name) == index.match_indices(name)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -165,3 +168,59 @@ def test_fixes_cure_their_findings_on_several_channels(global_config, channel_co
         cured = Session(session.state)
         cured.execute_text(finding.fix_text)
         assert identity(finding) not in {identity(f) for f in lint_state(cured.state, options)}, (finding.message, finding.fix_text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(PATTERNS + ["a%", "%", "_.t", "s%s.%", "a.b.%", "ß_.t", "A.%"]),
+       st.sampled_from(DBS + ["cache1", "db1", "dbx", "ß1", "a.b", ""]),
+       st.sampled_from(["t", "t_1", "tmpx", "x.y", "u_v", "orders"]),
+       st.sampled_from([0, 1]))
+def test_can_match_db_never_misses_a_match(pattern, db, table, lctn) -> None:
+    """When a pattern LIKE-matches some table of a database, the lint's reading of its database
+    part says it can match that database (so RF301/RF305 never call a live rule dead)."""
+    from replfilter.core.filters import NameCollation
+    from replfilter.lint.reach import can_match_db
+
+    collation = NameCollation(lctn)
+    if like(f"{db}.{table}", pattern, collation):
+        assert can_match_db(pattern, db, collation)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(configs, st.sampled_from([0, 1]), st.sampled_from(TABLES + ["orders", "x"]))
+def test_a_database_said_to_get_nothing_gets_nothing(config, lctn, table) -> None:
+    """RF305 claims no row of the database is applied: the evaluator skips its rows (the
+    database as the replica sees it -- a do-db name, or the database a do rule names; for a
+    rewrite, rows of the source database)."""
+    from replfilter.evaluation.events import RowEvent
+
+    session = session_with(config, lctn)
+    state = session.state
+    for finding in lint_state(state, LintOptions(binlog_format="ROW")):
+        if finding.code != "RF305":
+            continue
+        filters = channel_filters(state, "c")
+        if isinstance(finding.rule, tuple):  # a rewrite: rows of its source database
+            events = [RowEvent("c", finding.rule[0], table)]
+        else:  # a do-db name, or a do rule's database: rows that arrive under it, from whichever source database
+            named = finding.rule if finding.ftype is FT.DO_DB else finding.example_event.db
+            candidates = [named, *(src for src, _dst in filters.rules(FT.REWRITE_DB))]
+            events = [RowEvent("c", db, table) for db in candidates
+                      if state.collation.equal(decide(filters, state.collation, RowEvent("c", db, table)).db or "", named)]
+        for event in events:
+            assert not decide(filters, state.collation, event).applied, (finding.message, table)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(configs, st.sampled_from([0, 1]), st.sampled_from(DBS + ["cache1", "db1", "dbx", "test"]), st.sampled_from(TABLES + ["x"]))
+def test_a_table_rule_said_never_to_match_never_decides_a_row(config, lctn, db, table) -> None:
+    """RF301 (literal and wild database parts), and RF305 on a do rule, claim the rule never
+    matches a row event: the evaluator never names it as the deciding rule of one."""
+    from replfilter.evaluation.events import RowEvent
+
+    session = session_with(config, lctn)
+    state = session.state
+    dead = {(f.ftype, f.rule) for f in lint_state(state, LintOptions(binlog_format="ROW"))
+            if f.code == "RF301" or (f.code == "RF305" and f.ftype in (FT.DO_TABLE, FT.WILD_DO_TABLE))}
+    decision = decide(channel_filters(state, "c"), state.collation, RowEvent("c", db, table))
+    assert (decision.filter_type, decision.rule) not in dead

@@ -392,3 +392,58 @@ def test_explain_follows_the_script_on_the_replica_catalog() -> None:
                        "test", ("STATEMENT",))
     assert [r.applier_error for r in rows] == [None, None, "ERROR 1050 (42S01): Table 't1' already exists"]
     assert explain_sql(state, "INSERT INTO t7 VALUES (1)", "test", ("STATEMENT",))[0].applier_error is not None
+
+
+# --- foreign keys into tables the filters keep off the replica ---------------------------------
+
+FK_SCHEMA = (
+    "CREATE DATABASE shop; USE shop;"
+    "CREATE TABLE customers (id INT PRIMARY KEY);"
+    "CREATE TABLE orders (id INT PRIMARY KEY, customer_id INT,"
+    " CONSTRAINT fk_orders_customer FOREIGN KEY (customer_id) REFERENCES customers (id));"
+    "CREATE TABLE notes (id INT, order_id INT);"
+    "ALTER TABLE notes ADD FOREIGN KEY (order_id) REFERENCES orders (id);"
+)
+
+
+def test_foreign_keys_are_read_into_the_catalog(tmp_path) -> None:
+    """CREATE TABLE constraints (named, and InnoDB's ``<table>_ibfk_<n>`` when unnamed), ALTER
+    TABLE ADD / DROP FOREIGN KEY, kept when a table is renamed and in the datadir's store."""
+    from replfilter.replica.catalog_store import catalog_from_document, catalog_to_document
+
+    path = tmp_path / "fk.sql"
+    path.write_text(FK_SCHEMA + "RENAME TABLE notes TO order_notes;", encoding="utf-8")
+    session = Session()
+    session.execute_text(f"LOAD SCHEMA FROM '{path}'")
+    catalog = session.state.source_catalog("")
+    orders, notes = catalog.table("shop", "orders"), catalog.table("shop", "order_notes")
+    assert [(k.name, k.columns, k.ref_db, k.ref_table, k.ref_columns) for k in orders.foreign_keys] == [
+        ("fk_orders_customer", ("customer_id",), "shop", "customers", ("id",))]
+    assert [k.name for k in notes.foreign_keys] == ["notes_ibfk_1"]
+    assert catalog_from_document(catalog_to_document(catalog), catalog.collation).table("shop", "orders").foreign_keys == orders.foreign_keys
+    path.write_text(FK_SCHEMA + "ALTER TABLE notes DROP FOREIGN KEY notes_ibfk_1;", encoding="utf-8")
+    dropped = Session()
+    dropped.execute_text(f"LOAD SCHEMA FROM '{path}'")
+    assert dropped.state.source_catalog("").table("shop", "notes").foreign_keys == ()
+
+
+def test_applier_error_for_a_child_of_a_filtered_table(tmp_path) -> None:
+    """With ``--replicate-ignore-table=shop.customers`` the replica has no customers: an INSERT
+    into orders stops with 1452, a CREATE TABLE referencing customers with 1824; EXPLAIN and
+    ``evaluate`` give the same error (one function, applier_errors.foreign_key_error)."""
+    path = tmp_path / "fk.sql"
+    path.write_text(FK_SCHEMA, encoding="utf-8")
+    session = Session()
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (shop.customers)")
+    session.execute_text(f"LOAD SCHEMA FROM '{path}'")
+    rows = session.execute_text("EXPLAIN REPLICATION OF 'INSERT INTO shop.orders VALUES (1, 1)' FORMAT=STATEMENT").rows
+    assert rows[0][-1] == ("ERROR 1452 (23000): Cannot add or update a child row: a foreign key constraint fails "
+                           "(`shop`.`orders`, CONSTRAINT `fk_orders_customer` FOREIGN KEY (`customer_id`) REFERENCES `customers` (`id`))")
+    lines = [json.dumps({"v": 1, "type": "query", "default_db": "shop", "command": "CREATE_TABLE",
+                         "tables": [{"db": None, "table": "x", "updating": True}],
+                         "sql": "CREATE TABLE x (id INT, c INT, FOREIGN KEY (c) REFERENCES customers (id))"})]
+    results, _ = evaluate_lines(session.state, lines)
+    assert results[0].applier_error.code == 1824 and "referenced table 'customers'" in results[0].applier_error.message
+    kept = Session()
+    kept.execute_text(f"LOAD SCHEMA FROM '{path}'")
+    assert kept.execute_text("EXPLAIN REPLICATION OF 'INSERT INTO shop.orders VALUES (1, 1)' FORMAT=STATEMENT").rows[0][-1] is None

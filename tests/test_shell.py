@@ -862,3 +862,15 @@ def test_use_and_charset_answer_as_far_as_replfilter_can(shell):
     assert "Charset 'latin1' is not available" in run.err
     assert "ERROR: \nUsage: \\C charset_name | charset charset_name\n" in run.err
     assert "Database changed" in run.out and run.session.default_database == "sales"
+
+
+def test_a_nul_byte_in_source_or_system_is_an_error_not_a_traceback(shell, tmp_path):
+    """``\\.`` and ``\\!`` hand a name or command to the operating system, which takes no NUL (a
+    terminal's NUL is a key, Ctrl-@, so the byte comes from a sourced file)."""
+    script = tmp_path / "nul.sql"
+    script.write_bytes(b"source x\0y\n\\! echo a\0b\nSHOW WARNINGS;\n")
+    run = shell(f"source {script}" + ENTER)
+    assert run.status == 0
+    assert "ERROR: Failed to open file 'x\\0y', error: 22\n" in run.err
+    assert f"ERROR at line 2 in file: '{script}': a shell command cannot hold a NUL byte; not run: 'echo a\\0b'\n" in run.err
+    assert "Traceback" not in run.text and "Empty set" in run.out

@@ -57,7 +57,9 @@ class Terminal:
         self.socket = str(home / "tmux.sock")
         variables = {"HOME": str(home), "TERM": "xterm-256color", "LANG": "C.UTF-8", **(env or {})}
         program = shlex.join(["env", *(f"{k}={v}" for k, v in variables.items()), *replfilter_command(), *args])
-        script = f'{program}; echo "[exit $?]"; sleep 600'
+        # the pane's sh outlives a Ctrl-C as a login shell does (a trap, not an ignored signal,
+        # so the program still gets SIGINT), and reports the program's exit status
+        script = f'trap : INT; {program}; echo "[exit $?]"; sleep 600'
         self.started = time.monotonic()
         self._tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "rf", "sh", "-c", script)
 
@@ -441,3 +443,19 @@ def test_invalid_utf8_shows_as_mysql_shows_it(terminal, tmp_path):
     screen = term.wait_for(r"^ERROR 1064")
     assert "\\udc" not in screen
     assert "SHOW \\xFF\\xFE WARNINGS" in screen
+
+
+def test_ctrl_c_during_evaluate_ends_it_as_mysql_on_a_complete_line(terminal, tmp_path):
+    """Ctrl-C typed while ``replfilter evaluate`` writes to the terminal: mysql's words, status 1,
+    no traceback, and the last result line whole."""
+    events = tmp_path / "events.jsonl"
+    events.write_text('{"v": 1, "type": "row", "channel": "", "db": "d", "table": "t"}\n' * 300_000)
+    term = terminal("evaluate", str(events))
+    term.wait_for(r'"decision": "APPLY"')
+    term.press("C-c")
+    screen = term.wait_for(r"^\[exit \d+\]$", timeout=60)
+    lines = [line for line in screen.splitlines() if line.strip()]
+    assert lines[-1] == "[exit 1]"
+    assert lines[-2].endswith("Ctrl-C -- exit!")  # the terminal may echo ^C before it
+    assert lines[-3].endswith("}")
+    assert "Traceback" not in screen and "KeyboardInterrupt" not in screen

@@ -562,15 +562,11 @@ def test_missing_defaults_file(tmp_path: Path) -> None:
     assert info.value.message == f"Failed to open required defaults file: {tmp_path / 'nope.cnf'}"
 
 
-def test_missing_include_is_an_error_naming_file_and_line(tmp_path: Path) -> None:
-    cnf = write(tmp_path / "my.cnf", f"[mysqld]\n\n!include {tmp_path / 'gone.cnf'}\n")
-    with pytest.raises(StartupError) as info:
-        read_option_file(cnf)
-    assert info.value.message == (
-        f"Failed to open included file {tmp_path / 'gone.cnf'} (OS errno 2 - No such file or "
-        f"directory) in config file {cnf} at line 3."
-    )
-    assert info.value.line == 3
+def test_a_missing_include_is_skipped_as_my_default_cc_skips_it(tmp_path: Path) -> None:
+    """search_default_file_with_ext returns 1 ("Ignore wrong files") for a file it cannot open,
+    and the ``!include`` that called it drops the result: the rest of the file still counts."""
+    cnf = write(tmp_path / "my.cnf", f"[mysqld]\n\n!include {tmp_path / 'gone.cnf'}\n!include {tmp_path}\nreplicate-do-db = a\n")
+    assert read_option_file(cnf) == [("replicate-do-db", "a")]
 
 
 def test_missing_includedir_is_an_error(tmp_path: Path) -> None:
@@ -683,8 +679,8 @@ def test_command_line_accepts_only_replicate_options_and_lctn() -> None:
         collect_startup_settings(command_line=[split_command_line_option("--server-id=2")])
     assert info.value.message == "unknown variable 'server-id=2'"
     with pytest.raises(StartupError) as info:
-        collect_startup_settings(command_line=[split_command_line_option("--skip-replica-start")])
-    assert info.value.message == "unknown option '--skip-replica-start'"
+        collect_startup_settings(command_line=[split_command_line_option("--skip-log-bin")])
+    assert info.value.message == "unknown option '--skip-log-bin'"
     settings = collect_startup_settings(command_line=[("--loose-server-id", "2")])
     assert settings.warnings == ("unknown variable 'loose-server-id=2'",)
 

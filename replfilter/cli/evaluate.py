@@ -17,6 +17,7 @@ from typing import IO, Iterator, Sequence, TextIO
 
 from .startup import add_replica_arguments, prepare_replica
 from ..evaluation.event_lines import LineEvaluator, split_lines
+from .evaluate_binlog import add_binlog_arguments, evaluate_binlogs, is_binlog_input
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,9 +26,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Decide each event of EVENTS (JSON lines, '-' for standard input) on its channel.",
         epilog="Startup options (--replicate-*=[channel:]value, --lower-case-table-names) are accepted as for replfilter.",
     )
-    parser.add_argument("events", metavar="EVENTS.jsonl")
+    parser.add_argument("events", metavar="EVENTS", nargs="+", help="JSON lines, or binary/relay log files")
     add_replica_arguments(parser)
-    parser.add_argument("--summary", action="store_true", help="print counts per channel and decision to standard error")
+    add_binlog_arguments(parser)
+    parser.add_argument("--summary", action="store_true",
+                        help="print counts per channel and decision (sorted), and of bad lines, to standard error")
     return parser
 
 
@@ -38,6 +41,15 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
     if startup is None:
         return 1
     try:
+        if is_binlog_input(args.events):
+            evaluator = LineEvaluator(startup.session.state)
+            status = evaluate_binlogs(evaluator, args.events, args, stdout, stderr)
+            startup.session.update(lambda _old: evaluator.state())
+            return status
+        if len(args.events) > 1:
+            stderr.write("replfilter: several files are read only when they are binary or relay logs\n")
+            return 1
+        args.events = args.events[0]
         try:
             handle = _stdin_bytes(stdin) if args.events == "-" else open(args.events, "rb")
         except OSError as exc:
@@ -52,11 +64,20 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
                     stderr.write(f"replfilter: {args.events}: line {result.line}: {result.error}\n")
         startup.session.update(lambda _old: evaluator.state())
         if args.summary:
-            for (channel, decision), count in evaluator.counts.items():
-                stderr.write(f"channel '{channel}': {decision or 'undecided'} {count}\n")
+            stderr.write(summary(evaluator.counts, evaluator.errors))
         return 1 if evaluator.errors else 0
     finally:
         startup.close()
+
+
+def summary(counts: dict[tuple[str, str | None], int], bad_lines: int) -> str:
+    """``--summary``: one line per channel and decision, sorted by channel name, then APPLY,
+    SKIP, undecided; then the bad lines, which have no channel (a line that is not JSON names
+    none)."""
+    order = {"APPLY": 0, "SKIP": 1, None: 2}
+    keys = sorted(counts, key=lambda key: (key[0], order.get(key[1], 3), key[1] or ""))
+    lines = [f"channel '{channel}': {decision or 'undecided'} {counts[channel, decision]}\n" for channel, decision in keys]
+    return "".join(lines) + f"bad lines: {bad_lines}\n"
 
 
 def _stdin_bytes(stdin: IO | None) -> IO:

@@ -56,6 +56,10 @@ def _codes(values: Sequence[str]) -> frozenset[str]:
     return frozenset(codes)
 
 
+class UnknownIgnoredCode(ValueError):
+    """A ``# replfilter: ignore=`` comment names no code; the message says which file and line."""
+
+
 def rule_origins(defaults_file: str | None, startup_arguments: Sequence[tuple[str, str | None]]) -> tuple[RuleOrigin, ...]:
     """Every replicate rule with where it was written and what its line silences."""
     origins: list[RuleOrigin] = []
@@ -66,7 +70,10 @@ def rule_origins(defaults_file: str | None, startup_arguments: Sequence[tuple[st
                 continue
             rule = parse_rule(name, line.value)
             match = IGNORE_COMMENT.search(line.text)
-            ignored = frozenset(resolve(c) for c in match.group(1).replace(" ", ",").split(",") if c.strip()) if match else frozenset()
+            try:
+                ignored = frozenset(resolve(c) for c in match.group(1).replace(" ", ",").split(",") if c.strip()) if match else frozenset()
+            except KeyError as error:
+                raise UnknownIgnoredCode(f"{line.path}:{line.line}: unknown code {error.args[0]!r} in a '# replfilter: ignore=' comment") from None
             origins.append(RuleOrigin(rule.channel, rule.ftype, rule.rule, line.path, line.line, ignored))
     for position, (name, value) in enumerate(startup_arguments, start=1):
         canonical, _loose = canonical_option_name(name)
@@ -91,8 +98,8 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
             parser.error(f"--ignore: unknown code {error.args[0]!r}")
         try:
             origins = rule_origins(args.defaults_file, startup_arguments)
-        except KeyError as error:
-            stderr.write(f"replfilter: unknown code {error.args[0]!r} in a '# replfilter: ignore=' comment\n")
+        except UnknownIgnoredCode as error:
+            stderr.write(f"replfilter: {error}\n")
             return 2
         except StartupError as error:  # already reported by the start-up; kept for safety
             stderr.write(f"replfilter: [ERROR] {error.message}\n")

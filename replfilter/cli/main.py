@@ -9,17 +9,20 @@ statement needs it.
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
 from typing import Sequence, TextIO
 
 from .. import __version__
 from ..client.formatting import OutputMode
 from ..client.runner import RunOptions, ScriptRunner
-from .schema_option import load_schema_options
-from .startup import Startup, add_startup_arguments, split_startup_arguments, start_reporting
+from .output_faults import run_guarded
+from .startup import Startup, add_startup_arguments, install_applier_for, split_startup_arguments, start_with_schemas
 
 
 SUBCOMMAND_SYNOPSES = {
+    "serve": "replfilter serve [startup options] [options] [--port N] [--user U --password-file F]",
     "evaluate": "replfilter evaluate [startup options] [options] EVENTS.jsonl",
     "stream": "replfilter stream [startup options] [options] EVENTS_DIR OUTPUT_DIR CHECKPOINT_DIR",
     "lint": "replfilter lint [startup options] [options] [--workload FILE] [--format text|json|sarif]",
@@ -91,16 +94,21 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     if argv and argv[0] in SUBCOMMANDS:
-        return SUBCOMMANDS[argv[0]](argv[1:], stdin, stdout, stderr)
+        command = SUBCOMMANDS[argv[0]]
+        return run_guarded(lambda out: command(argv[1:], stdin, out, stderr), stdout, stderr)
     startup_arguments, rest = split_startup_arguments(argv)
-    args = build_parser().parse_args(rest)
-    startup = start_reporting(startup_arguments, args, stderr)
+    parser = build_parser()
+    _refuse_late_subcommand(parser, argv, rest)
+    args = parser.parse_args(rest)
+    startup = start_with_schemas(startup_arguments, args, stderr)
     if startup is None:
         return 1
-    if not load_schema_options(startup.session, args.schema, stderr):
-        startup.close()
-        return 1
-    applier = _install_applier(startup, args)
+    return run_guarded(lambda out: _run_statements(startup, args, stdin, out, stderr), stdout, stderr)
+
+
+def _run_statements(startup: Startup, args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """The statements of ``-e``, a script, standard input or the shell, on the started replica."""
+    applier = install_applier_for(startup, args)
     try:
         interactive = args.execute is None and args.script is None and stdin.isatty() and stdout.isatty()
         if interactive:
@@ -115,25 +123,23 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         if args.script is not None:
             return runner.run_file(args.script)
         return runner.run_lines(stdin)
-    except KeyboardInterrupt:
-        stderr.write("Aborted\n")
-        return 1
-    except BrokenPipeError:
-        return 1
     finally:
         applier.shutdown()  # channels applying with Spark stop at a batch boundary
         startup.close()
 
 
-def _install_applier(startup: Startup, args: argparse.Namespace):
-    """Hook the Spark applier into the session: a channel with a relay log (RELAY_LOG_FILE) is
-    applied with Spark from START REPLICA on. Imports no pyspark until a channel starts."""
-    import os
-
-    from ..spark_runtime.applier import install_applier
-
-    applier_dir = args.applier_dir or (os.path.join(args.datadir, "applier") if args.datadir else None)
-    return install_applier(startup.session, master=args.master, applier_dir=applier_dir)
+def _refuse_late_subcommand(parser: argparse.ArgumentParser, argv: list[str], rest: list[str]) -> None:
+    """``replfilter --defaults-file=x evaluate f``: a subcommand's name where the script would
+    be, and no file of that name, is a subcommand written after options. Each subcommand reads
+    its own options, so it must come first: say so, with the command line in that order,
+    rather than run the options with a script that does not exist."""
+    known, _extra = parser.parse_known_args(rest)
+    name = known.script
+    if name not in SUBCOMMANDS or os.path.exists(name):
+        return
+    at = argv.index(name)
+    ordered = " ".join(shlex.quote(word) for word in [name, *argv[:at], *argv[at + 1:]])
+    parser.error(f"the subcommand comes first: replfilter {ordered}")
 
 
 def _evaluate_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
@@ -154,7 +160,13 @@ def _lint_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO
     return lint_main(argv, stdout=stdout, stderr=stderr, stdin=stdin)
 
 
-SUBCOMMANDS = {"evaluate": _evaluate_command, "stream": _stream_command, "lint": _lint_command}
+def _serve_command(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    from .serve import main as serve_main  # imports mysql-mimic: only here
+
+    return serve_main(argv, stdout=stdout, stderr=stderr)
+
+
+SUBCOMMANDS = {"serve": _serve_command, "evaluate": _evaluate_command, "stream": _stream_command, "lint": _lint_command}
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -16,7 +16,6 @@ import argparse
 import os
 from typing import Sequence, TextIO
 
-from ..evaluation.catalog.loader import SchemaFileError, load_schema_file
 from ..server.session import Session
 
 SCHEMA_HELP = (
@@ -38,6 +37,10 @@ def split_schema_value(value: str) -> tuple[str | None, str]:
 def load_schema_options(session: Session, values: Sequence[str], stderr: TextIO) -> bool:
     """Load each ``--schema``; False (the reason on ``stderr``) when a file cannot be read.
     The server's refusals inside a file are warnings, written as mysqld logs them."""
+    if not values:
+        return True
+    from ..evaluation.catalog.loader import SchemaFileError, load_schema_file  # sqlglot: only with --schema
+
     replay = session.state.replica_catalog is None
     for value in values:
         channel, path = split_schema_value(value)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence, TextIO
 
 from ..client.runner import RunOptions, ScriptRunner
@@ -28,7 +28,8 @@ from ..replica.state import ReplicaState
 from ..server.session import Session, wall_clock_us
 from .schema_option import add_schema_argument, load_schema_options
 
-STARTUP_OPTION_PREFIXES = ("replicate-", "lower-case-table-names", "mysql-version")
+STARTUP_OPTION_PREFIXES = ("replicate-", "lower-case-table-names", "mysql-version", "gtid-mode", "enforce-gtid-consistency",
+                           "skip-replica-start", "skip-slave-start")
 OPTION_FILE_HELP = "read startup options from the [mysqld], [server] and [mysqld-8.4] groups of FILE"
 
 
@@ -107,6 +108,8 @@ def start_replica(startup_arguments: list[tuple[str, str | None]], defaults_file
     try:
         state = (datadir.load_state(settings.lower_case_table_names, settings.version) if datadir
                  else ReplicaState.fresh(settings.lower_case_table_names, settings.version))
+        state = replace(state, gtid_mode=settings.gtid_mode, enforce_gtid_consistency=settings.enforce_gtid_consistency,
+                        skip_replica_start=settings.skip_replica_start)
         state, filter_warnings = apply_startup(state, settings.rules, wall_clock_us())
     except BaseException:
         if datadir is not None:
@@ -133,6 +136,17 @@ def start_reporting(startup_arguments: list[tuple[str, str | None]], args: argpa
     return startup
 
 
+def start_with_schemas(startup_arguments: list[tuple[str, str | None]], args: argparse.Namespace,
+                       stderr: TextIO) -> Startup | None:
+    """:func:`start_reporting`, then the ``--schema`` files loaded into the started replica (the
+    shell's and serve's start). None when either failed; the reason is already on ``stderr``."""
+    startup = start_reporting(startup_arguments, args, stderr)
+    if startup is not None and not load_schema_options(startup.session, args.schema, stderr):
+        startup.close()
+        return None
+    return startup
+
+
 def startup_error_text(error: StartupError) -> str:
     """mysqld's ``[ERROR]`` log line, with the option file and line when the message lacks them."""
     where = ""
@@ -156,3 +170,15 @@ def prepare_replica(argv: Sequence[str], parser: argparse.ArgumentParser, stderr
         startup.close()
         return args, None
     return args, startup
+
+
+def install_applier_for(startup: Startup, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """Hook the Spark applier into the session: a channel with a relay log (RELAY_LOG_FILE) is
+    applied with Spark from START REPLICA on, in the background. Imports no pyspark until a
+    channel starts."""
+    import os
+
+    from ..spark_runtime.applier import install_applier
+
+    applier_dir = args.applier_dir or (os.path.join(args.datadir, "applier") if args.datadir else None)
+    return install_applier(startup.session, master=args.master, applier_dir=applier_dir)

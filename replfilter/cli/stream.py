@@ -77,13 +77,42 @@ def _run(session, args, stdout: TextIO, stderr: TextIO) -> int:
     if urlparse(args.events_dir).scheme in ("", "file") and not os.path.isdir(urlparse(args.events_dir).path):
         stderr.write(f"replfilter stream: events directory '{args.events_dir}' does not exist\n")
         return 1
+    for what, path in (("output", args.output_dir), ("checkpoint", args.checkpoint_dir),
+                       ("--skipped", args.skipped), ("--dead-letter", args.dead_letter)):
+        blocked = _file_in_the_way(path) if path else None
+        if blocked is not None:
+            stderr.write(f"replfilter stream: {what} directory '{path}': '{blocked}' is a file, not a directory\n")
+            return 1
     try:
         return _stream(session, args, stderr)
     except Exception as error:  # noqa: BLE001 - Spark's errors, reported in one line
-        from ..spark_runtime.failure import failure_line
+        from ..spark_runtime.failure import failure_line, jvm_died_line, jvm_exit_status
 
-        stderr.write(f"replfilter stream: {failure_line(error)}\n")
+        status = jvm_exit_status(error)
+        line = failure_line(error) if status is None else jvm_died_line(status, RESUME)
+        stderr.write(f"replfilter stream: {line}\n")
         return 1
+
+
+RESUME = ("Run the same command again: the stream resumes from CHECKPOINT_DIR, and the outputs keep every "
+          "event exactly once; to need less memory a batch, add --max-files-per-trigger N.")
+"""How to go on after the JVM died (the checkpoint makes a restart safe: README, "Exactly once")."""
+
+
+def _file_in_the_way(path: str) -> str | None:
+    """The file at ``path``, or at the nearest of its parents that exists, when that is not a
+    directory: Spark would fail on it only inside the first batch, seconds after starting,
+    with a raw log line. Paths of other file systems (``s3a://``...) are Spark's to check."""
+    import os
+    from urllib.parse import urlparse
+
+    parsed = urlparse(path)
+    if parsed.scheme not in ("", "file"):
+        return None
+    probe = os.path.normpath(os.path.abspath(parsed.path))
+    while not os.path.exists(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)
+    return None if os.path.isdir(probe) else probe
 
 
 def config_from_args(args: argparse.Namespace):
@@ -105,9 +134,11 @@ def config_from_args(args: argparse.Namespace):
 
 
 def _stream(session, args, stderr: TextIO) -> int:
+    from ..spark_runtime.failure import quiet_py4j_logs
     from ..spark_runtime.session import get_spark
     from ..spark_runtime.stream import EventStream
 
+    quiet_py4j_logs()
     config = config_from_args(args)
     spark = get_spark(args.master, app_name="replfilter stream")
     stream = EventStream(spark, session, config, progress=None if args.quiet else stderr)

@@ -38,6 +38,7 @@ from typing import Sequence
 
 from ..core.errors import Condition, MySQLError
 from ..core.results import Result, ResultSet, Value
+from .redaction import redact_passwords
 
 MAX_COLUMN_LENGTH = 1024
 """``client/mysql.cc``: cells wider than this are not padded further."""
@@ -364,13 +365,14 @@ def statement_record(
     outcome: Result | MySQLError,
     warnings: Sequence[Condition] | None = None,
 ) -> dict[str, object]:
-    """One statement as a JSON-ready dict: ``line``, ``statement``, then ``columns`` + ``rows``,
+    """One statement as a JSON-ready dict: ``line``, ``statement`` (passwords redacted as the
+    server's logs redact them, :mod:`.redaction`), then ``columns`` + ``rows``,
     or ``error`` {code, sqlstate, message}, or ``ok`` (affected rows), then ``warnings``.
 
     ``warnings`` defaults to the result's conditions (none for an error); pass the diagnostics
     area explicitly when an error came with warnings.
     """
-    record: dict[str, object] = {"line": line, "statement": statement}
+    record: dict[str, object] = {"line": line, "statement": redact_passwords(statement)}
     if isinstance(outcome, MySQLError):
         record["error"] = {
             "code": outcome.code,

@@ -14,8 +14,10 @@ from typing import Iterable, TextIO
 from .formatting import OutputMode, format_error, format_result, statement_json
 from ..dialect.splitter import DEFAULT_DELIMITER, UNKNOWN_COMMAND, ClientCommand, StatementBuffer, StatementText, parse_delimiter
 from ..core.errors import MySQLError
+from ..core.paths import check_path, shown
 from ..server.session import Session
 
+NUL_COMMAND = "a shell command cannot hold a NUL byte; not run"
 MAX_SOURCE_DEPTH = 16  # mysql has no limit but recursion would never end; this says so instead
 
 
@@ -155,6 +157,9 @@ class ScriptRunner:
         if not command.argument.strip():
             self._client_error(f"ERROR{_where(command, file_name)}: Usage: \\! shell-command\n")
             return
+        if "\0" in command.argument:
+            self._client_error(f"ERROR{_where(command, file_name)}: {NUL_COMMAND}: '{shown(command.argument)}'\n")
+            return
         self.out.flush()
         subprocess.run(command.argument, shell=True, check=False, stdout=_fileno_or_none(self.out))
 
@@ -183,10 +188,10 @@ class ScriptRunner:
         try:
             # bytes that are not UTF-8 pass through as on standard input and -e (README, "The
             # shell next to the mysql client"): errors quote them as the server does, \xFF
-            text = Path(path).read_text(encoding="utf-8", errors="surrogateescape")
+            text = Path(check_path(path)).read_text(encoding="utf-8", errors="surrogateescape")
         except OSError as exc:
             # mysql: "ERROR: Failed to open file 'x', error: 2"
-            self._client_error(f"ERROR: Failed to open file '{path}', error: {exc.errno}\n")
+            self._client_error(f"ERROR: Failed to open file '{shown(path)}', error: {exc.errno}\n")
             return
         self._depth += 1
         try:

@@ -56,6 +56,12 @@ class ER(Enum):
     BAD_REPLICA_UNTIL_COND = ErrorSpec(
         1277, "HY000", "Incorrect parameter or combination of parameters for START REPLICA UNTIL"
     )
+    MISSING_SKIP_REPLICA = ErrorSpec(
+        1278, "HY000",
+        "It is recommended to use --skip-replica-start when doing step-by-step replication with START REPLICA "
+        "UNTIL; otherwise, you will get problems if you get an unexpected replica's mysqld restart",
+    )
+    UNTIL_COND_IGNORED = ErrorSpec(1279, "HY000", "SQL thread is not to be started so UNTIL options are ignored")
     MALFORMED_GTID_SET_SPECIFICATION = ErrorSpec(1772, "HY000", "Malformed GTID set specification '%s'.")
     SQLTHREAD_WITH_SECURE_REPLICA = ErrorSpec(
         1687, "HY000", "Setting authentication options is not possible when only the Replica SQL Thread is being started."
@@ -65,6 +71,10 @@ class ER(Enum):
         "HY000",
         "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when "
         "SOURCE_AUTO_POSITION is active.",
+    )
+    AUTO_POSITION_REQUIRES_GTID_MODE_NOT_OFF = ErrorSpec(
+        1777, "HY000",
+        "CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 1 cannot be executed because @@GLOBAL.GTID_MODE = OFF.",
     )
     REPLICA_CHANNEL_DOES_NOT_EXIST = ErrorSpec(3074, "HY000", "Replica channel '%s' does not exist.")
     REPLICA_CHANNEL_NAME_INVALID_OR_TOO_LONG = ErrorSpec(
@@ -123,6 +133,8 @@ class ER(Enum):
     )
     NO_DB_ERROR = ErrorSpec(1046, "3D000", "No database selected")
     NO_SUCH_TABLE = ErrorSpec(1146, "42S02", "Table '%s.%s' doesn't exist")
+    NO_REFERENCED_ROW_2 = ErrorSpec(1452, "23000", "Cannot add or update a child row: a foreign key constraint fails (%.192s)")
+    FK_CANNOT_OPEN_PARENT = ErrorSpec(1824, "HY000", "Failed to open the referenced table '%s'")
     BAD_FIELD_ERROR = ErrorSpec(1054, "42S22", "Unknown column '%s' in '%s'")
     NON_UNIQ_ERROR = ErrorSpec(1052, "23000", "Column '%s' in %s is ambiguous")
     EMPTY_QUERY = ErrorSpec(1065, "42000", "Query was empty")
@@ -139,6 +151,7 @@ class ER(Enum):
     FILE_NOT_FOUND = ErrorSpec(29, "HY000", "File '%s' not found (OS errno %d - %s)")
     REPLICA_FATAL_ERROR = ErrorSpec(1593, "HY000", "Fatal error: %s")
     CANT_OPEN_FILE = ErrorSpec(1016, "HY000", "Can't open file: '%s' (errno: %d - %s)")
+    ERROR_WHEN_EXECUTING_COMMAND = ErrorSpec(1220, "HY000", "Error when executing command %s: %s")
 
     @property
     def code(self) -> int:

@@ -189,6 +189,31 @@ class SelectVariables:
     the server names an unaliased item) and the variable's lower-case name."""
 
     items: tuple[tuple[str, str], ...]
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class SetNames:
+    """``SET NAMES charset [COLLATE collation]`` (``DEFAULT``: charset None)."""
+
+    charset: str | None
+    collation: str | None = None
+
+
+@dataclass(frozen=True)
+class SetSessionVariable:
+    """``SET [SESSION] name = value``; ``DEFAULT`` gives the variable back its default."""
+
+    name: str
+    value: str | int | None
+    is_default: bool = False
+
+
+@dataclass(frozen=True)
+class SetVariables:
+    """``SET item, item...``: the session variables clients set on connect (README, "replfilter serve")."""
+
+    items: tuple[SetNames | SetSessionVariable, ...]
 
 
 @dataclass(frozen=True)
@@ -213,6 +238,38 @@ class ReplayEvents:
     filters (moving the COUNTERs); ``channel`` makes every event arrive on that channel."""
 
     path: str
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
+class ShowLogEvents:
+    """``SHOW BINLOG EVENTS`` / ``SHOW RELAYLOG EVENTS`` (``relay``) ``[IN 'file'] [FROM pos]
+    [LIMIT [offset,] n] [FOR CHANNEL c]``: the file is a path (replfilter has no logs of its own)."""
+
+    relay: bool
+    path: str | None = None
+    position: int | None = None
+    offset: int | None = None
+    limit: int | None = None
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
+class ExplainBinlog:
+    """replfilter extension, not MySQL: what each channel would do with the transaction holding
+    the event at ``position`` of a binary or relay log file. Counters do not move."""
+
+    path: str
+    position: int
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
+class ReplayBinlog:
+    """replfilter extension, not MySQL: REPLAY EVENTS over a binary or relay log file."""
+
+    path: str
+    position: int | None = None
     channel: str | None = None
 
 
@@ -253,12 +310,16 @@ Statement = Union[
     StopReplica,
     SelectPerformanceSchema,
     SelectVariables,
+    SetVariables,
     ShowReplicas,
     UseDatabase,
     QueryPerformanceSchema,
     ShowWarnings,
     ExplainReplication,
     ReplayEvents,
+    ReplayBinlog,
+    ExplainBinlog,
+    ShowLogEvents,
     LintReplication,
     LoadSchema,
     ShowCatalog,

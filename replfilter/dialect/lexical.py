@@ -46,26 +46,26 @@ def unescape_string(token: str) -> str:
     return "".join(out)
 
 
+_PLAIN_STRING = re.compile("[\\\\'\n\r\0\x1a\b\t]")
+
+
 def quote_string(value: str) -> str:
     """A single-quoted literal that :func:`unescape_string` turns back into ``value``.
 
     ``\\%`` and ``\\_`` pairs are written as they are: the lexer keeps them verbatim.
     """
-    out: list[str] = []
-    i = 0
-    while i < len(value):
-        ch = value[i]
-        if ch == "\\" and i + 1 < len(value) and value[i + 1] in "%_":
-            out.append(value[i : i + 2])
-            i += 2
-            continue
-        out.append(
-            {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\0": "\\0", "\x1a": "\\Z", "\b": "\\b", "\t": "\\t"}.get(
-                ch, ch
-            )
-        )
-        i += 1
-    return "'" + "".join(out) + "'"
+    if _PLAIN_STRING.search(value) is None:  # nothing to escape: the common case, and fast
+        return "'" + value + "'"
+    return "'" + _ESCAPED.sub(_escape_one, value) + "'"
+
+
+_ESCAPED = re.compile("\\\\[%_]|[\\\\'\n\r\0\x1a\b\t]")
+_QUOTED = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\0": "\\0", "\x1a": "\\Z", "\b": "\\b", "\t": "\\t"}
+
+
+def _escape_one(match: "re.Match[str]") -> str:
+    text = match.group()
+    return text if len(text) == 2 else _QUOTED[text]
 
 
 def unquote_identifier(token: str) -> str:

@@ -39,6 +39,8 @@ _LOOKALIKES = frozenset("\u0130\u0131\u017f\u212a")
 # error, not some other statement (sqlglot's SHOW reader takes almost anything).
 _DIALECT_SHOW_WORDS = frozenset({"REPLICA", "SLAVE", "WARNINGS", "COUNT", "COUNT(*)", "REPLICAS", "DATABASES",
                                  "TABLES", "TRIGGERS", "FULL"})
+_DIALECT_SHOW_EVENTS = frozenset({"BINLOG", "RELAYLOG"})
+"""SHOW BINLOG EVENTS / SHOW RELAYLOG EVENTS are the dialect's (SHOW BINLOG STATUS is not)."""
 _DIALECT_FIRST_WORDS = frozenset({"CHANGE", "RESET", "STOP", "EXPLAIN", "REPLAY", "LINT", "USE"})
 MAX_CHARS = 64 * 1024
 """Longer text (a pasted dump) is not worth a second reader: it stays a syntax error."""
@@ -72,6 +74,8 @@ def statement_kind(text: str) -> str | None:
     if not words or words[0] in _DIALECT_FIRST_WORDS:
         return None
     if words[0] == "SHOW" and (len(words) < 2 or words[1] in _DIALECT_SHOW_WORDS or words[1].startswith("COUNT")):
+        return None
+    if words[0] == "SHOW" and words[1] in _DIALECT_SHOW_EVENTS and words[2:3] == ["EVENTS"]:
         return None
     if words[0] == "START" and words[1:2] != ["TRANSACTION"]:
         return None  # START SLAVE / START GROUP_REPLICATION ...: sqlglot reads any as a transaction

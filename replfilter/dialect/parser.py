@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from lark import Token, Transformer, v_args
+from lark.lexer import LexerThread
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast
@@ -19,6 +20,7 @@ from ..core.filters import FilterType, fold_case
 from ..core.version import DEFAULT_VERSION, ServerVersion
 from .lexical import expand_executable_comments, invalid_utf8, quote_string, unescape_string, unquote_identifier
 from .source_options import canonical_name, is_known_option, resolve_source_option
+from .long_statements import LONG_STATEMENT, skeleton
 from .splitter import StatementText, split_statements, ClientCommand
 
 MAX_IDENT_CHARS = 64
@@ -322,9 +324,42 @@ class ToAst(Transformer):
             limit=limit,
         )
 
-    def select_variables(self, _select: Token, *variables: Token) -> ast.SelectVariables:
+    def select_variables(self, _select: Token, *items: Token | int | None) -> ast.SelectVariables:
         """``@@global.x`` / ``@@session.x`` / ``@@x``: the name after the scope, lower case."""
-        return ast.SelectVariables(tuple((v.value, ascii_lower(v.value[2:]).rsplit(".", 1)[-1]) for v in variables))
+        *variables, limit = items
+        return ast.SelectVariables(
+            tuple((v.value, ascii_lower(v.value[2:]).rsplit(".", 1)[-1]) for v in variables if isinstance(v, Token)),
+            limit if isinstance(limit, int) else None,
+        )
+
+    def set_variables(self, _set: Token, *items: ast.SetNames | ast.SetSessionVariable) -> ast.SetVariables:
+        return ast.SetVariables(items)
+
+    def set_names(self, _names: Token, charset: str | Token, _collate: Token | None, collation: str | None) -> ast.SetNames:
+        return ast.SetNames(None if isinstance(charset, Token) else charset, collation)
+
+    def set_word(self, word: str) -> str:
+        return word
+
+    def set_session(self, _scope: Token | None, name: str, value: tuple[str | int | None, bool]) -> ast.SetSessionVariable:
+        return ast.SetSessionVariable(name, *value)
+
+    def set_system_variable(self, variable: Token, value: tuple[str | int | None, bool]) -> ast.SetSessionVariable:
+        """``@@session.x = v`` / ``@@x = v``; ``@@global.x`` is not a session setting (1229 on
+        the server for a session variable): replfilter sets no global variable, so it refuses it."""
+        name = ascii_lower(variable.value[2:])
+        scope, _, bare = name.rpartition(".")
+        if scope == "global":
+            raise MySQLError.of(ER.NOT_SUPPORTED_YET, "SET GLOBAL in replfilter")
+        return ast.SetSessionVariable(bare, *value)
+
+    def set_value(self, value: str | Token) -> tuple[str | int | None, bool]:
+        """(value, is DEFAULT): a number is an int, ON and words are their text."""
+        if isinstance(value, Token):
+            if value.type == "NUMBER":
+                return int(value.value), False
+            return None if value.type == "DEFAULT" else value.value, value.type == "DEFAULT"
+        return value, False
 
     def show_warnings(self, *_tokens: Token) -> ast.ShowWarnings:
         return ast.ShowWarnings()
@@ -352,6 +387,29 @@ class ToAst(Transformer):
 
     def replay_events(self, _r: Token, _e: Token, _from: Token, path: str, channel: str | None) -> ast.ReplayEvents:
         return ast.ReplayEvents(path, channel)
+
+    def explain_binlog(self, _e: Token, _r: Token, _of: Token, _b: Token, path: str, _at: Token, position: Token,
+                       channel: str | None) -> ast.ExplainBinlog:
+        return ast.ExplainBinlog(path, int(position), channel)
+
+    def replay_binlog(self, _r: Token, _b: Token, path: str, _from: Token | None, position: Token | None,
+                      channel: str | None) -> ast.ReplayBinlog:
+        return ast.ReplayBinlog(path, int(position) if position is not None else None, channel)
+
+    def log_limit(self, _limit: Token, first: Token, second: Token | None) -> tuple[int | None, int]:
+        """``LIMIT n`` or ``LIMIT offset, n``."""
+        return (None, int(first)) if second is None else (int(first), int(second))
+
+    def show_binlog_events(self, _s: Token, _b: Token, _e: Token, _in: Token | None, path: str | None,
+                           _from: Token | None, position: Token | None, limit: tuple | None) -> ast.ShowLogEvents:
+        offset, count = limit if limit is not None else (None, None)
+        return ast.ShowLogEvents(False, path, int(position) if position is not None else None, offset, count)
+
+    def show_relaylog_events(self, _s: Token, _r: Token, _e: Token, _in: Token | None, path: str | None,
+                             _from: Token | None, position: Token | None, limit: tuple | None,
+                             channel: str | None) -> ast.ShowLogEvents:
+        offset, count = limit if limit is not None else (None, None)
+        return ast.ShowLogEvents(True, path, int(position) if position is not None else None, offset, count, channel)
 
     def lint_replication(self, _l: Token, _r: Token, channel: str | None) -> ast.LintReplication:
         return ast.LintReplication(channel)
@@ -468,12 +526,46 @@ def _second_statement_position(text: str) -> int:
     return len(text)
 
 
+@lru_cache(maxsize=None)
+def _statement_lexer(version: ServerVersion):  # type: ignore[no-untyped-def]
+    """The grammar's basic lexer on its own (``Lark.lex`` would build a new one for every text)."""
+    return _lark(version)._build_lexer()
+
+
+def split_multi_statements(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[str]:
+    """The statements of a COM_QUERY sent with CLIENT_MULTI_STATEMENTS, as mysqld reads them: cut
+    at each ``;`` the lexer sees (not one inside quotes or comments), the empty ones after the
+    last dropped. Text the lexer cannot read stays in one piece from there on, so its statement
+    gets the syntax error."""
+    if ";" not in text:
+        return [text]  # the common case, without lexing
+    expanded = expand_executable_comments(text, version.number)
+    cuts: list[int] = []
+    try:  # the parser's own lexer, built once: comments and spaces are skipped, ";" is a token
+        for token in LexerThread.from_text(_statement_lexer(version), expanded).lex(None):
+            if token.type == "SEMICOLON" and token.start_pos is not None:
+                cuts.append(token.start_pos)
+    except UnexpectedInput:
+        pass
+    pieces, start = [], 0
+    for cut in cuts:
+        pieces.append(text[start:cut])
+        start = cut + 1
+    pieces.append(text[start:])
+    while len(pieces) > 1 and not pieces[-1].strip():
+        pieces.pop()
+    return pieces
+
+
 def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.Statement]:
     """Parse ``;``-separated statements with the grammar itself (no client commands)."""
     text = text.strip()
     # Executable comments become statement text; the expansion keeps every position, so errors
     # quote the text as written.
     expanded = expand_executable_comments(text, version.number)
+    early = _error_in_skeleton(expanded, version) if len(expanded) > LONG_STATEMENT else None
+    if early is not None:
+        return [_other_statement(expanded, early)]
     try:
         statements = _lark(version).parse(expanded)
     except UnicodeEncodeError:  # a name's length check met bytes that are not UTF-8
@@ -494,6 +586,30 @@ def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.
             raise _not_utf8(text)
         return statements  # type: ignore[return-value]
     return [_other_statement(expanded, failure)]
+
+
+def _error_in_skeleton(text: str, version: ServerVersion) -> MySQLError | None:
+    """The syntax error of a long ``text``, found by parsing its skeleton
+    (:mod:`.long_statements`), or None: no skeleton, or it parses, or it meets an error that is
+    not a syntax error (the whole text then decides). The error quotes ``text`` at the mapped
+    position; 8.0's parse-time warnings come from the skeleton's words, which are the text's
+    less plain names (never an option name)."""
+    short = skeleton(text)
+    if short is None:
+        return None
+    try:
+        _lark(version).parse(short.text)
+    except ParseFailure as exc:
+        position = exc.position
+    except UnexpectedInput as exc:
+        position = _error_position(short.text, exc)
+    except (MySQLError, UnicodeEncodeError):
+        return None
+    else:
+        return None
+    error = MySQLError.of(ER.PARSE_ERROR, *_near(text, short.position(position)))
+    error.warnings = parse_time_warnings(short.text, position, version)
+    return error
 
 
 def _not_utf8(text: str) -> MySQLError:

@@ -144,7 +144,26 @@ def _(stmt: ast.ShowReplicas) -> str:
 
 @to_sql.register
 def _(stmt: ast.SelectVariables) -> str:
-    return "SELECT " + ", ".join(written for written, _ in stmt.items)
+    limit = f" LIMIT {stmt.limit}" if stmt.limit is not None else ""
+    return "SELECT " + ", ".join(written for written, _ in stmt.items) + limit
+
+
+@to_sql.register
+def _(stmt: ast.SetVariables) -> str:
+    return "SET " + ", ".join(_set_item(item) for item in stmt.items)
+
+
+def _set_item(item: ast.SetNames | ast.SetSessionVariable) -> str:
+    if isinstance(item, ast.SetNames):
+        names = "NAMES " + (quote_string(item.charset) if item.charset is not None else "DEFAULT")
+        return names + (f" COLLATE {quote_string(item.collation)}" if item.collation is not None else "")
+    if item.is_default:
+        value = "DEFAULT"
+    elif isinstance(item.value, int):
+        value = str(item.value)
+    else:
+        value = quote_string(str(item.value))
+    return f"SESSION {quote_identifier(item.name)} = {value}"
 
 
 @to_sql.register
@@ -169,6 +188,29 @@ def _(stmt: ast.ReplayEvents) -> str:
 @to_sql.register
 def _(stmt: ast.LintReplication) -> str:
     return f"LINT REPLICATION{_channel(stmt.channel)}"
+
+
+@to_sql.register
+def _(stmt: ast.ExplainBinlog) -> str:
+    return f"EXPLAIN REPLICATION OF BINLOG {quote_string(stmt.path)} AT {stmt.position}{_channel(stmt.channel)}"
+
+
+@to_sql.register
+def _(stmt: ast.ReplayBinlog) -> str:
+    position = f" FROM {stmt.position}" if stmt.position is not None else ""
+    return f"REPLAY BINLOG {quote_string(stmt.path)}{position}{_channel(stmt.channel)}"
+
+
+@to_sql.register
+def _(stmt: ast.ShowLogEvents) -> str:
+    text = "SHOW RELAYLOG EVENTS" if stmt.relay else "SHOW BINLOG EVENTS"
+    if stmt.path is not None:
+        text += f" IN {quote_string(stmt.path)}"
+    if stmt.position is not None:
+        text += f" FROM {stmt.position}"
+    if stmt.limit is not None:
+        text += f" LIMIT {stmt.offset}, {stmt.limit}" if stmt.offset is not None else f" LIMIT {stmt.limit}"
+    return text + _channel(stmt.channel)
 
 
 @to_sql.register

@@ -49,12 +49,37 @@ def from_json(text: str | bytes, source_catalog: SourceCatalogs | None = None) -
     ``source_catalog`` (channel -> the source's schema, or None) resolves what the SQL text of
     an event without a table list leaves open."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_object_without_duplicates)
     except json.JSONDecodeError as err:
         # json's own message can end in "at" ("Unterminated string starting at"): the column ends it
         what = err.msg[:-3] if err.msg.endswith(" at") else err.msg
         raise EventFormatError("", f"not valid JSON: {what} at column {err.colno}") from None
+    except DuplicateKeyError as err:
+        raise EventFormatError(err.key, "given twice in one object (a JSON reader may keep either value)") from None
     return from_dict(data, source_catalog)
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object that names a key twice (:func:`_object_without_duplicates`)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A decoded JSON object, refused when it names a key twice. RFC 8259 (section 4) leaves
+    the meaning of such an object to each reader ("the names within an object SHOULD be
+    unique"); Python's keeps the last value, Spark's the first, so an event could decide two
+    ways. Neither is guessed."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return data
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -79,15 +104,15 @@ def from_dict(data: Any, source_catalog: SourceCatalogs | None = None) -> Event:
     if "v" not in data:
         raise EventFormatError("v", "missing (expected 1)")
     if type(version) is not int or version != JSON_VERSION:
-        raise EventFormatError("v", f"unsupported version {version!r} (this reader understands 1)")
+        raise EventFormatError("v", f"unsupported version {_json(version)} (this reader understands 1)")
     kind = data.get("type")
     if kind not in _FIELDS:
-        raise EventFormatError("type", f"expected one of 'query', 'row', 'transaction', not {kind!r}")
+        raise EventFormatError("type", f'expected one of "query", "row", "transaction", not {_json(kind)}')
     unknown = [key for key in data if key not in _FIELDS[kind]]
     if unknown:
         raise EventFormatError(unknown[0], f"unknown field for a {kind} event")
     for key in _REQUIRED[kind]:
-        if key not in data:
+        if key not in data and not (key == "command" and _reads_sql(data)):  # `sql` alone suffices
             raise EventFormatError(key, "missing")
     channel = _string(data, "channel", default="")
     if kind == "row":
@@ -99,39 +124,107 @@ def from_dict(data: Any, source_catalog: SourceCatalogs | None = None) -> Event:
             _optional_string(data, "gtid"),
         )
     default_db = _string(data, "default_db", default="")
-    command = _enum(CommandKind, data, "command")
-    if "tables" in data or data.get("sql") is None:
+    if not _reads_sql(data):
+        command = _enum(CommandKind, data, "command")
         tables = _tables(data.get("tables", []))  # (fields are checked in key order)
         sql = _optional_string(data, "sql")
+        temporary = _bool(data, "temporary", default=False)
+        if_exists = _bool(data, "if_exists", default=False)
     else:
+        given = _enum(CommandKind, data, "command") if "command" in data else None
         sql = _optional_string(data, "sql")
         catalog = source_catalog(channel) if source_catalog is not None else None
-        tables = _tables_from_sql(sql, default_db, catalog)
+        read = read_event_sql(sql, default_db, catalog)  # type: ignore[arg-type]
+        refused = contradiction(given.value if given is not None else None, read.command.value)
+        if refused is not None:
+            raise EventFormatError("command", refused)
+        command = given if given is not None and read.command.value == "OTHER" else read.command
+        tables = read.tables
+        if given is None:  # the command is the text's: so are its flags and a database statement's db
+            default_db = read.event_db if read.event_db is not None else default_db
+        temporary = _bool(data, "temporary", default=read.temporary if given is None else False)
+        if_exists = _bool(data, "if_exists", default=read.if_exists if given is None else False)
+        if not read.tables_known and read.undecided is None and read.trigger is None:
+            raise UnknownTables(QueryEvent(channel, default_db, command, tables, sql, temporary, if_exists),
+                                "; ".join(read.notes))
     return QueryEvent(
         channel=channel,
         default_db=default_db,
         command=command,
         tables=tables,
         sql=sql,
-        temporary=_bool(data, "temporary", default=False),
-        if_exists=_bool(data, "if_exists", default=False),
+        temporary=temporary,
+        if_exists=if_exists,
     )
 
 
-def _tables_from_sql(sql: str, default_db: str, catalog: Catalog | None = None) -> tuple[TableRef, ...]:
-    """A query event with SQL text and no ``tables`` key: its tables are read from the text,
-    as the Spark runtime reads them (:mod:`replfilter.spark_runtime.sql_tables`), so a file of
-    events decides alike in ``replfilter evaluate``, ``REPLAY EVENTS FROM`` and a stream."""
+def _reads_sql(data: Mapping[str, Any]) -> bool:
+    """A query event whose command and tables come from its SQL text: ``sql``, no ``tables``."""
+    return "tables" not in data and data.get("sql") is not None
+
+
+UNKNOWN_TABLES = "which tables the statement changes is not known"
+
+
+class UnknownTables(EventFormatError):
+    """A query event whose table list its SQL text cannot give (a multi-table UPDATE sqlglot
+    cannot read, ``FLUSH TABLES t``): the event is well formed, and its decision is undecided
+    unless the rules decide it whatever its tables (:func:`~.undecided.unless_tables_matter`), as
+    EXPLAIN REPLICATION decides the same text. A reader that cannot decide it refuses it."""
+
+    def __init__(self, event: QueryEvent, why: str):
+        self.event = event
+        self.why = why
+        super().__init__("sql", f"{UNKNOWN_TABLES}: {why}")
+
+
+_FAMILIES = {"INSERT_SELECT": "INSERT", "REPLACE_SELECT": "REPLACE", "UPDATE_MULTI": "UPDATE", "DELETE_MULTI": "DELETE"}
+
+
+def contradiction(given: str | None, read: str) -> str | None:
+    """Why a ``command`` contradicts the command kind read from the event's SQL text, or None.
+    The text is what the source ran: a command it contradicts (``INSERT`` with ``DROP TABLE
+    t``) is a broken event, not one to decide either way. The single- and multi-table forms of
+    one statement (``UPDATE``/``UPDATE_MULTI``, ``INSERT``/``INSERT_SELECT``) do not contradict
+    it: the text tells them apart, and its reading is kept. Nor does a text read as ``OTHER``
+    (a statement the readers do not classify), which says nothing to contradict."""
+    if given is None or read == "OTHER" or _FAMILIES.get(given, given) == _FAMILIES.get(read, read):
+        return None
+    return f"{given!r} contradicts the SQL text, which is a {read} statement (leave out `command` to take the text's)"
+
+
+def read_event_sql(sql: str, default_db: str, catalog: Catalog | None = None):
+    """A query event with SQL text and no ``tables`` key: its command and tables are read from
+    the text, as the Spark runtime reads them (:mod:`replfilter.spark_runtime.sql_tables`) and as
+    EXPLAIN REPLICATION reads it, so a file of events decides alike in ``replfilter evaluate``,
+    ``REPLAY EVENTS FROM``, a stream and EXPLAIN. A text the source refuses or does not log can
+    be no logged event: an error naming ``sql``, never a guess."""
     from .sql.logged_events import SqlEventsError, analyse_event_sql  # sqlglot loads only when needed
 
     try:
-        return analyse_event_sql(sql, default_db, catalog).tables
+        read = analyse_event_sql(sql, default_db, catalog)
     except SqlEventsError as err:
         raise EventFormatError("sql", f"cannot derive the tables from the SQL text: {err}") from None
+    if read.source_error is not None:
+        raise EventFormatError("sql", f"the source refuses this statement ({read.source_error}): it is never logged")
+    if not read.logged:
+        why = f" ({read.notes[0]})" if read.notes else ""
+        raise EventFormatError("sql", f"the source does not log this statement{why}")
+    return read
+
+
+_JSON_TYPES = {bool: "boolean", int: "number", float: "number", str: "string", list: "array", dict: "object"}
+
+
+def _json(value: Any) -> str:
+    """``value`` as JSON spells it (``true``, ``null``, ``"x"``): a message quotes the input as
+    the user wrote it, never Python's ``True``, ``None`` or ``'x'``."""
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _describe(value: Any) -> str:
-    return "null" if value is None else f"{type(value).__name__} {value!r}"
+    """``number 5``, ``boolean true``, ``string "x"``: JSON's type name and spelling."""
+    return "null" if value is None else f"{_JSON_TYPES.get(type(value), type(value).__name__)} {_json(value)}"
 
 
 def _string(data: Mapping[str, Any], key: str, default: str | None = None) -> str:
@@ -163,7 +256,7 @@ def _enum(enum: type[Enum], data: Mapping[str, Any], key: str) -> Any:
         return enum(value)
     except ValueError:
         names = ", ".join(member.value for member in enum)  # type: ignore[attr-defined]
-        raise EventFormatError(key, f"unknown value {value!r}; expected one of {names}") from None
+        raise EventFormatError(key, f"unknown value {_json(value)}; expected one of {names}") from None
 
 
 def _tables(value: Any) -> tuple[TableRef, ...]:

@@ -8,6 +8,9 @@ reasons:
 * a line ends at ``\\n`` only, as JSON Lines says; a ``\\r`` just before it belongs to the line
   end (``\\r\\n``), a bare ``\\r`` elsewhere is part of the line;
 * a line is read as bytes and must be UTF-8 text; a line that is not is an error for that line;
+* a line may start with a UTF-8 byte order mark (U+FEFF, as editors on Windows write at the
+  start of a file), which is not part of it: each line is a JSON text, and RFC 8259 (section
+  8.1) lets a reader ignore the mark; a line (or a file's first line) with one reads as without;
 * a blank line (nothing but spaces, tabs and that ``\\r``: JSON's own white space) is not a
   record and is skipped; any other line is an event or an error;
 * the error messages are replfilter's own (:func:`read_line`), never the JSON library's.
@@ -22,11 +25,15 @@ from typing import IO, Iterable, Iterator
 from ..core.errors import MySQLError
 from ..replica.state import ReplicaState
 from .applier_errors import error_text
-from .evaluator import Decision, Evaluator
-from .event_json import EventFormatError, SourceCatalogs, from_json
+from .evaluator import Decision, Evaluator, decide_compiled
+from .event_json import EventFormatError, SourceCatalogs, UnknownTables, from_json, read_event_sql
+from .undecided import unless_tables_matter
 from .drop_trigger import decide_drop_trigger, is_unresolved_drop_trigger
 from .events import Event, QueryEvent
 from .catalog.follow import CatalogFollower
+
+BYTE_ORDER_MARK = "\ufeff"
+"""U+FEFF at the start of a line: not part of the event (see the module's docstring)."""
 
 JSON_BLANKS = " \t\r"
 """JSON's white space, less the line feed that ends a line: a line of only these is blank."""
@@ -69,6 +76,7 @@ def read_line(line: str | bytes, source_catalog: SourceCatalogs | None = None) -
     both ``ValueError``. A line whose text a Spark string cannot hold (a lone surrogate written
     as ``\\ud800``) is refused here too, so that the stream and ``evaluate`` agree on it."""
     text = decode_line(line) if isinstance(line, bytes) else line
+    text = text.removeprefix(BYTE_ORDER_MARK)
     if is_blank(text):
         return None
     try:
@@ -140,31 +148,50 @@ class LineEvaluator:
 
     def decide_line(self, number: int, line: str | bytes) -> LineResult | None:
         try:
-            event = read_line(line, self._source_catalog)
+            try:
+                event = read_line(line, self._source_catalog)
+                unknown = None
+            except UnknownTables as err:  # decided as EXPLAIN decides the same text
+                event, unknown = err.event, err.why
             if event is None:
                 return None
-            if self._channel is not None:
-                event = replace(event, channel=self._channel)
-            if is_unresolved_drop_trigger(event):
-                event, decision = self._drop_trigger(event)  # type: ignore[arg-type]
-            else:
-                decision = self._evaluator.decide(event)
+            event, decision, stop = self.decide_event(event, unknown)
         except ValueError as err:  # LineError, EventFormatError, UnknownChannelError
             self.errors += 1
             return LineResult(number, error=str(err))
-        follower = self._follower
-        stop = follower.run(event, decision)
-        key = (event.channel, _verdict(decision))
-        self.counts[key] = self.counts.get(key, 0) + 1
         return LineResult(number, event, decision, applier_error=stop)
 
-    def _drop_trigger(self, event: QueryEvent) -> tuple[QueryEvent, Decision]:
-        """The replica looks the trigger up in its own catalog (:mod:`.drop_trigger`)."""
-        from .sql.logged_events import SqlEventsError, analyse_event_sql  # sqlglot on first use only
+    def decide_event(self, event: Event, unknown: str | None = None) -> tuple[Event, Decision, MySQLError | None]:
+        """One event, from any reader (a JSON line, a binary log): its decision (counted), the
+        catalog followed, and the error the applier would stop with. ``unknown`` says why the
+        event's table list could not be read from its SQL text: it is then decided only where
+        the rules decide it whatever the tables are. Raises ``ValueError`` (an unknown channel)."""
+        if self._channel is not None:
+            event = replace(event, channel=self._channel)
+        if is_unresolved_drop_trigger(event):
+            event, decision = self._drop_trigger(event)  # type: ignore[arg-type]
+        elif unknown is not None:
+            compiled = self._evaluator.compiled(event.channel)
+            decision = unless_tables_matter(decide_compiled(compiled, event), event, compiled, unknown)
+            if decision.decision is not None:
+                decision = self._evaluator.decide(event)
+        else:
+            decision = self._evaluator.decide(event)
+        stop = self._follower.run(event, decision)
+        key = (event.channel, _verdict(decision))
+        self.counts[key] = self.counts.get(key, 0) + 1
+        return event, decision, stop
 
+    @property
+    def source_catalog(self) -> SourceCatalogs:
+        return self._source_catalog
+
+    def _drop_trigger(self, event: QueryEvent) -> tuple[QueryEvent, Decision]:
+        """The replica looks the trigger up in its own catalog (:mod:`.drop_trigger`); a text the
+        source refuses (no database for an unqualified trigger: 1046) is an error naming ``sql``."""
         try:
-            trigger = analyse_event_sql(event.sql or "", event.default_db).trigger
-        except SqlEventsError:
+            trigger = read_event_sql(event.sql or "", event.default_db).trigger
+        except UnknownTables:
             trigger = None
         compiled = self._evaluator.compiled(event.channel)
         return decide_drop_trigger(event, trigger, compiled, self._follower, self._evaluator.decide)

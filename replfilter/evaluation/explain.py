@@ -16,7 +16,8 @@ from typing import Sequence
 from ..replica.state import ReplicaState
 from .applier_errors import error_text
 from .drop_trigger import decide_drop_trigger
-from .evaluator import SKIP, CompiledFilters, Decision, channel_filters, compile_filters, decide_compiled
+from .evaluator import CompiledFilters, Decision, channel_filters, compile_filters, decide_compiled
+from .undecided import unless_tables_matter
 from .events import CommandKind, Event, QueryEvent, RowEvent, TransactionEvent
 from .catalog.follow import CatalogFollower
 
@@ -117,7 +118,7 @@ def explain_sql(
                     else:
                         decision = decide_compiled(compiled[name], event)
                     if not derived.tables_known and trigger is None:
-                        decision = _unless_tables_matter(decision, event, compiled[name], derived.note)
+                        decision = unless_tables_matter(decision, event, compiled[name])
                     error = follower.run(event, decision)
                     rows.append(ExplainRow(
                         name, fmt_name, event, decision, derived.tables_known, derived.note,
@@ -133,21 +134,6 @@ def explain_sql(
                         ),
                     ))
     return rows
-
-
-def _unless_tables_matter(decision: Decision, event: Event, compiled: CompiledFilters, note: str | None) -> Decision:
-    """A decision on an event whose table list the text could not give: it stands only if no
-    table list could change it (a database-level SKIP, or no table rules at all); otherwise it
-    is undecided. Unknown updating flags (``None``) are answered by the evaluator itself."""
-    if not isinstance(event, QueryEvent) or decision.decision is None:
-        return decision
-    if any(t.updating is None for t in event.tables) or not compiled.table_rules_on:
-        return decision
-    if decide_compiled(compiled, replace(event, tables=())).decision is SKIP:
-        return decision  # the database rules skip it, whatever its tables
-    return replace(decision, decision=None, filter_type=None, rule=None, reason=(
-        "undecided: table rules decide this statement, and its table list is not known"
-    ))
 
 
 def _whichever(compiled: CompiledFilters, channel: str, tables: Sequence[tuple[str, str]]) -> Decision | None:

@@ -61,17 +61,20 @@ def explain_replication(state: ReplicaState, stmt: ast.ExplainReplication) -> Re
     return ResultSet(EXPLAIN_COLUMNS, tuple(result_rows))
 
 
-def replay_events(state: ReplicaState, stmt: ast.ReplayEvents, lines: Iterable[str]) -> tuple[ResultSet, ReplicaState]:
+def replay_events(
+    state: ReplicaState, stmt: ast.ReplayEvents, lines: Iterable[str], now_us: int = 0
+) -> tuple[ResultSet, ReplicaState]:
     """Decide every event of the file on its channel (or on ``stmt.channel``), move the
     COUNTERs, and return counts per channel and decision in channel order. Bad lines become
     warnings naming file and line and do not stop the replay. When a schema is known, the
     first event per channel that the applier would stop on sets that channel's
     ``Last_SQL_Errno``/``Last_SQL_Error`` (SHOW REPLICA STATUS); the replay still decides the
-    events after it, as the filters would."""
+    events after it, as the filters would. ``now_us`` stamps that error
+    (``Last_SQL_Error_Timestamp``)."""
     if stmt.channel is not None and state.channel(stmt.channel) is None:
         raise MySQLError.of(ER.REPLICA_CHANNEL_DOES_NOT_EXIST, stmt.channel)
     results, new_state = evaluate_lines(state, lines, stmt.channel)
-    new_state = _with_applier_errors(new_state, results)
+    new_state = _with_applier_errors(new_state, results, now_us)
     errors = [f"line {result.line}: {result.error}" for result in results if result.error is not None]
     warnings = [_bad_event(f"{stmt.path}: {error}") for error in errors[:MAX_REPLAY_WARNINGS]]
     if len(errors) > MAX_REPLAY_WARNINGS:
@@ -87,7 +90,7 @@ def _bad_event(text: str) -> Condition:
     return Condition("Warning", ER.WRONG_VALUE.code, f"Incorrect event value: '{text}'")
 
 
-def _with_applier_errors(state: ReplicaState, results: Iterable[LineResult]) -> ReplicaState:
+def _with_applier_errors(state: ReplicaState, results: Iterable[LineResult], now_us: int) -> ReplicaState:
     """Each channel's first applier error, as its SQL thread's last error."""
     seen: set[str] = set()
     for result in results:
@@ -97,5 +100,5 @@ def _with_applier_errors(state: ReplicaState, results: Iterable[LineResult]) -> 
         channel = state.channel(result.event.channel)
         if channel is not None:
             error = (result.applier_error.code, last_sql_error(result.event, result.applier_error))
-            state = state.with_channel(replace(channel, last_sql_error=error))
+            state = state.with_channel(replace(channel, last_sql_error=error, last_sql_error_at=now_us))
     return state

@@ -1,6 +1,7 @@
 """Channels: global rules a channel does not get (RF401), per-channel startup rules that are
-discarded (RF402), channels admitting the same tables (RF403), an unfiltered channel among
-filtered ones (RF404). mysql-filter-statements.md sections 5.1-5.2 say how channels get rules.
+discarded (RF402), channels admitting the same tables (RF403; with the sources' schemas, and
+RF404 for unfiltered channels, in :mod:`.checks_schema`). mysql-filter-statements.md sections
+5.1-5.2 say how channels get rules.
 """
 
 from __future__ import annotations
@@ -87,73 +88,64 @@ def _admitted_names(view: View) -> tuple[set[str], set[str], list[str]]:
     return set(view.keys(FT.DO_DB)), set(view.keys(FT.DO_TABLE)), [str(r) for r in view.rules(FT.WILD_DO_TABLE)]
 
 
-def _overlap(a: View, b: View) -> str | None:
-    """A name both channels admit, described; None when their do rules name nothing in common."""
+def _overlap(a: View, b: View) -> tuple[str, ...]:
+    """Every name both channels admit, described (all of them: a finding names each shared
+    database, not the first); empty when their do rules name nothing in common."""
     a_db, a_tab, a_wild = _admitted_names(a)
     b_db, b_tab, b_wild = _admitted_names(b)
+    found: list[str] = []
     common = sorted(a_db & b_db)
     if common:
-        return f"database '{common[0]}' (REPLICATE_DO_DB on both)"
+        found.append(f"database{'s' if len(common) > 1 else ''} {', '.join(repr(c) for c in common)} (REPLICATE_DO_DB on each)")
     common = sorted(a_tab & b_tab)
     if common:
-        return f"table '{common[0]}' (REPLICATE_DO_TABLE on both)"
+        found.append(f"table{'s' if len(common) > 1 else ''} {', '.join(repr(c) for c in common)} (REPLICATE_DO_TABLE on each)")
     for tables, patterns, which, owner in ((a_tab, b_wild, b.channel, b), (b_tab, a_wild, a.channel, a)):
         if tables and patterns:
             index = owner.wild_index(FT.WILD_DO_TABLE)
             for table in sorted(tables):
                 hit = index.first_match(table)
                 if hit is not None:
-                    return f"table '{table}' (REPLICATE_DO_TABLE on one, REPLICATE_WILD_DO_TABLE '{hit}' on '{which}')"
+                    found.append(f"table '{table}' (REPLICATE_DO_TABLE on one, REPLICATE_WILD_DO_TABLE '{hit}' on '{which}')")
     if a_wild and b_wild:
-        index = a.wild_index(FT.WILD_DO_TABLE)
-        for pattern in b_wild:
-            hit = index.first_cover(pattern)
-            if hit is not None:
-                return f"the tables of '{pattern}' (REPLICATE_WILD_DO_TABLE on both: '{hit}' covers it)"
-        index = b.wild_index(FT.WILD_DO_TABLE)
-        for pattern in a_wild:
-            hit = index.first_cover(pattern)
-            if hit is not None:
-                return f"the tables of '{pattern}' (REPLICATE_WILD_DO_TABLE on both: '{hit}' covers it)"
+        for owner, patterns in ((a, b_wild), (b, a_wild)):
+            index = owner.wild_index(FT.WILD_DO_TABLE)
+            for pattern in patterns:
+                hit = index.first_cover(pattern)
+                if hit is not None:
+                    found.append(f"the tables of '{pattern}' (REPLICATE_WILD_DO_TABLE on both: '{hit}' covers it)")
     for dbs, tables, patterns in ((a_db, b_tab, b_wild), (b_db, a_tab, a_wild)):
         for table in sorted(tables):
             if a.key(table_db(table)[0]) in dbs:
-                return f"table '{table}' (its database is in REPLICATE_DO_DB of the other channel)"
+                found.append(f"table '{table}' (its database is in REPLICATE_DO_DB of the other channel)")
         for pattern in patterns:
             db = literal_db(pattern)
             if db is not None and a.key(db) in dbs:
-                return f"the tables of '{pattern}' (its database is in REPLICATE_DO_DB of the other channel)"
-    return None
+                found.append(f"the tables of '{pattern}' (its database is in REPLICATE_DO_DB of the other channel)")
+    return tuple(dict.fromkeys(found))
 
 
 def check_shared_tables(views: Sequence[View]) -> Iterator[Finding]:
-    """RF403: two configured channels whose do rules admit the same names. Without a schema only
-    what the rules name is compared (channels without do rules admit everything: see RF404)."""
+    """RF403: configured channels whose do rules admit the same names. Without a schema only
+    what the rules name is compared (a channel without do rules admits whatever its source
+    sends, which is not known here). Channels that share the same names (as every channel does
+    under a global REPLICATE_DO_DB) are one finding naming them all, not one per pair."""
     configured = [v for v in views if v.configured]
+    groups: dict[tuple[str, ...], list[str]] = {}
     for i, later in enumerate(configured):
         for earlier in configured[:i]:
             what = _overlap(earlier, later)
-            if what is not None:
-                yield Finding(
-                    later.channel, "RF403",
-                    f"channels '{earlier.channel}' and '{later.channel}' both admit {what}: two sources would write it",
-                )
+            if what:
+                members = groups.setdefault(what, [])
+                members.extend(c for c in (earlier.channel, later.channel) if c not in members)
+    for what, channels in groups.items():
+        names = " and ".join(repr(c) for c in channels) if len(channels) == 2 else (
+            ", ".join(repr(c) for c in channels[:-1]) + f" and {channels[-1]!r}")
+        yield Finding(
+            channels[-1], "RF403",
+            f"channels {names} {'both' if len(channels) == 2 else 'all'} admit {'; '.join(what)}: "
+            f"if more than one of their sources sends them, two sources write them",
+        )
 
 
-def check_unfiltered_channel(views: Sequence[View]) -> Iterator[Finding]:
-    """RF404: a configured channel without filters next to channels that have some."""
-    configured = [v for v in views if v.configured]
-    filtered = [v.channel for v in configured if not v.filters.is_empty]
-    if not filtered:
-        return
-    for view in configured:
-        if view.filters.is_empty:
-            yield Finding(
-                view.channel, "RF404",
-                f"channel '{view.channel}' has no filters while {', '.join(repr(f) for f in filtered[:3])} "
-                f"{'has' if len(filtered) == 1 else 'have'} some: it replicates everything its source sends",
-            )
-
-
-__all__ = ["StartupRuleRef", "check_discarded_channel_rules", "check_global_not_inherited",
-           "check_shared_tables", "check_unfiltered_channel"]
+__all__ = ["StartupRuleRef", "check_discarded_channel_rules", "check_global_not_inherited", "check_shared_tables"]

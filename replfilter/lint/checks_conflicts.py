@@ -14,6 +14,7 @@ from ..core.filters import FilterType, fold_case
 from .context import View, table_db
 from .findings import Finding
 from .patterns import WildIndex, literal_db, literal_text
+from .reach import db_exclusion, excluded_table_rules
 
 FT = FilterType
 
@@ -101,13 +102,7 @@ def check_exact_covered_by_wild(view: View, ix: Indexes) -> Iterator[Finding]:
 
 def _db_rule_verdict(view: View, db: str) -> str | None:
     """Why the database rules exclude ``db``, or None when they let it through."""
-    if view.rules(FT.DO_DB):
-        if view.key(db) not in view.keys(FT.DO_DB):
-            return f"'{db}' is not in REPLICATE_DO_DB"
-        return None
-    if view.key(db) in view.keys(FT.IGNORE_DB):
-        return f"'{db}' is in REPLICATE_IGNORE_DB"
-    return None
+    return db_exclusion(view, db)
 
 
 def _case_twin(view: View, db: str) -> str | None:
@@ -121,42 +116,35 @@ def _case_twin(view: View, db: str) -> str | None:
     return None
 
 
-def _rule_db(ftype: FilterType, rule: str) -> str | None:
-    if ftype in (FT.DO_TABLE, FT.IGNORE_TABLE):
-        return table_db(rule)[0]
-    return literal_db(rule)
-
-
-def check_table_rule_db_excluded(view: View) -> Iterator[Finding]:
+def check_table_rule_db_excluded(view: View, binlog_format: str | None = None) -> Iterator[Finding]:
     """RF301 (and RF304 when only letter case differs): a table rule whose database the
-    channel's database rules exclude never matches."""
-    if not view.rules(FT.DO_DB) and not view.rules(FT.IGNORE_DB):
-        return
-    for ftype in (FT.DO_TABLE, FT.IGNORE_TABLE, FT.WILD_DO_TABLE, FT.WILD_IGNORE_TABLE):
+    channel's database rules exclude never matches a row event. A wild database part counts
+    when no REPLICATE_DO_DB name can fill it (Bug #12209). A do rule on a literal database is
+    RF305's instead (the database it names gets nothing: an error, with a fix)."""
+    for ftype, rule, db, reason in excluded_table_rules(view):
         is_do = ftype in (FT.DO_TABLE, FT.WILD_DO_TABLE)
-        for rule in view.rules(ftype):
-            db = _rule_db(ftype, str(rule))
-            if db is None:
-                continue
-            reason = _db_rule_verdict(view, db)
-            if reason is None:
-                continue
-            twin = _case_twin(view, db)
-            if twin is not None:
-                yield Finding(
-                    view.channel, "RF304",
-                    f"under lower_case_table_names=0 '{db}' and '{twin}' are two databases: {ftype.keyword} "
-                    f"'{rule}' never passes the database rules ({reason}); spell both the same way",
-                    ftype, rule,
-                )
-                continue
-            fix = None if is_do else view.fix({ftype: view.without(ftype, rule)})
-            advice = f"; add '{db}' to REPLICATE_DO_DB or drop the rule" if is_do and view.rules(FT.DO_DB) else ""
+        twin = _case_twin(view, db) if db is not None else None
+        if twin is not None:
             yield Finding(
-                view.channel, "RF301",
-                f"{ftype.keyword} '{rule}' can never match: database rules are checked first and {reason}{advice}",
-                ftype, rule, fix,
+                view.channel, "RF304",
+                f"under lower_case_table_names=0 '{db}' and '{twin}' are two databases: {ftype.keyword} "
+                f"'{rule}' never passes the database rules ({reason}); spell both the same way",
+                ftype, rule,
             )
+            continue
+        if is_do and db is not None:
+            continue  # RF305: a do rule whose database gets nothing, with the fix that admits it
+        fix = None if is_do else view.fix({ftype: view.without(ftype, rule)})
+        advice = "; list the databases it should admit in REPLICATE_DO_DB, or use table rules only" if is_do else ""
+        where = ""
+        if binlog_format != "ROW" and is_do and view.rules(FT.DO_DB):
+            where = (" by a row event (under STATEMENT format it matches only a table named in a statement "
+                     "run with a REPLICATE_DO_DB database as the default database)")
+        yield Finding(
+            view.channel, "RF301",
+            f"{ftype.keyword} '{rule}' can never match{where}: database rules are checked first and {reason}{advice}",
+            ftype, rule, fix,
+        )
 
 
 def check_rewrite_case(view: View) -> Iterator[Finding]:

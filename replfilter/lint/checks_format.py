@@ -56,7 +56,12 @@ def _unescape(text: str) -> str:
 
 
 def check_rule_on_old_name(view: View) -> Iterator[Finding]:
-    """RF102: REW(a->b) plus a database or table rule naming ``a``."""
+    """RF102: REW(a->b) plus a database or table rule naming ``a``. Each fix renames the rule;
+    when that alone would leave the new rule excluded by another rule on the old name (do-db
+    ``a`` next to do-table ``a.t``), the fix renames every rule on the old names at once, and
+    it is offered only if the result adds no finding (:func:`~.checks_reach.offered`)."""
+    from .checks_reach import offered
+
     rewrites = view.rules(FT.REWRITE_DB)
     if not rewrites:
         return
@@ -67,40 +72,46 @@ def check_rule_on_old_name(view: View) -> Iterator[Finding]:
     pending = {key: rule for key, rule in first.items() if key not in targets and key != view.key(rule[1])}
     if not pending:
         return  # every rewritten name is also produced by some rewrite: rules on it can match
+    found: list[tuple[FilterType, object, object, str, RowEvent]] = []  # (type, rule, new rule, message, example)
     for ftype in (FT.DO_DB, FT.IGNORE_DB):
         for rule in view.rules(ftype):
-            found = pending.get(view.key(str(rule)))
-            if found is None:
+            hit = pending.get(view.key(str(rule)))
+            if hit is None:
                 continue
-            source, target = found
-            fix = view.fix({ftype: view.replaced(ftype, rule, [target])})
+            source, target = hit
             message = (
                 f"REPLICATE_REWRITE_DB ({source},{target}) runs before {ftype.keyword}, which therefore sees "
                 f"'{target}' and never '{source}'; {ftype.keyword} '{target}' was probably meant"
             )
-            yield _quoted(view, Finding(view.channel, "RF102", message, ftype, rule, fix), RowEvent(view.channel, source, "t"))
+            found.append((ftype, rule, target, message, RowEvent(view.channel, source, "t")))
     for ftype in (FT.DO_TABLE, FT.IGNORE_TABLE):
         for rule in view.rules(ftype):
             db, table = table_db(str(rule))
-            found = pending.get(view.key(db))
-            if found is None:
+            hit = pending.get(view.key(db))
+            if hit is None:
                 continue
-            source, target = found
-            fix = view.fix({ftype: view.replaced(ftype, rule, [f"{target}.{table}"])})
-            yield _quoted(view, Finding(view.channel, "RF102", _table_message(found, ftype, rule, f"{target}.{table}"), ftype, rule, fix),
-                          RowEvent(view.channel, source, table))
+            new = f"{hit[1]}.{table}"
+            found.append((ftype, rule, new, _table_message(hit, ftype, rule, new), RowEvent(view.channel, hit[0], table)))
     for ftype in (FT.WILD_DO_TABLE, FT.WILD_IGNORE_TABLE):
         for rule in view.rules(ftype):
             split = _split_wild_db(str(rule))
-            found = pending.get(view.key(_unescape(split[0]))) if split is not None else None
-            if found is None or split is None:
+            hit = pending.get(view.key(_unescape(split[0]))) if split is not None else None
+            if hit is None or split is None:
                 continue
-            source, target = found
-            new = f"{escape_like(target)}.{split[1]}"
-            fix = view.fix({ftype: view.replaced(ftype, rule, [new])})
+            new = f"{escape_like(hit[1])}.{split[1]}"
             table = "".join(ch if kind == "lit" else ("t" if kind == "any" else "x") for kind, ch in tokens(split[1]))
-            yield _quoted(view, Finding(view.channel, "RF102", _table_message(found, ftype, rule, new), ftype, rule, fix),
-                          RowEvent(view.channel, source, table))
+            found.append((ftype, rule, new, _table_message(hit, ftype, rule, new), RowEvent(view.channel, hit[0], table)))
+    every: dict[FilterType, tuple] = {}
+    for ftype, rule, new, _message, _example in found:
+        every[ftype] = view.replaced(ftype, rule, [new]) if ftype not in every else tuple(
+            new if r == rule else r for r in every[ftype])
+    combined = view.fix(every)
+    for ftype, rule, new, message, example in found:
+        single = view.fix({ftype: view.replaced(ftype, rule, [new])})
+        fix = offered(view, single) or offered(view, combined)
+        if fix is None:
+            message += "; renaming it alone would leave it excluded by the other rules, so no fix is offered"
+        yield _quoted(view, Finding(view.channel, "RF102", message, ftype, rule, fix), example)
 
 
 def _table_message(rewrite: tuple[str, str], ftype: FilterType, rule: object, new: str) -> str:
@@ -113,7 +124,8 @@ def _table_message(rewrite: tuple[str, str], ftype: FilterType, rule: object, ne
 
 
 def _quoted(view: View, finding: Finding, example: RowEvent) -> Finding:
-    assert finding.fix is not None
+    if finding.fix is None:
+        return replace(finding, message=finding.message + ".")
     now = view.outcome(example)
     fixed = view.outcome(example, view.fixed_filters(finding.fix))
     if verdict_text(now) == verdict_text(fixed):

@@ -9,8 +9,8 @@ from typing import Iterator
 from ..core.filters import FilterType
 from ..evaluation.events import RowEvent
 from .context import View, table_db, verdict_text
-from .findings import Finding
-from .patterns import escape_positions, suspicious_underscores, tokens
+from .findings import Finding, Level
+from .patterns import escape_positions, open_ended_name, suspicious_underscores, tokens, underscores_before_any
 
 FT = FilterType
 NAME_TYPES = (FT.DO_DB, FT.IGNORE_DB)
@@ -87,11 +87,17 @@ def _sample_event(pattern: str, channel: str, one: str = "x") -> RowEvent:
 
 
 def check_underscore(view: View) -> Iterator[Finding]:
-    """RF105: an unescaped ``_`` between letters or digits of a wild pattern."""
+    """RF105: an unescaped ``_`` between letters or digits of a wild pattern (a warning), or
+    between a letter or digit and ``%``, as in ``%.tmp_%`` (a note: see
+    :func:`~.patterns.underscores_before_any`)."""
     for ftype in WILD_TYPES:
         for rule in view.rules(ftype):
             assert isinstance(rule, str)
             positions = suspicious_underscores(rule)
+            level = None
+            if not positions:
+                positions = underscores_before_any(rule)
+                level = Level.NOTE
             if not positions:
                 continue
             escaped = escape_positions(rule, positions)
@@ -100,10 +106,12 @@ def check_underscore(view: View) -> Iterator[Finding]:
             example = _sample_event(sample, view.channel)
             message = (
                 f"in {ftype.keyword} '{rule}', '_' matches any one character, so it also matches "
-                f"{example.db}.{example.table}; escaped ('{escaped}') it matches only the name as written"
+                f"{example.db}.{example.table}; escaped ('{escaped}') "
+                + ("it matches only the name as written" if "%" not in rule else "the '_' matches only itself")
             )
             fix = view.fix({ftype: view.replaced(ftype, rule, [escaped])})
-            yield _with_example(view, Finding(view.channel, "RF105", message, ftype, rule, fix), example, "")
+            finding = Finding(view.channel, "RF105", message, ftype, rule, fix, level_override=level)
+            yield _with_example(view, finding, example, "")
 
 
 def check_percent_in_exact(view: View) -> Iterator[Finding]:
@@ -120,3 +128,60 @@ def check_percent_in_exact(view: View) -> Iterator[Finding]:
             fix = view.fix({ftype: view.without(ftype, rule), wild: (*view.rules(wild), rule)})
             example = _sample_event(rule.replace("_", "\\_"), view.channel)
             yield _with_example(view, Finding(view.channel, "RF106", message, ftype, rule, fix), example, "")
+
+
+def check_rewrite_of_a_table(view: View) -> Iterator[Finding]:
+    """RF107: a dotted name in REPLICATE_REWRITE_DB. mysqld splits the value at the first
+    ``->`` and stores both sides verbatim (mysqld.cc; mysql-filter-statements.md section 6,
+    item 5): ``shop.orders->archive.orders`` rewrites a database named ``shop.orders``, which
+    no row event of table ``orders`` in ``shop`` carries. When both sides name the same table,
+    the database rewrite ``shop->archive`` is offered, saying that it moves every table of
+    ``shop`` (and only if it adds no finding); otherwise no fix (filters cannot rename tables)."""
+    from .checks_reach import offered
+
+    for rule in view.rules(FT.REWRITE_DB):
+        source, target = rule  # type: ignore[misc]
+        if "." not in source and "." not in target:
+            continue
+        src_db, _, src_table = source.partition(".")
+        dst_db, _, dst_table = target.partition(".")
+        if src_table:
+            message = (
+                f"REPLICATE_REWRITE_DB names databases: '{source}->{target}' rewrites a database called '{source}'; "
+                f"row events of the table {source} carry the database '{src_db}', so they are not rewritten"
+            )
+        else:
+            message = (
+                f"REPLICATE_REWRITE_DB names databases: '{source}->{target}' sends every table of '{source}' to a "
+                f"database called '{target}', not to the table {target}"
+            )
+        fix = None
+        if src_table and src_table == dst_table and src_db and dst_db:
+            fix = offered(view, view.fix({FT.REWRITE_DB: view.replaced(FT.REWRITE_DB, rule, [(src_db, dst_db)])}))
+        example = RowEvent(view.channel, src_db or source, src_table or "t")
+        if fix is None:
+            meant = "; a replication filter cannot rename a table, so no fix is offered"
+            now = view.outcome(example)
+            yield Finding(view.channel, "RF107", f"{message}{meant}: rows of {example.db}.{example.table} are {verdict_text(now)}.",
+                          FT.REWRITE_DB, rule, None, example_event=example)
+            continue
+        meant = f"; the database rewrite '{src_db}->{dst_db}' was probably meant (it moves every table of '{src_db}', not only '{src_table}')"
+        yield _with_example(view, Finding(view.channel, "RF107", message, FT.REWRITE_DB, rule, fix), example, meant)
+
+
+def check_open_ended(view: View) -> Iterator[Finding]:
+    """RF108 without a schema, a note: which part of a pattern is open-ended. Which tables it
+    takes besides the one it names needs the schema (``--schema``), so no fix is offered."""
+    for ftype in WILD_TYPES:
+        for rule in view.rules(ftype):
+            name = open_ended_name(str(rule))
+            if name is None:
+                continue
+            db, _, table = name.partition(".")
+            yield Finding(
+                view.channel, "RF108",
+                f"{ftype.keyword} '{rule}' is open-ended after '{table}': '%' takes every table of '{db}' whose "
+                f"name starts with '{table}' ({table}_archive, {table}s, ...), not only {name}; give --schema to "
+                f"list the tables it takes",
+                ftype, rule, level_override=Level.NOTE,
+            )

@@ -17,15 +17,26 @@ TABLE_OPTIONS = MANUAL + "replication-rules-table-options.html"
 INTERACTIONS = MANUAL + "replication-rules-examples.html"
 CHANNEL_FILTERS = MANUAL + "replication-rules-channel-based-filters.html"
 REPLICA_OPTIONS = MANUAL + "replication-options-replica.html"
+BUG = "https://bugs.mysql.com/bug.php?id="
 
 
 @dataclass(frozen=True)
 class Code:
+    """One code. ``sources`` is where the rule comes from, ``;``-separated: manual pages and bug
+    reports (what a user can open) and the specification sections the check follows (which are
+    the developers', not shipped with the package)."""
+
     code: str
     name: str
     level: str  # "error" | "warning" | "note"
     summary: str
-    reference: str
+    sources: str
+
+    @property
+    def reference(self) -> str:
+        """The parts of ``sources`` a user can open (web addresses): what ``reference`` in the
+        JSON output and SARIF's ``helpUri`` cite."""
+        return "; ".join(part.strip() for part in self.sources.split(";") if part.strip().startswith("http"))
 
 
 _ALL = (
@@ -51,6 +62,25 @@ _ALL = (
          "`%` is literal in REPLICATE_DO_TABLE / REPLICATE_IGNORE_TABLE: the rule names one "
          "table called that; a wild rule was probably meant.",
          REPLICA_OPTIONS + "#option_mysqld_replicate-do-table; mysql-filter-evaluation.md section 1"),
+    Code("RF107", "rewrite-names-a-table", "error",
+         "REPLICATE_REWRITE_DB names databases: 'shop.orders->archive.orders' is accepted at "
+         "start-up as a rewrite of a database called 'shop.orders', so rows of shop.orders are "
+         "not rewritten; a table cannot be renamed by a replication filter.",
+         REPLICA_OPTIONS + "#option_mysqld_replicate-rewrite-db; mysql-filter-statements.md section 6 item 5"),
+    Code("RF108", "pattern-over-matches", "warning",
+         "A wild pattern that reads as one table followed by '%' ('myapp.audit_log%') takes every "
+         "table whose name goes on from it: with a schema, the other tables it matches by name "
+         "(a warning); without, a note saying which part is open-ended. Escaping '_' does not "
+         "stop '%'.",
+         REPLICA_OPTIONS + "#option_mysqld_replicate-wild-do-table; mysql-filter-evaluation.md section 4"),
+    Code("RF109", "account-statements-by-default-db", "warning",
+         "CREATE USER, ALTER USER, SET PASSWORD, GRANT, REVOKE, RENAME USER and DROP USER are logged "
+         "as statements with the session's default database and no table list: a rule on mysql "
+         "(ignore-db, 'mysql.%') does not keep them off the replica, and under do-db one run "
+         "without a default database is dropped (a note from the configuration, a warning per "
+         "workload statement).",
+         INTERACTIONS + "; " + DB_OPTIONS + "; " + MANUAL + "replication-features-mysqldb.html; "
+         "mysql-filter-evaluation.md section 3.2"),
     Code("RF201", "ignore-db-next-to-do-db", "warning",
          "With any REPLICATE_DO_DB rule, REPLICATE_IGNORE_DB is never consulted.",
          RULES + "; " + DB_OPTIONS + "; mysql-filter-evaluation.md section 3.3 table A"),
@@ -65,8 +95,9 @@ _ALL = (
          RULES + "; mysql-filter-evaluation.md section 3.3 table C"),
     Code("RF301", "table-rule-db-excluded", "warning",
          "A table rule whose database the channel's database rules already exclude: database "
-         "rules are checked first, so it never matches.",
-         INTERACTIONS + "; mysql-filter-evaluation.md section 3.3"),
+         "rules are checked first, so it never matches a row event. A wild database part "
+         "('cache%', 'db_', '%') counts when no REPLICATE_DO_DB name can fill it.",
+         INTERACTIONS + "; " + BUG + "12209; mysql-filter-evaluation.md section 3.3"),
     Code("RF302", "wild-rule-covered", "warning",
          "A wild rule covered by an earlier rule of the same type: every table it matches, the "
          "earlier one matches first.",
@@ -81,6 +112,12 @@ _ALL = (
          "Under lower_case_table_names=0 names compare byte for byte: rules that spell one "
          "database in two letter cases name two databases.",
          RULES + "; mysql-filter-evaluation.md section 5"),
+    Code("RF305", "database-gets-nothing", "error",
+         "A database the configuration names for replication gets nothing applied: a "
+         "REPLICATE_DO_DB name whose tables no do-table or wild-do rule admits (next to do-db, "
+         "a wild rule such as 'cache%.%' can only match do-db databases), one whose tables a "
+         "wild-ignore pattern takes whole, or a rewrite whose target the rules drop.",
+         BUG + "12209; " + INTERACTIONS + "; " + DB_OPTIONS + "; mysql-filter-evaluation.md section 3.3 tables A and C"),
     Code("RF401", "global-rule-not-inherited", "warning",
          "A channel with its own rules of a type does not get the global rules of that type.",
          CHANNEL_FILTERS + "; mysql-filter-statements.md section 5.2"),
@@ -90,11 +127,12 @@ _ALL = (
          CHANNEL_FILTERS + "; mysql-filter-statements.md section 5.1"),
     Code("RF403", "table-on-several-channels", "warning",
          "Several channels admit the same tables: on a multi-source replica two sources then "
-         "write them.",
+         "write them (channels sharing the same names are one finding).",
          CHANNEL_FILTERS + "; " + MANUAL + "replication-multi-source.html"),
     Code("RF404", "unfiltered-channel", "warning",
-         "A configured channel without any filter next to filtered ones replicates everything "
-         "its source sends.",
+         "(schema) Two channels without filters whose sources have the same databases: the "
+         "replica applies them twice. One unfiltered channel next to filtered ones is the "
+         "manual's channel-specific example and no finding.",
          CHANNEL_FILTERS),
     Code("RF501", "format-dependent-verdict", "warning",
          "A workload statement that the channel applies under one binlog format and skips under "
@@ -128,6 +166,21 @@ _SCHEMA = (
          "(a table the filters kept off it: error 1146): the SQL thread stops.",
          INTERACTIONS + "; mysql-filter-evaluation.md section 3.1"),
 )
+_SCHEMA = _SCHEMA + (
+    Code("RF605", "trigger-writes-filtered-table", "warning",
+         "(schema) A trigger on a replicated table writes a table the filters keep off the "
+         "replica: under STATEMENT (and MIXED) format the trigger fires on the replica, which "
+         "then writes that table, or stops with 1146 when it is not there. Row events carry the "
+         "trigger's rows instead, each filtered on its own.",
+         INTERACTIONS + "; " + MANUAL + "replication-features-triggers.html; mysql-filter-evaluation.md section 3.2 (X28, X29)"),
+)
+_SCHEMA = _SCHEMA + (
+    Code("RF606", "foreign-key-into-filtered-table", "error",
+         "(schema) A replicated table whose foreign key references a table the filters keep off "
+         "the replica: creating it there fails with 1824, adding a row to it with 1452, and the "
+         "SQL thread stops.",
+         MANUAL + "create-table-foreign-keys.html; " + INTERACTIONS + "; mysql-filter-evaluation.md section 3.4"),
+)
 _ALL = _ALL + _SCHEMA
 
 CODES: dict[str, Code] = {code.code: code for code in _ALL}
@@ -135,8 +188,12 @@ BY_NAME: dict[str, Code] = {code.name: code for code in _ALL}
 
 
 def resolve(code_or_name: str) -> str:
-    """``RF101`` or ``comma-in-name`` (any case) -> ``RF101``; KeyError when unknown."""
-    upper = code_or_name.strip().upper()
-    if upper in CODES:
-        return upper
-    return BY_NAME[code_or_name.strip().lower()].code
+    """``RF101`` or ``comma-in-name`` (any case) -> ``RF101``; KeyError carrying the text as
+    written when unknown (an error message quotes what the user typed, not a folded copy)."""
+    text = code_or_name.strip()
+    if text.upper() in CODES:
+        return text.upper()
+    found = BY_NAME.get(text.lower())
+    if found is None:
+        raise KeyError(text)
+    return found.code

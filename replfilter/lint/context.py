@@ -100,6 +100,11 @@ class View:
             filters = filters.with_slot(ftype, type(filters[ftype])(rules=tuple(rules)))
         return filters
 
+    def fixed_view(self, fix: Fix) -> "View":
+        """The channel as it would be with ``fix`` applied: what a fix is checked on before it
+        is offered (:mod:`.checks_reach`)."""
+        return View(self.channel, self.fixed_filters(fix), self.collation, self.fix_channel, self.configured)
+
     # --- examples ----------------------------------------------------------------------------
 
     def outcome(self, event: Event, filters: FilterSet | None = None) -> Decision:

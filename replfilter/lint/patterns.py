@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Callable
 
 from ..core.filters import NameCollation, fold_case
 
@@ -79,6 +80,20 @@ def suspicious_underscores(pattern: str) -> tuple[int, ...]:
     """Positions of unescaped ``_`` that sit between two letters or digits, as in ``db_1`` or
     ``order_items``: there the writer almost certainly meant the character itself. A ``_``
     next to ``%``, ``.`` or another ``_`` (``t__``, ``%_``) reads as a deliberate wildcard."""
+    return _unescaped_underscores(pattern, lambda after: bool(_NAMEISH.match(after)))
+
+
+def underscores_before_any(pattern: str) -> tuple[int, ...]:
+    """Positions of unescaped ``_`` right after a letter or digit and right before ``%``, as in
+    ``tmp_%``: the textbook case of a prefix meant as ``tmp_`` that also takes ``tmps`` and
+    ``tmp1``. Less certain than :func:`suspicious_underscores` (``t_%``, "at least two
+    characters", is a way to write a length), so the lint reports these as a note."""
+    return _unescaped_underscores(pattern, lambda after: after == "%")
+
+
+def _unescaped_underscores(pattern: str, followed_well: Callable[[str], bool]) -> tuple[int, ...]:
+    """Positions of unescaped ``_`` after a letter or digit whose next character passes
+    ``followed_well`` (a ``\\`` escapes the character after it)."""
     found: list[int] = []
     i, n = 0, len(pattern)
     while i < n:
@@ -86,10 +101,27 @@ def suspicious_underscores(pattern: str) -> tuple[int, ...]:
         if ch == "\\":
             i += 2
             continue
-        if ch == "_" and 0 < i < n - 1 and _NAMEISH.match(pattern[i - 1]) and _NAMEISH.match(pattern[i + 1]):
+        if ch == "_" and 0 < i < n - 1 and _NAMEISH.match(pattern[i - 1]) and followed_well(pattern[i + 1]):
             found.append(i)
         i += 1
     return tuple(found)
+
+
+def open_ended_name(pattern: str) -> str | None:
+    """The name a pattern reads as when its one ``%`` is at the end, right after a letter or
+    digit, and nothing else is a wildcard but ``_`` (taken literally): ``myapp.audit_log%`` ->
+    ``myapp.audit_log``. Such a pattern was most likely written for that table and takes every
+    table whose name goes on from it (``audit_log_preferences``). ``db.%`` (a whole database)
+    and ``db.tmp\\_%`` (a prefix ending in a separator) are not read this way."""
+    toks = tokens(pattern)
+    if len(toks) < 2 or toks[-1][0] != "any" or any(kind == "any" for kind, _ in toks[:-1]):
+        return None
+    last = toks[-2]
+    if last[0] != "lit" or not _NAMEISH.match(last[1]):
+        return None
+    text = "".join(ch if kind == "lit" else "_" for kind, ch in toks[:-1])
+    db, dot, table = text.partition(".")
+    return text if dot and db and table else None
 
 
 def escape_positions(pattern: str, positions: tuple[int, ...]) -> str:
@@ -165,6 +197,7 @@ class WildIndex:
         for index, pattern in enumerate(patterns):
             self._by_prefix.setdefault(collation.key(literal_prefix(pattern)), []).append(index)
         self._lengths = sorted({len(prefix) for prefix in self._by_prefix})
+        self._longer: dict[str, set[int]] | None = None
 
     def _candidates(self, text_key: str) -> list[int]:
         found: list[int] = []
@@ -206,6 +239,39 @@ class WildIndex:
             return ()
         key = fold_case(name) if self.collation.case_insensitive else name
         return tuple([i for i in self._candidates(key) if self._matches(i, name, key)])
+
+    def for_database(self, db: str):
+        """A matcher for the tables of one database: ``match(name)`` gives what
+        :meth:`match_indices` gives for ``name`` = ``db.table``. The buckets whose prefix ends
+        within ``db.`` are the same for every table of it, and only the longer prefixes that
+        start with ``db.`` can add more; a database no pattern names by prefix costs one
+        lookup per table (a 50,000-table schema is mostly such filler)."""
+        head = self.collation.key(db + ".")
+        fixed = sorted(i for length in self._lengths if length <= len(head) for i in self._by_prefix.get(head[:length], ()))
+        if self._longer is None:  # prefix lengths by each text up to a dot inside the prefix
+            self._longer = {}
+            for prefix in self._by_prefix:
+                dot = prefix.find(".")
+                while 0 <= dot < len(prefix) - 1:
+                    self._longer.setdefault(prefix[:dot + 1], set()).add(len(prefix))
+                    dot = prefix.find(".", dot + 1)
+        longer = sorted(self._longer.get(head, ()))
+        by_prefix, matches, ci = self._by_prefix, self._matches, self.collation.case_insensitive
+
+        def match(name: str) -> tuple[int, ...]:
+            if not fixed and not longer:
+                return ()
+            key = fold_case(name) if ci else name
+            found = list(fixed)
+            for length in longer:
+                if length > len(key):
+                    break
+                found.extend(by_prefix.get(key[:length], ()))
+            if len(found) > 1 and longer:
+                found.sort()
+            return tuple([i for i in found if matches(i, name, key)])
+
+        return match
 
     def first_match(self, name: str) -> str | None:
         """The first pattern (in configured order) that matches the literal ``name``."""

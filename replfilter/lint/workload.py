@@ -126,11 +126,22 @@ def check_format_dependent(view: View, workload: Workload) -> Iterator[Finding]:
         )
 
 
-def _all_events(view: View, workload: Workload) -> list[Event]:
+def _formats(binlog_format: str | None) -> tuple[str, ...]:
+    """The formats a SQL workload is counted under: the source's, when known (MIXED counts as
+    STATEMENT, as everywhere in the lint), else both."""
+    if binlog_format is None:
+        return ("STATEMENT", "ROW")
+    return ("ROW",) if binlog_format == "ROW" else ("STATEMENT",)
+
+
+def _all_events(view: View, workload: Workload, binlog_format: str | None = None) -> list[Event]:
     events: list[Event] = []
+    formats = _formats(binlog_format)
     for statement in workload.statements:
-        events.extend(_on(view.channel, statement.statement_events))
-        events.extend(_on(view.channel, statement.row_events))
+        if "STATEMENT" in formats:
+            events.extend(_on(view.channel, statement.statement_events))
+        if "ROW" in formats:
+            events.extend(_on(view.channel, statement.row_events))
     events.extend(event for _line, event in workload.events if event.channel == view.channel)
     return events
 
@@ -163,16 +174,19 @@ def _stored(view: View, ftype: FilterType, rule: str | None) -> Rule | None:
     return rule
 
 
-def check_rule_usage(view: View, workload: Workload) -> Iterator[Finding]:
-    """RF502 for rules nothing matched, RF503 with each other rule's count."""
-    events = _all_events(view, workload)
+def check_rule_usage(view: View, workload: Workload, binlog_format: str | None = None) -> Iterator[Finding]:
+    """RF502 for rules nothing matched, RF503 with each other rule's count: a SQL workload's
+    statements are counted under the source's format when it is known, else under both."""
+    events = _all_events(view, workload, binlog_format)
     counts = rule_counts(view, events)
     total = len(events)
+    formats = _formats(binlog_format)
+    how = "both formats for SQL" if len(formats) == 2 else f"SQL as logged under {formats[0]}"
     for ftype in FilterType:
         for rule in view.rules(ftype):
             n = counts.get((ftype, rule), 0)
             if n == 0:
                 yield Finding(view.channel, "RF502",
-                              f"no event of {workload.path} ({total} events, both formats for SQL) matched this rule", ftype, rule)
+                              f"no event of {workload.path} ({total} events, {how}) matched this rule", ftype, rule)
             else:
                 yield Finding(view.channel, "RF503", f"decided {n} of {total} events of {workload.path}", ftype, rule)

@@ -33,6 +33,19 @@ _EMPTY: Mapping = MappingProxyType({})
 
 
 @dataclass(frozen=True)
+class ForeignKey:
+    """A ``FOREIGN KEY (columns) REFERENCES db.table (columns)`` constraint of a table: the
+    server needs the referenced table to create the table (1824) and to add or change a child
+    row (1452). ``name`` is the constraint's, or InnoDB's ``<table>_ibfk_<n>`` when unnamed."""
+
+    name: str
+    columns: tuple[str, ...]
+    ref_db: str
+    ref_table: str
+    ref_columns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class TableDef:
     """A base table or a view. ``db`` and ``name`` are as written in the DDL."""
 
@@ -41,6 +54,7 @@ class TableDef:
     columns: tuple[str, ...]     # definition order, as written
     is_view: bool = False
     base_tables: tuple[tuple[str, str], ...] = ()   # a view's (db, table) sources
+    foreign_keys: tuple[ForeignKey, ...] = ()       # a base table's, in definition order
 
     def column(self, name: str) -> str | None:
         """The column's spelling in the definition, or None. Column names are case-insensitive

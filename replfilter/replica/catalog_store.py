@@ -17,7 +17,7 @@ from ..core.errors import MySQLError
 from ..core.filters import NameCollation
 from .atomic_file import write_atomically
 from .stored_json import StoredFileError, read_stored_json
-from .catalog import Catalog, CatalogBuilder, RoutineDef, TableDef, TriggerDef
+from .catalog import Catalog, CatalogBuilder, ForeignKey, RoutineDef, TableDef, TriggerDef
 
 CATALOG_FILE = "replica_catalog.json"
 TEMPORARY_PREFIX = ".replica_catalog."
@@ -35,7 +35,10 @@ def catalog_to_document(catalog: Catalog) -> dict[str, Any]:
             "name": database.name,
             "tables": [
                 {"name": t.name, "columns": list(t.columns), "is_view": t.is_view,
-                 "base_tables": [list(pair) for pair in t.base_tables]}
+                 "base_tables": [list(pair) for pair in t.base_tables],
+                 **({"foreign_keys": [{"name": k.name, "columns": list(k.columns), "ref_db": k.ref_db,
+                                       "ref_table": k.ref_table, "ref_columns": list(k.ref_columns)}
+                                      for k in t.foreign_keys]} if t.foreign_keys else {})}
                 for t in sorted(database.tables.values(), key=lambda t: t.name)
             ],
             "triggers": [
@@ -61,6 +64,9 @@ def catalog_from_document(document: Any, collation: NameCollation) -> Catalog:
                 db, _text(table, "name"), tuple(_texts(table.get("columns", []))),
                 bool(table.get("is_view", False)),
                 tuple((_texts(pair)[0], _texts(pair)[1]) for pair in table.get("base_tables", [])),
+                tuple(ForeignKey(_text(k, "name"), tuple(_texts(k.get("columns", []))), _text(k, "ref_db"),
+                                 _text(k, "ref_table"), tuple(_texts(k.get("ref_columns", []))))
+                      for k in table.get("foreign_keys", [])),
             ))
         for trigger in entry.get("triggers", []):
             definer = trigger.get("definer")

@@ -186,13 +186,16 @@ def valid_channel_name(name: str) -> bool:
 POSITION_OPTIONS = frozenset({"SOURCE_LOG_FILE", "SOURCE_LOG_POS", "RELAY_LOG_FILE", "RELAY_LOG_POS"})
 
 
-def _check_auto_position(channel: Channel, options: tuple[ast.SourceOption, ...]) -> None:
-    """``change_master``: positions cannot be given while auto-positioning is on after the
-    statement (SOURCE_AUTO_POSITION = 1 in it, or already on and not turned off): 1776."""
+def _check_auto_position(state: ReplicaState, channel: Channel, options: tuple[ast.SourceOption, ...]) -> None:
+    """``change_master`` (sql/rpl_replica.cc): SOURCE_AUTO_POSITION = 1 needs a GTID_MODE other
+    than OFF (1777, checked first); positions cannot be given while auto-positioning is on after
+    the statement (SOURCE_AUTO_POSITION = 1 in it, or already on and not turned off): 1776."""
     auto = channel.source.auto_position
     for option in options:
         if option.name == "SOURCE_AUTO_POSITION":
             auto = 1 if option.value else 0
+            if auto and state.gtid_mode == "OFF":
+                raise MySQLError.of(ER.AUTO_POSITION_REQUIRES_GTID_MODE_NOT_OFF)
     if auto and any(option.name in POSITION_OPTIONS for option in options):
         raise MySQLError.of(ER.BAD_REPLICA_AUTO_POSITION)
 
@@ -229,7 +232,7 @@ def change_replication_source(state: ReplicaState, stmt: ast.ChangeReplicationSo
             raise MySQLError.of(ER.REPLICA_CHANNEL_SQL_THREAD_MUST_STOP, name)
         if option.name == "SOURCE_HOST" and option.value == "":
             raise MySQLError.of(ER.WRONG_ARGUMENTS, option.written)
-    _check_auto_position(channel, stmt.options)
+    _check_auto_position(state, channel, stmt.options)
 
     was_configured = channel.configured
     source = channel.source
@@ -327,6 +330,12 @@ def start_replica(state: ReplicaState, stmt: ast.StartReplica) -> Execution:
         # 4.5; the server's start_slave_threads sets the until condition only when it starts the
         # SQL thread).
         until = stmt.until if want_sql and not channel.sql_running else channel.until
+        if stmt.until is not None and until is stmt.until:
+            # Relay_log_info::init_until_option: a position condition without --skip-replica-start
+            if stmt.until.kind in ("Source", "Relay") and not state.skip_replica_start:
+                warnings.append(Condition.note(ER.MISSING_SKIP_REPLICA))
+        elif stmt.until is not None and stmt.until.kind != "SQL_AFTER_MTS_GAPS":
+            warnings.append(Condition.note(ER.UNTIL_COND_IGNORED))  # start_slave: no SQL thread to start
         if until is stmt.until and until is not None and until.gtids and not is_gtid_set(until.gtids):
             # Until_gtids::init: the set is read before any thread starts, so nothing starts.
             # Gtid_set::add_gtid_text raises 1772; init then returns ER_BAD_REPLICA_UNTIL_COND,
@@ -337,6 +346,7 @@ def start_replica(state: ReplicaState, stmt: ast.StartReplica) -> Execution:
         state = state.with_channel(replace(
             channel, io_running=channel.io_running or want_io, sql_running=channel.sql_running or want_sql,
             last_sql_error=None if want_sql else channel.last_sql_error,  # a starting SQL thread clears it
+            last_sql_error_at=0 if want_sql else channel.last_sql_error_at,
             until=until,
         ))
     return Execution(state, Ok(warnings=tuple(warnings)))
@@ -382,7 +392,7 @@ def _reset_one(state: ReplicaState, channel: Channel, reset_all: bool) -> Replic
         return state
     # RESET REPLICA forgets positions and relay logs; connection settings and filters stay.
     source = replace(channel.source, log_file="", log_pos=4, relay_log_file="", relay_log_pos=0)
-    return state.with_channel(replace(channel, source=source, last_sql_error=None))
+    return state.with_channel(replace(channel, source=source, last_sql_error=None, last_sql_error_at=0))
 
 
 class PartialChange(MySQLError):

@@ -47,10 +47,11 @@ def read_option_file(
 
     A world-writable file is skipped with MySQL's warning (appended to ``warnings``), as is a
     directive nested more than ten includes deep. A missing or unreadable file, a bad group line,
-    an option before any group, an empty or failing ``!include``/``!includedir`` or text that is
-    not UTF-8 raise :class:`StartupError` naming the file (and line). Deviation: MySQL silently
-    ignores an ``!include`` whose file cannot be opened; here it is an error, because silently
-    losing replication rules is worse than refusing to start.
+    an option before any group, an empty ``!include``, a failing ``!includedir`` or text that is
+    not UTF-8 raise :class:`StartupError` naming the file (and line). An ``!include`` whose file
+    cannot be opened is skipped without a word, exactly as mysys/my_default.cc skips it (the
+    nested ``search_default_file_with_ext`` returns 1, "Ignore wrong files", and the directive's
+    caller drops its result).
     """
     return [(line.name, line.value) for line in read_option_lines(path, groups, warnings)]
 
@@ -159,13 +160,10 @@ class _OptionFileReader:
     def _include_file(self, name: str, number: int, target: str, depth: int) -> None:
         try:
             handle = open(target, "rb")
-        except OSError as exc:
-            raise StartupError(
-                f"Failed to open included file {target} (OS errno {exc.errno} - {exc.strerror}) "
-                f"in config file {name} at line {number}.",
-                name,
-                number,
-            ) from exc
+        except OSError:
+            # search_default_file_with_ext: a file it cannot open is "ignored" (return 1), and the
+            # ``!include`` caller drops that result: mysqld starts without it, and says nothing
+            return
         with handle:
             self.read(target, handle, depth + 1)
 

@@ -6,6 +6,8 @@ or idle simulated replica would show: its source settings, thread flags, no erro
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from typing import Callable
 
 from ..core.errors import ER, MySQLError
@@ -123,7 +125,7 @@ def status_row(channel: Channel) -> tuple[Value, ...]:
         "Source_Retry_Count": source.retry_count,
         "Source_Bind": source.bind,
         "Last_IO_Error_Timestamp": "",
-        "Last_SQL_Error_Timestamp": "",
+        "Last_SQL_Error_Timestamp": error_timestamp(channel.last_sql_error_at) if channel.last_sql_error else "",
         "Source_SSL_Crl": "",
         "Source_SSL_Crlpath": "",
         "Retrieved_Gtid_Set": "",
@@ -138,6 +140,14 @@ def status_row(channel: Channel) -> tuple[Value, ...]:
     for ftype in FilterType:
         values[ftype.status_column] = filters.display(ftype)
     return tuple(values[column] for column in COLUMNS)
+
+
+def error_timestamp(microseconds: int) -> str:
+    """``Slave_reporting_capability``'s stamp of an error: ``YYMMDD HH:MM:SS`` in local time
+    (rpl_reporting.cc), empty when the time is not known."""
+    if not microseconds:
+        return ""
+    return datetime.fromtimestamp(microseconds / 1_000_000).strftime("%y%m%d %H:%M:%S")
 
 
 def show_replica_status(

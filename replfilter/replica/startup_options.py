@@ -190,6 +190,35 @@ class StartupSettings:
     rules: tuple[StartupRule, ...] = ()
     warnings: tuple[str, ...] = ()
     version: ServerVersion = DEFAULT_VERSION
+    gtid_mode: str = "OFF"
+    enforce_gtid_consistency: str = "OFF"
+    skip_replica_start: bool = False
+
+
+SKIP_REPLICA_START = ("skip-replica-start", "skip-slave-start")
+GTID_MODE = "gtid-mode"
+ENFORCE_GTID_CONSISTENCY = "enforce-gtid-consistency"
+_GTID_MODES = ("OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON")
+_CONSISTENCY = ("OFF", "ON", "WARN")
+
+
+def parse_enum_option(name: str, value: str | None, values: tuple[str, ...]) -> str:
+    """An enumeration option as my_getopt reads it: a name (any letter case) or its index."""
+    if value is None:
+        raise StartupError(f"option '--{name}' requires an argument")
+    upper = value.upper()
+    if upper in values:
+        return upper
+    if value.isdigit() and int(value) < len(values):
+        return values[int(value)]
+    raise StartupError(f"Invalid value '{value}' for {name.replace('-', '_')}: it must be one of {', '.join(values)}.")
+
+
+def check_gtid_settings(settings: "StartupSettings") -> None:
+    """mysqld refuses to start with ``gtid_mode=ON`` unless ``enforce_gtid_consistency=ON``
+    (ER_GTID_MODE_ON_REQUIRES_ENFORCE_GTID_CONSISTENCY_ON, sql/rpl_gtid_mode.cc)."""
+    if settings.gtid_mode == "ON" and settings.enforce_gtid_consistency != "ON":
+        raise StartupError("GTID_MODE = ON requires ENFORCE_GTID_CONSISTENCY = ON.")
 
 
 def collect_startup_settings(
@@ -204,13 +233,15 @@ def collect_startup_settings(
     Unknown options: a real ``my.cnf`` names hundreds of server options this tool has no use for,
     so unknown options **from option files are ignored** -- except unknown ``replicate-*`` names
     (a misspelt filter must not vanish silently), which are errors unless ``loose-``. The
-    **command line accepts only** the replicate options, ``lower-case-table-names`` and
-    ``mysql-version``; anything
+    **command line accepts only** the replicate options, ``lower-case-table-names``,
+    ``gtid-mode``, ``enforce-gtid-consistency`` and ``mysql-version``; anything
     else is an error (``unknown option '--x'``), and an unknown ``loose-`` option is skipped with
     mysqld's warning.
     """
     lower_case_table_names = 0
     version = DEFAULT_VERSION
+    gtid = {GTID_MODE: "OFF", ENFORCE_GTID_CONSISTENCY: "OFF"}
+    skip_replica_start = False
     rules: list[StartupRule] = []
     warnings: list[str] = []
     sources = [(pair, True) for pair in file_options] + [(pair, False) for pair in command_line]
@@ -222,13 +253,21 @@ def collect_startup_settings(
             lower_case_table_names = parse_lower_case_table_names(value)
         elif name == MYSQL_VERSION:
             version = parse_mysql_version(value)
+        elif name in SKIP_REPLICA_START:
+            flag = value.upper() if value is not None else "ON"  # my_getopt's booleans
+            skip_replica_start = parse_enum_option(name, {"TRUE": "ON", "FALSE": "OFF"}.get(flag, flag), ("OFF", "ON")) == "ON"
+        elif name in gtid:
+            gtid[name] = parse_enum_option(name, value, _GTID_MODES if name == GTID_MODE else _CONSISTENCY)
         elif from_file and not _looks_like_filter_option(name):
             continue
         elif loose:
             warnings.append(_unknown_option_message(written, value))
         else:
             raise StartupError(_unknown_option_message(written, value))
-    return StartupSettings(lower_case_table_names, tuple(rules), tuple(warnings), version)
+    settings = StartupSettings(lower_case_table_names, tuple(rules), tuple(warnings), version,
+                               gtid[GTID_MODE], gtid[ENFORCE_GTID_CONSISTENCY], skip_replica_start)
+    check_gtid_settings(settings)
+    return settings
 
 
 def _looks_like_filter_option(name: str) -> bool:

@@ -83,6 +83,9 @@ class Channel:
     sql_running: bool = False
     filters: FilterSet = EMPTY_FILTERS
     last_sql_error: tuple[int, str] | None = None  # (errno, text) the applier stopped with
+    last_sql_error_at: int = 0
+    """When the applier stopped with ``last_sql_error`` (µs since the epoch; 0: not known): the
+    server stamps the error as it reports it (``Last_SQL_Error_Timestamp``)."""
     until: UntilCondition | None = None
     """START REPLICA ... UNTIL of the running applier; cleared when the SQL thread stops."""
 
@@ -115,6 +118,14 @@ class ReplicaState:
     global_filters: FilterSet = EMPTY_FILTERS
     collation: NameCollation = field(default_factory=NameCollation)
     version: ServerVersion = DEFAULT_VERSION
+    gtid_mode: str = "OFF"
+    """``--gtid-mode`` (OFF, OFF_PERMISSIVE, ON_PERMISSIVE, ON; 8.4's default OFF): channel
+    statements check it (SOURCE_AUTO_POSITION = 1 needs it not OFF, error 1777)."""
+    enforce_gtid_consistency: str = "OFF"
+    skip_replica_start: bool = False
+    """``--skip-replica-start`` as given (mysqld's default OFF). replfilter's threads start
+    stopped either way (there is no source to connect to); the option decides note 1278."""
+    """``--enforce-gtid-consistency`` (OFF, ON, WARN): ``gtid_mode=ON`` needs it ON to start."""
     every_source_catalog: Catalog | None = None      # a --schema FILE without a channel prefix
     channel_source_catalogs: tuple[tuple[str, Catalog], ...] = ()   # --schema channel:FILE
     replica_catalog: Catalog | None = None

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Callable
 from .. import __version__
 from ..client.formatting import OutputMode, format_table
 from ..dialect.splitter import BACKSLASH_COMMANDS, parse_delimiter
-from ..client.runner import RunOptions, ScriptRunner
+from ..client.runner import NUL_COMMAND, RunOptions, ScriptRunner
+from ..core.paths import check_path, shown
 from . import helptext
 
 if TYPE_CHECKING:
@@ -121,10 +122,10 @@ def _source(shell: "Shell", argument: str) -> None:
         return
     try:
         # bytes that are not UTF-8 pass through as in scripts (errors quote them as \xFF)
-        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+        with open(check_path(path), encoding="utf-8", errors="surrogateescape") as handle:
             text = handle.read()
     except OSError as exc:
-        shell.out.error(f"ERROR: Failed to open file '{path}', error: {exc.errno}\n")
+        shell.out.error(f"ERROR: Failed to open file '{shown(path)}', error: {exc.errno}\n")
         return
     # As in the interactive mysql client, errors inside the file are reported with their line and
     # file name and do not stop it (the monitor runs with --force).
@@ -328,6 +329,9 @@ def _system(shell: "Shell", argument: str) -> None:
         return
     if not argument.strip():
         shell.out.error("ERROR: \nUsage: \\! shell-command\n")
+        return
+    if "\0" in argument:
+        shell.out.error(f"ERROR: \n{NUL_COMMAND}: '{shown(argument)}'\n")
         return
     shell.out.flush()
     try:

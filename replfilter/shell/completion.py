@@ -34,7 +34,7 @@ MAX_ANALYSED_CHARS = 64 * 1024  # beyond this (a huge paste) completion is not w
 NAME_TERMINALS = frozenset({"IDENT", "QUOTED_IDENT"})
 FILTER_TYPE_WORDS = frozenset(t.keyword for t in FILTER_TYPES)
 COMMANDS_WITH_FILE = frozenset({"source", "tee"})
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_$\u0080-\uffff]+")
+_PLAIN_NAME = re.compile(r"[^\x00-\x23\x25-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f\U00010000-\U0010ffff]+")
 _WORD = re.compile(r"(?:[\w$]+\.)*[\w$]*\Z")
 _COMMAND_LINE = re.compile(r"\s*(\\[.?hT]|[A-Za-z?]+;?)(\s+)(.*)\Z", re.DOTALL)
 

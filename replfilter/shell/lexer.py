@@ -33,7 +33,7 @@ def _source_option_words() -> list[str]:
     return sorted(names | legacy, key=lambda n: (-len(n), n))
 
 
-_NAME_END = r"(?![A-Za-z0-9_$\u0080-\uffff])"
+_NAME_END = r"(?![^\x00-\x23\x25-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f\U00010000-\U0010ffff])"
 _BACKSLASH = r"\\[?hcqsWwTtPnepRu#gG.!rCx]"
 
 
@@ -57,7 +57,7 @@ class ReplFilterLexer(RegexLexer):
             (words(("performance_schema", *PS_TABLES), suffix=_NAME_END), Name.Class),
             (words(grammar_keywords(), suffix=_NAME_END), Keyword),
             (r"[0-9]+" + _NAME_END, Number.Integer),
-            (r"[A-Za-z0-9_$\u0080-\uffff]+", Name),
+            (r"[^\x00-\x23\x25-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f\U00010000-\U0010ffff]+", Name),
             (r"<>|!=|=|\*", Operator),
             (r"[(),.;]", Punctuation),
             (r".", Error),

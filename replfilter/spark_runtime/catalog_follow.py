@@ -136,16 +136,18 @@ def _text(error: MySQLError | None, seen: dict[str, MySQLError] | None = None) -
     return text
 
 
-def _opened_tables(event: Event, decision: Decision) -> tuple[tuple[str, str], ...]:
-    """The tables :func:`applier_error` looks up for this event (none when it cannot fail)."""
-    from ..evaluation.applier_errors import OPENS_ITS_TABLES
+def _opened_tables(event: Event, decision: Decision, follower: CatalogFollower) -> tuple[tuple[str, str], ...]:
+    """The tables :func:`applier_error` looks up for this event (none when it cannot fail): its
+    own, then those the triggers it fires open (the triggers of the batch's starting catalog)."""
+    from ..evaluation.applier_errors import OPENS_ITS_TABLES, trigger_tables
 
     if not decision.applied or decision.db is None:
         return ()
     if isinstance(event, RowEvent):
         return ((decision.db, event.table),)
     if isinstance(event, QueryEvent) and event.command in OPENS_ITS_TABLES:
-        return tuple((ref.db if ref.db is not None else decision.db, ref.table) for ref in event.tables)
+        own = tuple((ref.db if ref.db is not None else decision.db, ref.table) for ref in event.tables)
+        return own + tuple(trigger_tables(event, decision.db, follower))
     return ()
 
 
@@ -188,7 +190,7 @@ def follow_batch(
         hashes[canonical(values)] = (h, values)
         event = event_from_key(values)
         decision = decide(event)
-        tables = _opened_tables(event, decision)
+        tables = _opened_tables(event, decision, follower)
         if not tables:
             continue
         canon = canonical(values)

@@ -114,8 +114,8 @@ def _parse_in_python(df: DataFrame, how: str, channels: Sequence[str] | None = N
                 try:
                     if how == "json":
                         event = _read_line(record)
-                        if event is None:  # pragma: no cover - blank lines never get here
-                            raise ValueError("a blank line is not an event")
+                        if event is None:  # blank once its byte order mark is gone: skipped
+                            continue
                     else:  # a Parquet row: the fields of its own type, NULLs left out
                         data = json.loads(record)
                         own = _TYPE_FIELDS.get(data.get("type"))
@@ -591,13 +591,14 @@ def split_unknown_channels(ingested: Ingested, state: ReplicaState) -> Ingested:
 
 # --- files -------------------------------------------------------------------------------------
 
-FORMATS = ("json", "parquet", "debezium")
+FORMATS = ("json", "parquet", "debezium", "binlog")
 
 
 def read_events(
     spark, path: str, fmt: str = "json", channel: str = "", resolve_sql: bool = True, state: ReplicaState | None = None
 ) -> Ingested:
-    """Read a file or directory of events (``json`` lines, ``parquet``, or ``debezium`` JSON).
+    """Read a file or directory of events (``json`` lines, ``parquet``, ``debezium`` JSON, or
+    ``binlog``: binary and relay log files, :mod:`.binlog_files`).
 
     With ``resolve_sql`` (the default) query events that carry SQL text but no table list (or,
     from Debezium, no command) get them from the text, as the JSON reader of ``replfilter
@@ -608,6 +609,10 @@ def read_events(
     ``replfilter evaluate`` reads them (a multi-table UPDATE with unqualified columns is then
     decided rather than a dead letter).
     """
+    if fmt == "binlog":  # binary and relay log files: parsed per file, in parallel (binlog_files.py)
+        from .binlog_files import read_binlog_events
+
+        return read_binlog_events(spark, path, channel)
     if fmt == "parquet":
         df = spark.read.schema(_parquet_read_schema()).parquet(path)
         ingested = normalize_event_rows(df.withColumn("_file", F.col("_metadata.file_path")), source_col="_file")

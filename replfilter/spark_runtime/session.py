@@ -8,6 +8,7 @@ so a terminal shows replfilter's progress, not Spark's.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import re
@@ -30,6 +31,29 @@ def local_scratch_dir(temp_root: str | None = None) -> str:
     root = temp_root or tempfile.gettempdir()
     remove_stale_scratch_dirs(root)
     return os.path.join(root, f"{LOCAL_DIR_PREFIX}{os.getpid()}")
+
+
+_REMOVED_AT_EXIT: set[str] = set()
+
+
+def _remove_at_exit(scratch: str) -> None:
+    """At a normal exit, stop Spark (its shutdown hook empties the directory) and remove the
+    directory itself, which Spark leaves behind, empty."""
+    if scratch in _REMOVED_AT_EXIT:
+        return
+    _REMOVED_AT_EXIT.add(scratch)
+
+    def remove() -> None:
+        from .failure import jvm_exit_status
+
+        context = getattr(sys.modules.get("pyspark"), "SparkContext", None)
+        active = getattr(context, "_active_spark_context", None)
+        if active is not None and jvm_exit_status() is None:
+            with contextlib.suppress(Exception):
+                active.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    atexit.register(remove)
 
 
 def remove_stale_scratch_dirs(root: str) -> list[str]:
@@ -131,6 +155,7 @@ def get_spark(
         # process is killed before Spark's own shutdown hook runs
         scratch = local_scratch_dir()
         os.makedirs(scratch, exist_ok=True)
+        _remove_at_exit(scratch)
         settings["spark.local.dir"] = scratch
         java_options.append(f"-Djava.io.tmpdir={scratch}")
     if java_options:

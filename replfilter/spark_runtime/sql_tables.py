@@ -74,7 +74,7 @@ def analyse_texts(texts: DataFrame, sources: SourceSchemas | None = None) -> Dat
     arrow_schema = to_arrow_schema(result)
 
     def run(batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
-        from replfilter.evaluation.sql.logged_events import SqlEventsError, analyse_event_sql
+        from replfilter.evaluation.event_json import UNKNOWN_TABLES, EventFormatError, read_event_sql
 
         for batch in batches:
             rows = []
@@ -85,15 +85,17 @@ def analyse_texts(texts: DataFrame, sources: SourceSchemas | None = None) -> Dat
                 if sources is not None:
                     row["channel"] = channel
                     catalog = sources.catalog("" if channel is None else channel)
-                try:
-                    a = analyse_event_sql(sql, default_db, catalog)
-                except SqlEventsError as err:
-                    row["_r_error"] = f"cannot derive the tables from the SQL text: {err}"
+                try:  # the JSON reader's own reading: the same refusals, in the same words
+                    a = read_event_sql(sql, default_db, catalog)
+                except EventFormatError as err:
+                    row["_r_error"] = str(err).split(": ", 1)[1]
                 else:
                     if a.undecided is not None:  # never a silent APPLY or SKIP on a guessed table list
                         row["_r_error"] = f"undecided: {a.undecided}"
                     elif a.trigger is not None:
                         row["_r_error"] = DROP_TRIGGER_UNDECIDED
+                    elif not a.tables_known:
+                        row["_r_error"] = f"undecided: {UNKNOWN_TABLES}: {'; '.join(a.notes)}"
                     row.update(
                         _r_command=a.command.value,
                         _r_tables=[t.to_dict() for t in a.tables],
@@ -105,6 +107,18 @@ def analyse_texts(texts: DataFrame, sources: SourceSchemas | None = None) -> Dat
             yield pa.RecordBatch.from_pylist(rows, schema=arrow_schema)
 
     return texts.mapInArrow(run, result)
+
+
+def _contradiction() -> Column:
+    """:func:`replfilter.evaluation.event_json.contradiction` as a column: a given ``command``
+    the text's command kind contradicts (the single- and multi-table forms of one statement do
+    not; a text read as ``OTHER`` contradicts nothing)."""
+    given, read = F.col("command"), F.col("_r_command")
+    family = lambda c: F.regexp_replace(c, "_(SELECT|MULTI)$", "")  # noqa: E731
+    clash = given.isNotNull() & read.isNotNull() & (read != "OTHER") & (family(given) != family(read))
+    message = F.concat(F.lit("'"), given, F.lit("' contradicts the SQL text, which is a "), read,
+                       F.lit(" statement (leave out `command` to take the text's)"))
+    return F.when(clash, message)
 
 
 def resolve_sql_tables(df: DataFrame, sources: SourceSchemas | None = None) -> Ingested:
@@ -120,11 +134,13 @@ def resolve_sql_tables(df: DataFrame, sources: SourceSchemas | None = None) -> I
     analysed = analyse_texts(texts, sources)
     joined = todo.join(analysed, on=on, how="left")
     carried = [c for c in df.columns if c not in INGESTED_COLUMNS]
+    joined = joined.withColumn("_r_error", F.coalesce(F.col("_r_error"), _contradiction()))
     derived_command = F.col("command").isNull()
     resolved = joined.where(F.col("_r_error").isNull()).select(
         *[
             {
-                "command": F.coalesce(F.col("command"), F.col("_r_command")),
+                "command": F.when(F.col("command").isNotNull() & (F.col("_r_command") == "OTHER"), F.col("command"))
+                .otherwise(F.coalesce(F.col("_r_command"), F.col("command"))),
                 "tables": F.coalesce(F.col("tables"), F.col("_r_tables")),
                 "default_db": F.when(derived_command & F.col("_r_event_db").isNotNull(), F.col("_r_event_db")).otherwise(F.col("default_db")),
                 "temporary": F.when(derived_command, F.col("_r_temporary")).otherwise(F.col("temporary")),

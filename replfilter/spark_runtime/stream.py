@@ -43,7 +43,7 @@ from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
 from ..evaluation.evaluator import with_counts
-from ..server.session import Session
+from ..server.session import Session, wall_clock_us
 from ..replica.state import ReplicaState
 from .ingest import (
     checked_lines,
@@ -570,7 +570,7 @@ def _after_batch(
     for name, error in sql_errors.items():
         channel = current.channel(name)
         if channel is not None and channel.last_sql_error is None:
-            current = current.with_channel(replace(channel, last_sql_error=error))
+            current = current.with_channel(replace(channel, last_sql_error=error, last_sql_error_at=wall_clock_us()))
     return current
 
 

@@ -51,6 +51,10 @@ def unknown_column(name: str, table: str) -> MySQLError:
     return _error(1054, "42S22", f"Unknown column '{name}' in '{table}'")
 
 
+def too_many_columns() -> MySQLError:
+    return _error(1117, "HY000", "Too many columns")
+
+
 def cant_drop_column(name: str) -> MySQLError:
     return _error(1091, "42000", f"Can't DROP '{name[:192]}'; check that column/key exists")
 

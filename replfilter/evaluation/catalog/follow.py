@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ...core.errors import MySQLError
 from ...replica.catalog import Catalog, CatalogBuilder
 from ...replica.state import ReplicaState
-from ..applier_errors import applier_error
+from ..applier_errors import applier_error, foreign_key_error
 from ..events import Event, QueryEvent
 from .ddl import apply_to_builder
 from .text import first_word, is_schema_statement
@@ -52,7 +52,8 @@ class CatalogFollower:
         statement the replica's server refuses changes nothing. Nothing without a schema."""
         if self._builder is None:
             return None
-        error = applier_error(event, decision.decision, decision.db, self)
+        error = applier_error(event, decision.decision, decision.db, self) or foreign_key_error(
+            event, decision.decision, decision.db, self)
         return error if error is not None else self.applied(event, decision.applied, decision.rewritten_db)
 
     @property
@@ -63,6 +64,10 @@ class CatalogFollower:
     def table(self, db: str, name: str):
         """The table as the applied events left it (None: missing, or no schema known)."""
         return self._builder.table(db, name) if self._builder is not None else None
+
+    def triggers_on(self, db: str, table: str):
+        """The triggers of a table as the applied events left them (none without a schema)."""
+        return self._builder.triggers_on(db, table) if self._builder is not None else []
 
     def trigger(self, db: str, name: str):
         """The trigger as the applied events left it (None: missing, or no schema known)."""

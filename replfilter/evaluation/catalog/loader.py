@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Sequence
 
 from ...core.errors import MySQLError
+from ...core.paths import check_path
 from ...dialect.splitter import ClientCommand, StatementBuffer, StatementText
 from ...replica.catalog import Catalog, CatalogBuilder
 from ...replica.state import ReplicaState
@@ -248,7 +249,7 @@ def load_schema_file(state: ReplicaState, path: str, channel: str | None = None,
     """:func:`load_schema_lines` on a file; bytes that are not UTF-8 are kept as they are
     (a dump's data section may hold any bytes) and cannot stop the load."""
     try:
-        handle = open(path, encoding="utf-8", errors="surrogateescape", newline="")
+        handle = open(check_path(path), encoding="utf-8", errors="surrogateescape", newline="")
         with open(path, "rb") as raw:
             head = raw.read(_BINARY_SNIFF)
     except OSError as err:

@@ -9,16 +9,18 @@ Choice (README, "Where replfilter chooses"): temporary tables are session object
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from ...core.filters import fold_case
-from ...replica.catalog import TableDef, TriggerDef
+from ...replica.catalog import ForeignKey, TableDef, TriggerDef
 from .cursor import NeedAllTokens, StatementCursor
 from .ddl_errors import (Refused, SqlSyntaxError, cant_drop_column, duplicate_column, no_such_table,
-                            table_exists, unknown_column, unknown_database, unknown_table, wrong_object)
+                            table_exists, too_many_columns, unknown_column, unknown_database, unknown_table,
+                            wrong_object)
 from .queries import table_columns
 from .text import TABLE_ELEMENT_KEYWORDS, body_columns, find_column
-from ..sql.tokens import Token
+from ..sql.tokens import SqlEventsError, Token, tokenize
 
 
 class TableStatements(StatementCursor):
@@ -52,7 +54,9 @@ class TableStatements(StatementCursor):
                 raise NeedAllTokens          # LIKE, ... SELECT, comments: the full reading
         else:
             columns = table_columns(self.b, self.sql[self.tokens[0].start:], db)
-        self.b.put_table(TableDef(self.db_name(db), name, columns))
+        _check_column_count(len(columns), self.sql)
+        keys = body_foreign_keys(self.sql[self.body:] if self.body is not None else self.sql, self.db_name(db), name)
+        self.b.put_table(TableDef(self.db_name(db), name, columns, foreign_keys=keys))
 
     def alter_table(self) -> None:
         qualifier, name = self.qualified()
@@ -61,6 +65,7 @@ class TableStatements(StatementCursor):
         if table is None or table.is_view:
             raise Refused(no_such_table(db, name))
         columns = list(table.columns)
+        keys = list(table.foreign_keys)
         new_db, new_name = db, name
         for action in _split_top_level(self.tokens[self.pos:]):
             words = [t.upper for t in action[:3]]
@@ -70,7 +75,10 @@ class TableStatements(StatementCursor):
                 rest = action[1:]
                 if rest and rest[0].upper == "COLUMN":
                     rest = rest[1:]
-                if rest and rest[0].text == "(" and rest[0].kind == "op":
+                key = foreign_key(rest, table.db, table.name, _generated(keys, table.name) + 1)
+                if key is not None:
+                    keys.append(key)
+                elif rest and rest[0].text == "(" and rest[0].kind == "op":
                     for element in _split_top_level(rest[1:-1]):
                         self._add(columns, element)
                 elif rest and rest[0].upper not in TABLE_ELEMENT_KEYWORDS and rest[0].upper != "PARTITION":
@@ -79,6 +87,9 @@ class TableStatements(StatementCursor):
                 rest = action[1:]
                 if rest and rest[0].upper == "COLUMN":
                     rest = rest[1:]
+                elif len(rest) >= 3 and rest[0].upper == "FOREIGN" and rest[1].upper == "KEY":
+                    keys = [k for k in keys if fold_case(k.name) != fold_case(rest[2].text)]
+                    continue
                 elif rest and rest[0].upper in TABLE_ELEMENT_KEYWORDS | {"PARTITION"}:
                     continue
                 if not rest:
@@ -135,7 +146,9 @@ class TableStatements(StatementCursor):
         if renamed:
             self._move_table(table, new_db, new_name)
             table = self.b.table(new_db, new_name)
-        self.b.put_table(TableDef(table.db, table.name, tuple(columns)))
+        if len(columns) > len(table.columns):
+            _check_column_count(len(columns), self.sql)
+        self.b.put_table(TableDef(table.db, table.name, tuple(columns), foreign_keys=tuple(keys)))
 
     @staticmethod
     def _exists_if(rest: Sequence[Token]) -> bool:
@@ -162,7 +175,7 @@ class TableStatements(StatementCursor):
         with their table, and refuses to move a table with triggers to another database)."""
         triggers = self.b.triggers_on(table.db, table.name)
         self.b.drop_table(table.db, table.name)
-        self.b.put_table(TableDef(self.db_name(new_db), new_name, table.columns, table.is_view, table.base_tables))
+        self.b.put_table(TableDef(self.db_name(new_db), new_name, table.columns, table.is_view, table.base_tables, table.foreign_keys))
         for trigger in triggers:
             self.b.put_trigger(TriggerDef(trigger.db, trigger.name, new_name))
 
@@ -220,6 +233,23 @@ class TableStatements(StatementCursor):
                 self.b.drop_table(db, name)
 
 
+MAX_FIELDS = 4096
+"""sql_table.cc, ``mysql_prepare_create_table``: no table has more columns, whatever its engine."""
+INNODB_MAX_COLUMNS = 1017
+"""InnoDB's ``REC_MAX_N_USER_FIELDS`` (1023 less its 6 system columns): 8.4's default engine
+refuses a 1018th column with the same error (ha_innodb.cc, ``HA_ERR_TOO_MANY_FIELDS``)."""
+_ENGINE = re.compile(r"\bENGINE\s*=\s*[`'\"]?(\w+)", re.IGNORECASE)
+
+
+def _check_column_count(count: int, sql: str) -> None:
+    """1117, ``Too many columns``: over 4,096 columns for any engine, over 1,017 for InnoDB (the
+    default; a table whose ``ENGINE =`` names another engine keeps the server's own limit)."""
+    engine = _ENGINE.search(sql)
+    innodb = engine is None or engine.group(1).upper() == "INNODB"
+    if count > MAX_FIELDS or (innodb and count > INNODB_MAX_COLUMNS):
+        raise Refused(too_many_columns())
+
+
 def _position(columns: Sequence[str], element: Sequence[Token], default: int) -> int:
     """Where ``FIRST`` / ``AFTER x`` at the end of a column definition puts it."""
     for i, tok in enumerate(element):
@@ -247,3 +277,87 @@ def _split_top_level(tokens: Sequence[Token]) -> list[list[Token]]:
             continue
         parts[-1].append(tok)
     return [p for p in parts if p]
+
+
+def body_foreign_keys(body: str, db: str, table: str) -> tuple[ForeignKey, ...]:
+    """The ``FOREIGN KEY ... REFERENCES`` constraints of a ``CREATE TABLE`` body (or statement),
+    in definition order. Inline ``REFERENCES`` in a column definition is parsed and ignored by
+    8.4, as the manual says, so only table constraints count. Unreadable text gives none."""
+    if "FOREIGN" not in body.upper():
+        return ()
+    try:
+        tokens, _ = tokenize(body)
+    except SqlEventsError:
+        return ()
+    start = next((i for i, t in enumerate(tokens) if t.kind == "op" and t.text == "("), None)
+    if start is None:
+        return ()
+    depth, end = 0, len(tokens)
+    for i in range(start, len(tokens)):
+        if tokens[i].kind == "op" and tokens[i].text in "()":
+            depth += 1 if tokens[i].text == "(" else -1
+            if depth == 0:
+                end = i
+                break
+    keys: list[ForeignKey] = []
+    for element in _split_top_level(tokens[start + 1:end]):
+        key = foreign_key(element, db, table, _generated(keys, table) + 1)
+        if key is not None:
+            keys.append(key)
+    return tuple(keys)
+
+
+def foreign_key(element: Sequence[Token], db: str, table: str, number: int) -> ForeignKey | None:
+    """``[CONSTRAINT [symbol]] FOREIGN KEY [index] (cols) REFERENCES [db.]t [(cols)] ...``, or
+    None for any other table element. Unnamed, InnoDB names it ``<table>_ibfk_<number>``."""
+    i, name = 0, None
+    if i < len(element) and element[i].upper == "CONSTRAINT":
+        i += 1
+        if i < len(element) and element[i].is_name and element[i].upper != "FOREIGN":
+            name = element[i].text
+            i += 1
+    if i + 1 >= len(element) or element[i].upper != "FOREIGN" or element[i + 1].upper != "KEY":
+        return None
+    i += 2
+    if i < len(element) and element[i].is_name:
+        i += 1  # the index name
+    columns, i = _name_list(element, i)
+    if i >= len(element) or element[i].upper != "REFERENCES" or i + 1 >= len(element):
+        return None
+    ref_db, ref_table = db, element[i + 1].text
+    i += 2
+    if i + 1 < len(element) and element[i].kind == "op" and element[i].text == "." and element[i + 1].is_name:
+        ref_db, ref_table = ref_table, element[i + 1].text
+        i += 2
+    ref_columns, _ = _name_list(element, i)
+    return ForeignKey(name or f"{table}_ibfk_{number}", columns, ref_db, ref_table, ref_columns)
+
+
+def _generated(keys: Sequence[ForeignKey], table: str) -> int:
+    """The highest ``<table>_ibfk_<n>`` number in use: InnoDB numbers unnamed constraints on."""
+    prefix = fold_case(f"{table}_ibfk_")
+    numbers = [int(k.name[len(prefix):]) for k in keys
+               if fold_case(k.name).startswith(prefix) and k.name[len(prefix):].isdigit()]
+    return max(numbers, default=0)
+
+
+def _name_list(element: Sequence[Token], i: int) -> tuple[tuple[str, ...], int]:
+    """``( a, b )`` at ``i``: the names (a key part's length or order ignored) and the position after."""
+    if i >= len(element) or element[i].kind != "op" or element[i].text != "(":
+        return (), i
+    names: list[str] = []
+    depth, expect = 0, True
+    for j in range(i, len(element)):
+        tok = element[j]
+        if tok.kind == "op" and tok.text == "(":
+            depth += 1
+        elif tok.kind == "op" and tok.text == ")":
+            depth -= 1
+            if depth == 0:
+                return tuple(names), j + 1
+        elif tok.kind == "op" and tok.text == "," and depth == 1:
+            expect = True
+        elif expect and depth == 1 and tok.is_name:
+            names.append(tok.text)
+            expect = False
+    return tuple(names), len(element)

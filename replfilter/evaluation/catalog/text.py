@@ -34,7 +34,7 @@ TABLE_ELEMENT_KEYWORDS = frozenset({"PRIMARY", "KEY", "INDEX", "UNIQUE", "CONSTR
 _COARSE = re.compile(r"""'(?:[^'\\]|\\.|'')*+'|"(?:[^"\\]|\\.|"")*+"|`(?:[^`]|``)*+`|[(),]|[^'"`(),]+""", re.S)
 _CREATE_TABLE_HEAD = re.compile(r"\s*CREATE\s+TABLE\s", re.I)
 _NOT_PLAIN_REST = re.compile(r"\b(?:SELECT|AS|IGNORE|REPLACE|WITH|TABLE|VALUES|LIKE)\b|/\*|--|#", re.I)
-_ELEMENT_WORD = re.compile(r"\s*([0-9A-Za-z_$\u0080-\uffff]+)")
+_ELEMENT_WORD = re.compile(r"\s*([^\x00-\x23\x25-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f\U00010000-\U0010ffff]+)")
 
 
 def plain_table_body(sql: str) -> int | None:

@@ -12,6 +12,10 @@ table rules see only those tables as updating. The resolution is MySQL's
   field list is ambiguous``), none is error 1054. Without the schema the owner is *not known*:
   each table is a candidate (:attr:`~.events.TableRef.updating` ``None``), never a guess.
 
+The tables are every leaf of the join tree, however nested (:func:`.tree.from_list`). A column
+that may belong to a derived table (``JOIN (SELECT ...) AS q``) has no owner the schema can
+name: it is left undecided rather than called unknown (the source may find it there).
+
 A statement the source refuses is not logged at all, so the result then carries the error.
 """
 
@@ -24,7 +28,7 @@ from sqlglot import exp
 
 from ...core.errors import ER, error_line
 from ...replica.catalog import Catalog, TableDef
-from .tree import resolve_qualifier
+from .tree import derived_aliases, resolve_qualifier
 
 WHERE = "field list"  # THD::DEFAULT_WHERE: where a SET column is resolved
 
@@ -53,6 +57,7 @@ def resolve_set_columns(
 ) -> Assignment:
     """Resolve each ``SET`` column to its table (see the module docstring)."""
     result = Assignment()
+    derived = {alias.lower() for alias in derived_aliases(tree.this)}
     for item in tree.expressions:
         column = item.this if isinstance(item, exp.EQ) else None
         if not isinstance(column, exp.Column):
@@ -62,6 +67,9 @@ def resolve_set_columns(
         written = column.sql("mysql").replace("`", "")
         if column.table:
             found = resolve_qualifier(refs, column.text("db") or None, column.table, default_db)
+            if not found and not column.text("db") and column.table.lower() in derived:
+                result.undecidable.append(written)
+                continue
             if len(found) != 1:
                 if catalog is not None and not found:
                     result.error = error_line(ER.BAD_FIELD_ERROR, written, WHERE)
@@ -91,6 +99,9 @@ def resolve_set_columns(
         if len(owners) > 1:
             result.error = error_line(ER.NON_UNIQ_ERROR, name, WHERE)
             return result
+        if derived and not unknown_tables:  # the column may be a derived table's
+            result.undecidable.append(written)
+            continue
         if unknown_tables:  # a table the schema lacks: the source refuses the statement (1146)
             missing = unknown_tables[0]
             result.error = error_line(ER.NO_SUCH_TABLE, missing.text("db") or default_db, missing.name)

@@ -525,12 +525,17 @@ def _drop_trigger(ctx: ReaderContext) -> StatementAnalysis:
     if if_exists:
         cur.expect("EXISTS")
     trigger = cur.qualified("trigger name")
+    if trigger[0] is None and not ctx.default_db:
+        # sql_yacc.yy, sp_name: an unqualified name takes the session's database, and with none
+        # the parser fails with ER_NO_DB_ERROR (IF EXISTS or not), so nothing reaches the log
+        error = error_line(ER.NO_DB_ERROR)
+        return StatementAnalysis(
+            CK.DROP_TRIGGER, logged=False, source_error=error,
+            notes=(f"the trigger name has no database and none is selected: the source refuses it ({error}) and logs nothing",),
+        )
     return StatementAnalysis(
         CK.DROP_TRIGGER, if_exists=if_exists, tables_known=False, trigger=trigger,
-        notes=(
-            "DROP TRIGGER is decided by the trigger's table as found on the replica; the text "
-            "does not say which table that is",
-        ),
+        notes=("the statement names the trigger, not its table: the replica finds the table in its own catalog",),
     )
 
 

@@ -165,8 +165,12 @@ def read_tables(tree: exp.Expression, exclude: set[int], ctes: set[str]) -> list
 
 
 def from_list(node: exp.Expression | None) -> list[exp.Table] | None:
-    """Tables of a FROM/UPDATE table-reference list in written order; derived tables (subqueries)
-    contribute nothing here (their tables are read tables). None if the shape is unexpected."""
+    """Tables of a FROM/UPDATE table-reference list in written order, however deeply the join
+    tree nests: MySQL resolves columns over every leaf table of the join (``t1 LEFT JOIN (t2,
+    t3) ON ...``, ``t1 JOIN (t2 JOIN t3 ON ...) ON ...``; ``setup_tables`` walks the whole
+    ``leaf_tables`` list, sql/sql_base.cc). sqlglot reads a parenthesised join operand as a
+    ``Subquery`` over a table; a derived table is a ``Subquery`` over a query and contributes
+    nothing here (its tables are read tables). None if the shape is unexpected."""
     if node is None:
         return None
     out: list[exp.Table] = []
@@ -174,11 +178,35 @@ def from_list(node: exp.Expression | None) -> list[exp.Table] | None:
         out.append(node)
     elif not isinstance(node, exp.Subquery):
         return None
+    elif isinstance(node.this, (exp.Table, exp.Subquery)):  # a parenthesised join operand
+        if node.alias:  # `(t1 JOIN t2) AS x` is no MySQL table reference
+            return None
+        inner = from_list(node.this)
+        if inner is None:
+            return None
+        out.extend(inner)
     for join in node.args.get("joins") or []:
         inner = from_list(join.this)
         if inner is None:
             return None
         out.extend(inner)
+    return out
+
+
+def derived_aliases(node: exp.Expression | None) -> list[str]:
+    """The aliases of the derived tables (``JOIN (SELECT ...) AS q``) of a join tree, however
+    nested: their columns are not in any schema, so a column that may be theirs has no owner
+    replfilter can name (the source may resolve it there and refuse the statement, 1288)."""
+    if node is None:
+        return []
+    out: list[str] = []
+    if isinstance(node, exp.Subquery):
+        if isinstance(node.this, (exp.Table, exp.Subquery)):
+            out.extend(derived_aliases(node.this))
+        else:
+            out.append(node.alias)
+    for join in node.args.get("joins") or []:
+        out.extend(derived_aliases(join.this))
     return out
 
 

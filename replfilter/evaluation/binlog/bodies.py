@@ -1,0 +1,389 @@
+"""The bodies of the events that are not rows: Query with its status variables, Rotate, Xid,
+Intvar, Rand, User var, XA prepare, Rows_query/Annotate_rows, MySQL's GTID events and
+Previous_gtids, MariaDB's GTID, GTID list and binlog checkpoint, Incident, and
+Transaction_payload (whose zstd payload is opened with the ``zstandard`` library), and
+MariaDB's compressed Query and rows events (``log_bin_compress``: zlib).
+
+Layouts from libbinlogevents (``statement_events.h``, ``control_events.h``,
+``compression/payload_event_buffer_istream``) and, for MariaDB's types, its ``log_event.h``.
+"""
+
+from __future__ import annotations
+
+import struct
+import uuid
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from . import event_types as T
+from .framing import HEADER_LEN, FormatDescription, RawEvent, parse_format_description
+from .rows import RowsHeader, TableMap, parse_rows_header, parse_table_map
+from .wire import read_packed
+
+
+class EventFormatProblem(ValueError):
+    """An event body that does not parse."""
+
+
+@dataclass(frozen=True)
+class Query:
+    """A Query event. ``updated_dbs`` is ``Q_UPDATED_DB_NAMES`` (None when absent or when the
+    source wrote "more than 16"); ``table_map_for_update`` is ``Q_TABLE_MAP_FOR_UPDATE_CODE``,
+    the bitmap of the multi-table UPDATE's updated tables in the statement's table order."""
+
+    thread_id: int
+    exec_time: int
+    error_code: int
+    db: str
+    sql: str
+    flags2: int | None = None
+    sql_mode: int | None = None
+    charset: tuple[int, int, int] | None = None
+    updated_dbs: tuple[str, ...] | None = None
+    table_map_for_update: int | None = None
+
+
+@dataclass(frozen=True)
+class Rotate:
+    position: int
+    next_file: str
+
+
+@dataclass(frozen=True)
+class Xid:
+    xid: int
+
+
+@dataclass(frozen=True)
+class Intvar:
+    kind: int  # 1 LAST_INSERT_ID, 2 INSERT_ID
+    value: int
+
+
+@dataclass(frozen=True)
+class Rand:
+    seed1: int
+    seed2: int
+
+
+@dataclass(frozen=True)
+class UserVar:
+    name: str
+    is_null: bool
+    value_type: int = 0
+    charset: int = 0
+    value: bytes = b""
+
+
+@dataclass(frozen=True)
+class XaPrepare:
+    one_phase: bool
+    format_id: int
+    gtrid: bytes
+    bqual: bytes
+
+
+@dataclass(frozen=True)
+class TextEvent:
+    """Rows_query (MySQL) and Annotate_rows (MariaDB): the statement text of the rows after it."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Gtid:
+    """MySQL's Gtid or Anonymous_Gtid event; ``gtid`` is ``uuid:gno`` (None when anonymous)."""
+
+    anonymous: bool
+    sid: str
+    gno: int
+    last_committed: int | None = None
+    sequence_number: int | None = None
+
+    @property
+    def gtid(self) -> str | None:
+        return None if self.anonymous else f"{self.sid}:{self.gno}"
+
+
+@dataclass(frozen=True)
+class MariaGtid:
+    """MariaDB's GTID event: ``domain-server-seq``; not standalone means it opens a transaction
+    (it stands for BEGIN)."""
+
+    domain: int
+    server_id: int
+    seq_no: int
+    flags: int
+    commit_id: int | None = None
+
+    STANDALONE = 1
+
+    @property
+    def gtid(self) -> str:
+        return f"{self.domain}-{self.server_id}-{self.seq_no}"
+
+    @property
+    def standalone(self) -> bool:
+        return bool(self.flags & self.STANDALONE)
+
+
+@dataclass(frozen=True)
+class GtidSetBody:
+    """Previous_gtids (MySQL: ``uuid:1-5,...``) or Gtid_list (MariaDB: ``d-s-n,...``)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    file: str
+
+
+@dataclass(frozen=True)
+class Incident:
+    number: int
+    message: str
+
+
+@dataclass(frozen=True)
+class TransactionPayload:
+    compression: int  # 0 ZSTD, 255 NONE
+    uncompressed_size: int | None
+    payload: bytes
+
+    def events(self) -> bytes:
+        """The inner events' bytes: zstd-decompressed with ``zstandard``."""
+        if self.compression == 255:
+            return self.payload
+        if self.compression != 0:
+            raise EventFormatProblem(f"Transaction_payload compression type {self.compression} is not known")
+        import zstandard  # the payload is rare: load the library only when one comes
+
+        try:
+            return zstandard.ZstdDecompressor().decompress(self.payload, max_output_size=self.uncompressed_size or (1 << 30))
+        except zstandard.ZstdError as err:
+            raise EventFormatProblem(f"Transaction_payload does not decompress: {err}") from None
+
+
+@dataclass(frozen=True)
+class Rows:
+    header: RowsHeader
+    body: bytes
+
+
+def _cstring(data: bytes, pos: int, length: int) -> str:
+    return data[pos:pos + length].decode("utf-8", "replace")
+
+
+def maria_uncompress(data: bytes) -> bytes:
+    """MariaDB's compressed binlog parts (``log_bin_compress``; ``binlog_buf_uncompress`` in its
+    log_event.cc): a byte ``0x80 | n``, the uncompressed length in ``n`` bytes, then a zlib
+    stream."""
+    import zlib
+
+    if not data or not data[0] & 0x80:
+        raise EventFormatProblem("compressed part without its header byte")
+    length_bytes = data[0] & 0x07
+    try:
+        return zlib.decompress(bytes(data[1 + length_bytes:]))
+    except zlib.error as err:
+        raise EventFormatProblem(f"compressed part does not decompress: {err}") from None
+
+
+def parse_query(body: bytes, fde: FormatDescription, compressed: bool = False) -> Query:
+    thread_id, exec_time, db_len, error_code, status_len = struct.unpack_from("<IIBHH", body, 0)
+    post = fde.post_header_len(T.QUERY, 13)
+    status = body[post:post + status_len]
+    values = _status_vars(status)
+    pos = post + status_len
+    db = _cstring(body, pos, db_len)
+    text = body[pos + db_len + 1:]
+    sql = (maria_uncompress(text) if compressed else text).decode("utf-8", "replace")
+    return Query(thread_id, exec_time, error_code, db, sql, **values)
+
+
+def _status_vars(data: bytes) -> dict[str, Any]:
+    """The status variables replfilter uses; the others are stepped over by their fixed sizes
+    (``Query_event::Query_event``); an unknown code ends the list, as it does in the server."""
+    out: dict[str, Any] = {}
+    pos = 0
+    sizes = {0: 4, 1: 8, 3: 4, 4: 6, 7: 2, 8: 2, 9: 8, 10: 4, 13: 3, 16: 1, 17: 8, 18: 2, 19: 1, 20: 1,
+             128: 3, 129: 8, 130: 1}
+    while pos < len(data):
+        code = data[pos]
+        pos += 1
+        if code == 0:
+            out["flags2"] = struct.unpack_from("<I", data, pos)[0]
+        elif code == 1:
+            out["sql_mode"] = struct.unpack_from("<Q", data, pos)[0]
+        elif code == 4:
+            out["charset"] = struct.unpack_from("<HHH", data, pos)
+        elif code == 9:
+            out["table_map_for_update"] = struct.unpack_from("<Q", data, pos)[0]
+        if code in sizes:
+            pos += sizes[code]
+        elif code in (5, 6):  # time zone, catalog: length-prefixed
+            pos += 1 + data[pos]
+        elif code == 2:  # old catalog: length, text, NUL
+            pos += 2 + data[pos]
+        elif code == 11:  # invoker: user, host
+            pos += 1 + data[pos]
+            pos += 1 + data[pos]
+        elif code == 12:
+            count = data[pos]
+            pos += 1
+            if count == 254:  # OVER_MAX_DBS_IN_EVENT_MTS
+                continue
+            names = []
+            for _ in range(count):
+                end = data.index(b"\0", pos)
+                names.append(data[pos:end].decode("utf-8", "replace"))
+                pos = end + 1
+            out["updated_dbs"] = tuple(names)
+        elif code == 131:  # MariaDB Q_CHARACTER_SET_COLLATIONS: count, then 4-byte pairs
+            pos += 1 + 4 * data[pos]
+        else:
+            break
+    return out
+
+
+def parse_gtid(body: bytes, anonymous: bool) -> Gtid:
+    sid = str(uuid.UUID(bytes=bytes(body[1:17])))
+    gno = struct.unpack_from("<q", body, 17)[0]
+    last = seq = None
+    if len(body) >= 42 and body[25] == 2:  # logical timestamps, typecode 2
+        last, seq = struct.unpack_from("<qq", body, 26)
+    return Gtid(anonymous, sid, gno, last, seq)
+
+
+def parse_previous_gtids(body: bytes) -> GtidSetBody:
+    (n_sids,) = struct.unpack_from("<Q", body, 0)
+    pos = 8
+    parts = []
+    for _ in range(n_sids):
+        sid = str(uuid.UUID(bytes=bytes(body[pos:pos + 16])))
+        (n_intervals,) = struct.unpack_from("<Q", body, pos + 16)
+        pos += 24
+        ranges = []
+        for _ in range(n_intervals):
+            start, end = struct.unpack_from("<QQ", body, pos)
+            pos += 16
+            ranges.append(str(start) if end - 1 == start else f"{start}-{end - 1}")
+        parts.append(sid + ":" + ":".join(ranges))
+    return GtidSetBody(",\n".join(parts))
+
+
+def parse_maria_gtid(body: bytes, server_id: int) -> MariaGtid:
+    seq_no, domain, flags = struct.unpack_from("<QIB", body, 0)
+    commit_id = struct.unpack_from("<Q", body, 13)[0] if flags & 2 and len(body) >= 21 else None
+    return MariaGtid(domain, server_id, seq_no, flags, commit_id)
+
+
+def parse_gtid_list(body: bytes) -> GtidSetBody:
+    (word,) = struct.unpack_from("<I", body, 0)
+    count = word & ((1 << 28) - 1)
+    items = []
+    for i in range(count):
+        domain, server, seq = struct.unpack_from("<IIQ", body, 4 + 16 * i)
+        items.append(f"{domain}-{server}-{seq}")
+    return GtidSetBody(",".join(items))
+
+
+def parse_xa_prepare(body: bytes) -> XaPrepare:
+    one_phase = bool(body[0])
+    format_id, gtrid_len, bqual_len = struct.unpack_from("<iii", body, 1)
+    data = bytes(body[13:13 + gtrid_len + bqual_len])
+    return XaPrepare(one_phase, format_id, data[:gtrid_len], data[gtrid_len:])
+
+
+def parse_user_var(body: bytes) -> UserVar:
+    (name_len,) = struct.unpack_from("<I", body, 0)
+    name = _cstring(body, 4, name_len)
+    pos = 4 + name_len
+    is_null = bool(body[pos])
+    if is_null:
+        return UserVar(name, True)
+    value_type = body[pos + 1]
+    charset, value_len = struct.unpack_from("<II", body, pos + 2)
+    value = bytes(body[pos + 10:pos + 10 + value_len])
+    return UserVar(name, False, value_type, charset, value)
+
+
+def parse_payload(body: bytes) -> TransactionPayload:
+    """``type length value`` fields (packed integers) up to an END_MARK (0), then the payload
+    (``Transaction_payload_event`` in ``compression/payload_event``)."""
+    pos = 0
+    size = compression = uncompressed = None
+    while pos < len(body):
+        kind, pos = read_packed(body, pos)
+        if kind == 0:
+            break
+        length, pos = read_packed(body, pos)
+        value, _ = read_packed(body, pos)
+        if kind == 1:
+            size = value
+        elif kind == 2:
+            compression = value
+        elif kind == 3:
+            uncompressed = value
+        pos += length
+    payload = bytes(body[pos:pos + size] if size is not None else body[pos:])
+    return TransactionPayload(0 if compression is None else compression, uncompressed, payload)
+
+
+def _table_map(event: RawEvent, body: bytes, fde: FormatDescription) -> TableMap:
+    return parse_table_map(body, fde.post_header_len(T.TABLE_MAP, 8))
+
+
+def _rows(event: RawEvent, body: bytes, fde: FormatDescription) -> Rows:
+    default = 10 if event.type_code in T.ROWS_V2_TYPES else 8
+    header = parse_rows_header(event.type_code, body, fde.post_header_len(event.type_code, default))
+    if event.type_code in T.MARIA_COMPRESSED_ROWS_TYPES:  # the rows after the bitmaps are compressed
+        body = bytes(body[:header.rows_at]) + maria_uncompress(body[header.rows_at:])
+    return Rows(header, body)
+
+
+_PARSERS: dict[int, Callable[[RawEvent, bytes, FormatDescription], Any]] = {
+    T.QUERY: lambda e, b, f: parse_query(b, f),
+    T.MARIA_QUERY_COMPRESSED: lambda e, b, f: parse_query(b, f, compressed=True),
+    T.ROTATE: lambda e, b, f: Rotate(struct.unpack_from("<Q", b, 0)[0], _cstring(b, 8, len(b) - 8)),
+    T.XID: lambda e, b, f: Xid(struct.unpack_from("<Q", b, 0)[0]),
+    T.INTVAR: lambda e, b, f: Intvar(b[0], struct.unpack_from("<Q", b, 1)[0]),
+    T.RAND: lambda e, b, f: Rand(*struct.unpack_from("<QQ", b, 0)),
+    T.USER_VAR: lambda e, b, f: parse_user_var(b),
+    T.XA_PREPARE: lambda e, b, f: parse_xa_prepare(b),
+    T.ROWS_QUERY: lambda e, b, f: TextEvent(b[1:].decode("utf-8", "replace")),
+    T.MARIA_ANNOTATE_ROWS: lambda e, b, f: TextEvent(b.decode("utf-8", "replace")),
+    T.GTID: lambda e, b, f: parse_gtid(b, False),
+    T.ANONYMOUS_GTID: lambda e, b, f: parse_gtid(b, True),
+    T.PREVIOUS_GTIDS: lambda e, b, f: parse_previous_gtids(b),
+    T.MARIA_GTID: lambda e, b, f: parse_maria_gtid(b, e.server_id),
+    T.MARIA_GTID_LIST: lambda e, b, f: parse_gtid_list(b),
+    T.MARIA_BINLOG_CHECKPOINT: lambda e, b, f: Checkpoint(_cstring(b, 4, struct.unpack_from("<I", b, 0)[0])),
+    T.INCIDENT: lambda e, b, f: Incident(struct.unpack_from("<H", b, 0)[0], _cstring(b, 3, b[2])),
+    T.TRANSACTION_PAYLOAD: lambda e, b, f: parse_payload(b),
+    T.TABLE_MAP: _table_map,
+    T.FORMAT_DESCRIPTION: lambda e, b, f: parse_format_description(e.data),
+    T.STOP: lambda e, b, f: None,
+    T.HEARTBEAT: lambda e, b, f: None,
+    T.HEARTBEAT_V2: lambda e, b, f: None,
+    T.IGNORABLE: lambda e, b, f: None,
+    T.TRANSACTION_CONTEXT: lambda e, b, f: None,
+    T.VIEW_CHANGE: lambda e, b, f: None,
+}
+for _code in T.ROWS_TYPES:
+    _PARSERS[_code] = _rows
+
+KNOWN_TYPES = frozenset(_PARSERS)
+
+
+def parse_body(event: RawEvent, fde: FormatDescription) -> Any:
+    """The event's body, or :class:`EventFormatProblem` when it does not parse. The caller
+    checks ``event.type_code in KNOWN_TYPES`` first: an unknown type is skipped by its length."""
+    body = event.data[HEADER_LEN:] if fde.header_length in (0, HEADER_LEN) else event.data[fde.header_length:]
+    try:
+        return _PARSERS[event.type_code](event, body, fde)
+    except EventFormatProblem:
+        raise
+    except (ValueError, IndexError, struct.error, UnicodeDecodeError) as err:
+        raise EventFormatProblem(f"{event.type_name} event does not parse: {err}") from None

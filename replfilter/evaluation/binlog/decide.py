@@ -1,0 +1,297 @@
+"""Deciding the events of binary and relay log files, transaction by transaction, with the
+reference evaluator (through :class:`~replfilter.evaluation.event_lines.LineEvaluator`, so a
+binlog and the same events as JSON lines decide, count and follow the catalog alike).
+
+Each result is one binlog event that the applier decides on (or a problem with the file), with
+where it is, its GTID, its decision, and the verdict of its transaction: APPLY when any of its
+events is applied, SKIP when every decided event in it is skipped, undecided (None) when none is
+applied and one is undecided; a transaction with nothing to filter (only boundaries) is applied.
+A transaction's results are held until it ends, so memory is bounded by the largest
+transaction, not the file.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from ..applier_errors import error_text
+from ..evaluator import Decision
+from ..event_lines import LineEvaluator
+from ..events import Event, QueryEvent, RowEvent
+from .as_events import EventMapper, Mapped, Transaction, mapped_items, transactions
+from .framing import NotABinlog, ReadProblem
+from .json_binary import Opaque
+from .reader import BinlogEvent, Item, read_binlog
+from .column_values import (
+    BLOB, DATE, DATETIME2, DOUBLE, ENUM, FLOAT, INTEGER_TYPES, LONG_BLOB, MEDIUM_BLOB, NEWDECIMAL, SET,
+    STRING, TIME2, TINY_BLOB, VAR_STRING, VARCHAR, YEAR,
+)
+from .rows import JsonDiff, TableMap
+from .selection import Selection
+
+
+@dataclass
+class BinlogResult:
+    """One decided binlog event, or a problem (``problem``) at a place in a file."""
+
+    item: Mapped | None = None
+    event: Event | None = None
+    decision: Decision | None = None
+    applier_error: Any = None
+    transaction: str | None = None
+    problem: ReadProblem | None = None
+    error: str | None = None
+    values: list[dict[str, Any]] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.problem is not None:
+            p = self.problem
+            return {"log_name": p.log_name, "pos": p.pos, "end_log_pos": p.end_pos, "error": p.message, "problem": p.kind}
+        assert self.item is not None
+        raw = self.item.source.raw
+        out: dict[str, Any] = {
+            "log_name": raw.log_name,
+            "pos": raw.pos,
+            "end_log_pos": raw.log_pos,
+            "event_type": raw.type_name,
+            "gtid": self.item.gtid,
+        }
+        if self.error is not None:
+            out["error"] = self.error
+            return out
+        out["event"] = self.event.to_dict() if self.event is not None else None
+        if self.decision is not None:
+            out.update(self.decision.to_dict())
+        out["applier_error"] = error_text(self.applier_error) if self.applier_error is not None else None
+        out["transaction"] = self.transaction
+        if self.item.row_count is not None:
+            out["rows"] = self.item.row_count
+        if self.values is not None:
+            out["values"] = self.values
+        return out
+
+
+@dataclass
+class Summary:
+    """Counts of events and rows, applied and skipped, per database, table and deciding rule."""
+
+    counts: dict[tuple[str, str, str, str], list[int]] = field(default_factory=dict)
+
+    def add(self, result: BinlogResult) -> None:
+        if result.decision is None or result.event is None or result.item is None:
+            return
+        event = result.event
+        if isinstance(event, RowEvent):
+            db, table = result.decision.db or event.db, event.table
+        elif isinstance(event, QueryEvent):
+            db = result.decision.db or event.default_db
+            table = ",".join(t.table for t in event.tables)
+        else:
+            return
+        decision = result.decision.decision.value if result.decision.decision is not None else "undecided"
+        rule = result.decision.rule or ""
+        entry = self.counts.setdefault((db, table, rule, decision), [0, 0])
+        if result.item.rows_of is not None and result.item.row_count is not None:
+            entry[1] += result.item.row_count
+        else:
+            entry[0] += 1
+
+    def lines(self) -> list[str]:
+        out = []
+        for (db, table, rule, decision), (events, rows) in sorted(self.counts.items()):
+            out.append(f"db '{db}' table '{table}' rule '{rule}': {decision} events {events} rows {rows}")
+        return out
+
+
+def decide_files(
+    evaluator: LineEvaluator,
+    paths: Sequence[str],
+    selection: Selection = Selection(),
+    decode_rows: bool = False,
+    channel: str = "",
+) -> Iterator[BinlogResult]:
+    """Every decided event of the files, in order. A file that is not a binlog or cannot be
+    opened is one problem result and the next file is read."""
+    mapper = EventMapper(channel, evaluator.source_catalog, decode_rows)
+    for index, path in enumerate(paths):
+        start, stop = selection.positions(index, len(paths))
+        try:
+            items = list_guard(read_binlog(path, start, stop))
+            yield from decide_items(evaluator, items, mapper, selection)
+        except NotABinlog as err:
+            yield BinlogResult(problem=ReadProblem(path, 0, "not_binlog", str(err), fatal=True))
+        except OSError as err:
+            yield BinlogResult(problem=ReadProblem(path, 0, "unreadable", f"{path}: {err.strerror or err}", fatal=True))
+
+
+def list_guard(items: Iterator[Item]) -> Iterator[Item]:
+    """Raises :class:`NotABinlog`/``OSError`` before the first item, not in the middle of output."""
+    first = next(items, None)
+    if first is None:
+        return iter(())
+    return _chain(first, items)
+
+
+def _chain(first: Item, rest: Iterator[Item]) -> Iterator[Item]:
+    yield first
+    yield from rest
+
+
+def decide_items(
+    evaluator: LineEvaluator, items: Iterable[Item], mapper: EventMapper, selection: Selection = Selection()
+) -> Iterator[BinlogResult]:
+    for group in transactions(mapped_items(_by_time(items, selection), mapper)):
+        if not selection.wants_gtid(group.gtid) and _has_decided(group):
+            continue
+        yield from decide_transaction(evaluator, group)
+
+
+def _has_decided(group: Transaction) -> bool:
+    return any(isinstance(item, Mapped) and (item.event is not None or item.rows_of is not None) for item in group.items)
+
+
+def _by_time(items: Iterable[Item], selection: Selection) -> Iterator[Item]:
+    started = selection.start_datetime is None
+    for item in items:
+        if isinstance(item, BinlogEvent):
+            when = item.raw.timestamp
+            if selection.stop_datetime is not None and when >= selection.stop_datetime and item.raw.type_code != 15:
+                return
+            if not started:
+                if when < selection.start_datetime or item.raw.type_code == 15:  # type: ignore[operator]
+                    continue
+                started = True
+        yield item
+
+
+def decide_transaction(evaluator: LineEvaluator, group: Transaction) -> Iterator[BinlogResult]:
+    results: list[BinlogResult] = []
+    by_table: dict[int, tuple[Event, Decision]] = {}
+    for item in group.items:
+        if isinstance(item, ReadProblem):
+            results.append(BinlogResult(problem=item))
+            continue
+        if item.error is not None:
+            results.append(BinlogResult(item, error=item.error))
+            continue
+        if item.rows_of is not None and item.event is None:  # a rows event: its Table_map's decision
+            table_event, decision = by_table.get(id(item.rows_of), (None, None))
+            values = _values(item, _schema_columns(evaluator, table_event, item.rows_of)) if item.rows is not None else None
+            results.append(BinlogResult(item, table_event, decision, values=values))
+            continue
+        if item.event is None:
+            continue
+        try:
+            event, decision, stop = evaluator.decide_event(item.event)
+        except ValueError as err:
+            results.append(BinlogResult(item, error=str(err)))
+            continue
+        if item.rows_of is not None:
+            by_table[id(item.rows_of)] = (event, decision)
+        results.append(BinlogResult(item, event, decision, stop))
+    verdict = _transaction_verdict(results)
+    for result in results:
+        if result.problem is None and result.error is None:
+            result.transaction = verdict
+        yield result
+
+
+def _transaction_verdict(results: list[BinlogResult]) -> str | None:
+    verdicts = [
+        r.decision.decision
+        for r in results
+        if r.decision is not None and isinstance(r.event, (QueryEvent, RowEvent))
+    ]
+    if any(v is not None and v.value == "APPLY" for v in verdicts):
+        return "APPLY"
+    if any(v is None for v in verdicts):
+        return None
+    return "SKIP" if verdicts else "APPLY"
+
+
+def _schema_columns(evaluator: LineEvaluator, event: Event | None, table: TableMap) -> tuple[str, ...] | None:
+    """The table's columns in the channel's source schema (``--schema``), when one was loaded."""
+    catalog = evaluator.source_catalog(event.channel if event is not None else "")
+    definition = catalog.table(table.db, table.table) if catalog is not None else None
+    return definition.columns if definition is not None else None
+
+
+def _values(item: Mapped, schema_columns: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """The row images as JSON-ready objects keyed by column name (from the optional metadata,
+    else the source schema when its column count fits, else ``col_N``)."""
+    table = item.rows_of
+    assert table is not None and item.rows is not None
+    names = table.column_names(schema_columns)
+    convert = [_converter(table, column) for column in range(table.column_count)]
+    out = []
+    for before, after in item.rows:
+        row: dict[str, Any] = {}
+        if before is not None:
+            row["before"] = {names[i]: convert[i](v) for i, v in before.items()}
+        if after is not None:
+            row["after"] = {names[i]: convert[i](v) for i, v in after.items()}
+        out.append(row)
+    return out
+
+
+def _converter(table: TableMap, column: int) -> Callable[[Any], Any]:
+    """How a column's decoded value becomes JSON, chosen once per column, not per value."""
+    kind = table.types[column]
+    if kind in INTEGER_TYPES or kind in (FLOAT, DOUBLE, YEAR):
+        return _same
+    if kind == NEWDECIMAL:
+        return lambda v: v if v is None else format(v, "f")
+    if kind == ENUM and column in table.enum_values:
+        names = [n.decode("utf-8", "replace") for n in table.enum_values[column]]
+        return lambda v: v if v is None else (names[v - 1] if 0 < v <= len(names) else "")
+    if kind == SET and column in table.set_values:
+        members = [n.decode("utf-8", "replace") for n in table.set_values[column]]
+        return lambda v: v if v is None else ",".join(n for i, n in enumerate(members) if v >> i & 1)
+    if kind in (VARCHAR, VAR_STRING, STRING, BLOB, TINY_BLOB, MEDIUM_BLOB, LONG_BLOB):
+        return _text
+    if kind in (DATETIME2, TIME2, DATE):
+        return _same
+    return json_value
+
+
+def _text(value: Any) -> Any:
+    if value is None:
+        return None
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"base64": base64.b64encode(value).decode()}
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def json_value(value: Any) -> Any:
+    """A decoded column value as JSON: bytes as UTF-8 text when they are, else
+    ``{"base64": ...}``; DECIMAL as its exact text (ENUM/SET names: :func:`_converter`)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, decimal.Decimal):
+        return format(value, "f")
+    if isinstance(value, Opaque):
+        return {"mysql_type": value[0], "base64": base64.b64encode(value[1]).decode()}
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        raw = bytes(value)
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return {"base64": base64.b64encode(raw).decode()}
+    if isinstance(value, dict):
+        return {k: json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    if isinstance(value, JsonDiff):
+        return {"operation": value.operation, "path": value.path, "value": json_value(value.value)}
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    return str(value)

@@ -1,0 +1,124 @@
+"""``read_events(spark, path, "binlog")``: binary and relay log files as event rows, the files
+parsed in parallel (one task per file) by the same reader and mapping as ``replfilter
+evaluate`` (:mod:`replfilter.evaluation.binlog`), so a binlog decides alike in both.
+
+``path`` is a file or a directory. In a directory, the files with the binlog magic are read, in
+the order of the directory's ``*.index`` file when it has one (a server's ``binlog.index``, a
+replica's ``relay-bin.index``), else in name order; other files are not events and are skipped
+(an index, ``relay-log.info``...).
+
+Each event the applier decides on is one row of :data:`~.schema.INGESTED_SCHEMA` (query events
+with their command and table list already read from the SQL text, a Table_map as a row event,
+GTIDs and boundaries as transaction events); ``record`` holds where it is — ``{"log_name",
+"pos", "end_log_pos", "event_type", "gtid", "rows"}``, ``rows`` being the rows of the rows
+events that followed a Table_map. A problem in a file (checksum, truncation, an event that does
+not parse, a file that is not a binlog) is a dead letter naming file and position.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Iterator
+
+from pyspark.sql import SparkSession
+
+from ..evaluation.binlog.as_events import EventMapper, Mapped
+from ..evaluation.binlog.framing import MAGIC, NotABinlog, ReadProblem
+from ..evaluation.binlog.reader import read_binlog
+from ..evaluation.events import QueryEvent, RowEvent, TransactionEvent
+from .schema import DEAD_LETTER_SCHEMA, INGESTED_SCHEMA, Ingested
+
+
+def binlog_paths(path: str) -> list[str]:
+    """The binlog files of ``path`` (a file, or a directory read as described above)."""
+    if not os.path.isdir(path):
+        return [path]
+    names = sorted(os.listdir(path))
+    for name in names:
+        if name.endswith(".index"):
+            with open(os.path.join(path, name), encoding="utf-8", errors="replace") as handle:
+                listed = [os.path.join(path, os.path.basename(line.strip())) for line in handle if line.strip()]
+            return [p for p in listed if os.path.isfile(p)]
+    out = []
+    for name in names:
+        full = os.path.join(path, name)
+        if os.path.isfile(full):
+            with open(full, "rb") as handle:
+                if handle.read(4) == MAGIC:
+                    out.append(full)
+    return out
+
+
+def file_rows(path: str, channel: str = "") -> Iterator[tuple[str, tuple[Any, ...]]]:
+    """``("event", row)`` and ``("dead", row)`` for one file, in file order (runs on an executor)."""
+    mapper = EventMapper(channel)
+    pending: list[list[Any]] = []  # Table_map rows waiting for the row counts of their rows events
+    try:
+        for item in read_binlog(path):
+            if isinstance(item, ReadProblem):
+                yield from _flush(pending)
+                yield "dead", (item.message, json.dumps({"pos": item.pos, "problem": item.kind}), path, None, None)
+                continue
+            mapped = mapper.map(item)
+            if mapped.error is not None:
+                yield from _flush(pending)
+                raw = mapped.source.raw
+                yield "dead", (mapped.error, json.dumps({"pos": raw.pos, "event_type": raw.type_name}), path, None, None)
+                continue
+            if mapped.event is None and mapped.rows_of is not None:  # a rows event: count on its Table_map
+                for row in reversed(pending):
+                    if row[-1] is mapped.rows_of:
+                        row[-2]["rows"] += mapped.row_count or 0
+                        break
+                continue
+            if mapped.event is None:
+                continue
+            row = list(_event_row(mapped))
+            if isinstance(mapped.event, RowEvent):
+                pending.append([*row, mapped.rows_of])
+                continue
+            yield from _flush(pending)
+            yield "event", (*row[:-1], json.dumps(row[-1]))
+        yield from _flush(pending)
+    except NotABinlog as err:
+        yield "dead", (str(err), None, path, None, None)
+    except OSError as err:
+        yield "dead", (f"{path}: {err.strerror or err}", None, path, None, None)
+
+
+def _flush(pending: list[list[Any]]) -> Iterator[tuple[str, tuple[Any, ...]]]:
+    for row in pending:
+        yield "event", (*row[:-2], json.dumps(row[-2]))
+    pending.clear()
+
+
+def _event_row(mapped: Mapped) -> tuple[Any, ...]:
+    """The event's columns in :data:`INGESTED_SCHEMA` order, then its record (a dict)."""
+    event = mapped.event
+    raw = mapped.source.raw
+    record = {"log_name": raw.log_name, "pos": raw.pos, "end_log_pos": raw.log_pos,
+              "event_type": raw.type_name, "gtid": mapped.gtid}
+    if isinstance(event, RowEvent):
+        record["rows"] = 0
+        return (1, "row", event.channel, None, None, None, None, None, None, event.db, event.table, None, None, record)
+    if isinstance(event, QueryEvent):
+        tables = [(t.db, t.table, t.updating) for t in event.tables]
+        return (1, "query", event.channel, event.default_db, event.command.value, tables, event.sql,
+                event.temporary, event.if_exists, None, None, None, None, record)
+    assert isinstance(event, TransactionEvent)
+    return (1, "transaction", event.channel, None, None, None, None, None, None, None, None,
+            event.kind.value, event.gtid, record)
+
+
+def read_binlog_events(spark: SparkSession, path: str, channel: str = "") -> Ingested:
+    """Events and dead letters of the binlog files of ``path``, parsed in parallel."""
+    paths = binlog_paths(path)
+    if not paths:
+        empty = spark.sparkContext.emptyRDD()
+        return Ingested(spark.createDataFrame(empty, INGESTED_SCHEMA), spark.createDataFrame(empty, DEAD_LETTER_SCHEMA))
+    tagged = spark.sparkContext.parallelize(paths, len(paths)).flatMap(lambda p: file_rows(p, channel))
+    tagged = tagged.persist()  # one parse of each file feeds both frames
+    events = spark.createDataFrame(tagged.filter(lambda t: t[0] == "event").map(lambda t: t[1]), INGESTED_SCHEMA)
+    dead = spark.createDataFrame(tagged.filter(lambda t: t[0] == "dead").map(lambda t: t[1]), DEAD_LETTER_SCHEMA)
+    return Ingested(events, dead, None)

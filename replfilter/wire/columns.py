@@ -1,0 +1,92 @@
+"""A result set's columns as the protocol describes them: name, type, character set, flags.
+
+replfilter's results carry values, not declared types (``core/results.py``), so a column's type
+is read from its values the way the formatter reads alignment (``client/formatting.py``,
+``_is_numeric_column``): a column holding integers and no text is ``BIGINT UNSIGNED`` (MySQL's
+type for the performance_schema counters and for ``SHOW WARNINGS``' ``Code``, which is ``INT
+UNSIGNED``); every other column is ``VARCHAR`` in utf8mb4. So the mysql client aligns a
+column over the wire as replfilter's own ``-t`` output does.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from functools import lru_cache
+
+from mysql_mimic.charset import CharacterSet
+from mysql_mimic.packets import make_column_definition_41
+from mysql_mimic.results import ResultColumn
+from mysql_mimic.types import ColumnDefinition, ColumnType
+
+from ..core.results import ResultSet, Value
+
+NUMBER_FLAGS = ColumnDefinition.UNSIGNED_FLAG | ColumnDefinition.BINARY_FLAG
+NUMBER_LENGTH = 20
+"""``BIGINT UNSIGNED``'s display width."""
+TEXT_LENGTH = 1024
+"""A text column's declared length: ``VARCHAR(256)`` in utf8mb4 (four bytes a character). The
+server sends the declared length, not the longest value's; clients size their output from the
+values they receive."""
+
+
+@dataclass(frozen=True)
+class WireColumn:
+    """mysql-mimic's column (type, character set, encoders) with the length and flags the server
+    sends in the column definition (mimic's class is compiled and has neither)."""
+
+    column: ResultColumn
+    length: int
+    flags: ColumnDefinition
+    charset: CharacterSet
+
+    @classmethod
+    def of(cls, name: str, numeric: bool) -> "WireColumn":
+        return _column(name, numeric)
+
+    def definition(self, server_charset: CharacterSet) -> bytes:
+        """The column definition packet (built once per column: the same statements repeat)."""
+        return _definition(self, server_charset)
+
+
+@lru_cache(maxsize=1024)
+def _column(name: str, numeric: bool) -> WireColumn:
+    if not numeric:
+        return WireColumn(ResultColumn(name, ColumnType.VAR_STRING, CharacterSet.utf8mb4),
+                          TEXT_LENGTH, ColumnDefinition(0), CharacterSet.utf8mb4)
+    column = ResultColumn(name, ColumnType.LONGLONG)  # digits encoded as text; declared binary
+    column.binary_encoder = _unsigned_bigint  # mimic packs BIGINT signed
+    return WireColumn(column, NUMBER_LENGTH, NUMBER_FLAGS, CharacterSet.binary)
+
+
+@lru_cache(maxsize=1024)
+def _definition(column: WireColumn, server_charset: CharacterSet) -> bytes:
+    return make_column_definition_41(server_charset=server_charset, name=column.column.name,
+                                     column_type=column.column.type, character_set=column.charset,
+                                     column_length=column.length, flags=column.flags)
+
+
+def _unsigned_bigint(_column: ResultColumn, value: int) -> bytes:
+    return struct.pack("<Q", value)
+
+
+def result_columns(result: ResultSet) -> list[WireColumn]:
+    columns = []
+    for index, name in enumerate(result.columns):
+        values = [row[index] for row in result.rows if row[index] is not None]
+        numeric = bool(values) and all(isinstance(v, int) for v in values)
+        columns.append(WireColumn.of(name, numeric))
+    return columns
+
+
+def wire_rows(result: ResultSet) -> list[tuple[bytes | int | None, ...]]:
+    """Rows with text as the bytes the server sends: UTF-8, and a byte that is not UTF-8 (kept
+    as a surrogate when a script held one) sent as that byte, as the server echoes it."""
+    return [tuple(_wire_value(v) for v in row) for row in result.rows]
+
+
+def _wire_value(value: Value) -> bytes | int | None:
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape")
+    return value
+

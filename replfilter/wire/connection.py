@@ -1,0 +1,411 @@
+"""One client connection of ``replfilter serve``: mysql-mimic speaks the protocol, our Session runs
+every statement.
+
+mysql-mimic (a kept library) does the handshake, the ``mysql_native_password`` scramble, TLS,
+packet framing and the column and row encodings. Its higher ``Session`` would answer ``SHOW``,
+``SET`` and ``information_schema`` itself through sqlglot; replfilter uses its ``BaseSession``
+instead, so raw SQL goes to :class:`replfilter.server.session.Session`, the one place where
+statements run, and every answer is the one a script or the shell gets.
+
+What the connection adds to mimic's is what mysqld does and mimic does not (README, "replfilter
+serve"): OK packets and EOFs with the statement's warning count; errors with our SQLSTATE;
+multi-statements with ``SERVER_MORE_RESULTS_EXISTS``; a failed login closes the connection
+(mimic would go on to the command phase); ``max_allowed_packet``, ``wait_timeout``,
+``require_secure_transport``; garbage, a truncated packet or a bad sequence number end this
+connection only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+from dataclasses import dataclass
+from ssl import SSLContext
+from typing import Any
+
+from mysql_mimic import packets
+from mysql_mimic.auth import IdentityProvider
+from mysql_mimic.connection import Connection
+from mysql_mimic.control import Control
+from mysql_mimic.errors import ErrorCode, MysqlError
+from mysql_mimic.prepared import PreparedStatement
+from mysql_mimic.session import BaseSession
+from mysql_mimic.stream import ConnectionClosed, MysqlStream
+from mysql_mimic.types import Capabilities, Commands, ServerStatus, str_fixed, uint_1, uint_2
+from mysql_mimic.variables import GlobalVariables, SessionVariables
+
+from ..core.errors import MySQLError
+from ..core.results import Ok, Result, ResultSet
+from ..dialect.parser import split_multi_statements
+from ..server.session import Session
+from .columns import WireColumn, result_columns, wire_rows
+
+SERVER_CAPABILITIES = (
+    Capabilities.CLIENT_PROTOCOL_41
+    | Capabilities.CLIENT_DEPRECATE_EOF
+    | Capabilities.CLIENT_CONNECT_WITH_DB
+    | Capabilities.CLIENT_CONNECT_ATTRS
+    | Capabilities.CLIENT_PLUGIN_AUTH
+    | Capabilities.CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
+    | Capabilities.CLIENT_SECURE_CONNECTION
+    | Capabilities.CLIENT_LONG_PASSWORD
+    | Capabilities.CLIENT_LONG_FLAG
+    | Capabilities.CLIENT_TRANSACTIONS
+    | Capabilities.CLIENT_INTERACTIVE
+    | Capabilities.CLIENT_IGNORE_SPACE
+    | Capabilities.CLIENT_MULTI_STATEMENTS
+    | Capabilities.CLIENT_MULTI_RESULTS
+    | Capabilities.CLIENT_PS_MULTI_RESULTS
+)
+"""What the server offers; the client's choice is the intersection (query attributes are not
+offered: no statement of the dialect reads them)."""
+
+
+@dataclass(frozen=True)
+class WireError:
+    """An error the protocol itself sends (not a statement's): number, SQLSTATE, 8.4's text."""
+
+    code: int
+    sqlstate: str
+    message: str
+
+
+BAD_HANDSHAKE = WireError(1043, "08S01", "Bad handshake")
+UNKNOWN_COMMAND = WireError(1047, "08S01", "Unknown command")
+PACKET_TOO_LARGE = WireError(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
+PACKETS_OUT_OF_ORDER = WireError(1156, "08S01", "Got packets out of order")
+TOO_MANY_CONNECTIONS = WireError(1040, "08004", "Too many connections")
+SERVER_SHUTDOWN = WireError(1053, "08S01", "Server shutdown in progress")
+INACTIVITY = WireError(4031, "HY000", "The client was disconnected by the server because of inactivity. "
+                       "See wait_timeout and interactive_timeout for configuring this behavior.")
+INSECURE_TRANSPORT = WireError(3159, "HY000", "Connections using insecure transport are prohibited "
+                               "while --require_secure_transport=ON.")
+UNKNOWN_STATEMENT_HANDLER = WireError(1243, "HY000", "Unknown prepared statement handler (0) given to mysqld_stmt_execute")
+_MIMIC_CODES = {ErrorCode.UNKNOWN_COM_ERROR: UNKNOWN_COMMAND, ErrorCode.HANDSHAKE_ERROR: BAD_HANDSHAKE}
+
+
+def error_packet(error: WireError | MySQLError) -> bytes:
+    """ERR_Packet with the ``#SQLSTATE`` marker (every client that gets this far speaks 4.1)."""
+    message = error.message.encode("utf-8", "surrogateescape")
+    return uint_1(0xFF) + uint_2(error.code) + str_fixed(1, b"#") + str_fixed(5, error.sqlstate.encode()) + message
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The server's per-connection limits (mysqld's variables of the same names)."""
+
+    max_allowed_packet: int = 67108864
+    connect_timeout: float = 10.0
+    require_secure_transport: bool = False
+
+
+AUTOCOMMIT = ServerStatus.SERVER_STATUS_AUTOCOMMIT
+NO_STATUS = ServerStatus(0)
+MORE_RESULTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
+"""Status flags built once (mimic's compiled packets take the status as ServerStatus, extra
+flags as an int)."""
+SSL_REQUEST_BYTES = 4 + 32
+"""An SSLRequest packet: header and payload (capabilities, max packet, character set, filler)."""
+
+
+class PacketTooLarge(Exception):
+    pass
+
+
+class LoginRefused(Exception):
+    """Authentication failed; the 1045 is already sent and the connection ends, as in mysqld."""
+
+
+class LimitedStream:
+    """mysql-mimic's stream, reading no packet longer than ``max_allowed_packet`` (mimic reads
+    whatever length a header announces). Mimic's class is compiled and cannot be subclassed, so
+    this one reads packets itself and hands everything else to it."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, max_allowed_packet: int) -> None:
+        self.inner = MysqlStream(reader, writer)
+        self.max_allowed_packet = max_allowed_packet
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def read(self) -> bytes:
+        data = b""
+        reader = self.inner.reader
+        while True:
+            header = await reader.read(4)
+            if not header:
+                raise ConnectionClosed()
+            if len(header) < 4:
+                header += await reader.readexactly(4 - len(header))
+            word = struct.unpack("<I", header)[0]
+            length, sequence = word & 0x00FFFFFF, word >> 24
+            expected = next(self.inner.seq)
+            if sequence != expected:
+                raise MysqlError(f"Expected seq({expected}) got seq({sequence})", ErrorCode.MALFORMED_PACKET)
+            if len(data) + length > self.max_allowed_packet:
+                raise PacketTooLarge()
+            if length == 0:
+                return data
+            data += await reader.readexactly(length)
+            if length < 0xFFFFFF:
+                return data
+
+
+class ReplicaSession(BaseSession):
+    """mysql-mimic's session interface over our :class:`Session`: mimic keeps the handshake's
+    variables (character set, version); statements, ``USE`` and resets go to ours."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.variables = SessionVariables(GlobalVariables())
+        self.variables.set("version", session.state.version.value, force=True)
+        self.username: str | None = None
+        self.database: str | None = None
+
+    async def use(self, database: str) -> None:
+        self.session.use_database(database)
+
+    async def reset(self) -> None:
+        self.session.reset_connection()
+
+
+class ReplicaConnection(Connection):
+    """One client, from handshake to COM_QUIT."""
+
+    def __init__(self, stream: LimitedStream, session: Session, identity: IdentityProvider, control: Control,
+                 ssl: SSLContext | None, limits: Limits, peer_host: str, local: bool) -> None:
+        super().__init__(stream=stream, session=ReplicaSession(session), control=control,
+                         identity_provider=identity, server_capabilities=SERVER_CAPABILITIES, ssl=ssl)
+        self.replica = session
+        self.limits = limits
+        self.peer_host = peer_host
+        self.local = local
+        """A Unix socket: secure transport, as mysqld counts it."""
+        self.status_flags = ServerStatus.SERVER_STATUS_AUTOCOMMIT
+        self._used_password = False
+        self.secure = False
+
+    # ---- the connection's life
+    async def serve(self) -> None:
+        """Handshake, then commands until the client quits or a limit ends the connection."""
+        transport = self.stream.writer.transport
+        if self.ssl is not None:
+            # A client sends its TLS ClientHello right after the SSLRequest packet: read no further
+            # than that packet, or the hello lands in the plain stream's buffer, where TLS never
+            # sees it (mimic's start_tls hands over the transport only), and the login hangs.
+            transport.max_size = SSL_REQUEST_BYTES  # type: ignore[attr-defined]
+        self._plain_transport = transport
+        try:
+            try:
+                await asyncio.wait_for(self.connection_phase(), self.limits.connect_timeout)
+            except LoginRefused:
+                return
+            except PacketTooLarge:
+                await self.send_error(PACKET_TOO_LARGE)
+                return
+            except (ConnectionClosed, asyncio.IncompleteReadError, ConnectionError, asyncio.TimeoutError):
+                return
+            except Exception:  # garbage where the handshake response should be
+                await self.send_error(BAD_HANDSHAKE)
+                return
+            if Capabilities.CLIENT_INTERACTIVE in self.capabilities:
+                # mysqld: an interactive client's wait_timeout is interactive_timeout
+                variables = self.replica.variables
+                variables.set("wait_timeout", variables.values["interactive_timeout"])
+            if self.session.database:
+                try:
+                    self.replica.use_database(self.session.database)
+                except MySQLError as error:
+                    await self.send_error(error)
+                    return
+            await self.commands()
+        except (ConnectionClosed, asyncio.IncompleteReadError, ConnectionError):
+            return
+
+    async def commands(self) -> None:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        idle = [False]
+
+        def close_idle() -> None:
+            idle[0] = True
+            task.cancel()
+
+        while True:
+            # wait_timeout as a timer armed for each read (asyncio.wait_for would cost a Task per command)
+            timer = loop.call_later(float(self.replica.variables.values["wait_timeout"]), close_idle)  # type: ignore[arg-type]
+            try:
+                data = await self.stream.read()
+            except asyncio.CancelledError:
+                if not idle[0]:
+                    raise  # the server is shutting down
+                task.uncancel()
+                self.stream.reset_seq()
+                await self.send_error(INACTIVITY)
+                return
+            except PacketTooLarge:
+                await self.send_error(PACKET_TOO_LARGE)
+                return
+            except MysqlError:
+                await self.send_error(PACKETS_OUT_OF_ORDER)
+                return
+            except ConnectionClosed:
+                return
+            finally:
+                timer.cancel()
+            try:
+                if not data:
+                    await self.send_error(UNKNOWN_COMMAND)
+                elif data[0] == Commands.COM_QUIT:
+                    return
+                elif data[0] == Commands.COM_QUERY:
+                    await self.handle_query(data[1:])
+                elif data[0] == Commands.COM_INIT_DB:
+                    await self.init_db(data[1:])
+                elif data[0] == Commands.COM_RESET_CONNECTION:
+                    self.replica.reset_connection()
+                    self.status_flags = ServerStatus.SERVER_STATUS_AUTOCOMMIT
+                    await self.stream.write(self.ok())
+                elif data[0] == Commands.COM_CHANGE_USER:
+                    await self.change_user(data[1:])
+                elif data[0] == Commands.COM_STMT_PREPARE:
+                    await self.prepare(data[1:])
+                elif data[0] == Commands.COM_STMT_EXECUTE:
+                    await self.execute_prepared(data[1:])
+                elif data[0] == Commands.COM_STMT_CLOSE:
+                    self.prepared_stmts.pop(int.from_bytes(data[1:5], "little"), None)  # no reply, as in mysqld
+                elif data[0] == Commands.COM_STMT_RESET:
+                    await self.stream.write(self.ok())
+                elif data[0] in (Commands.COM_PING, Commands.COM_DEBUG):
+                    await self.stream.write(self.ok())
+                elif data[0] == Commands.COM_STMT_SEND_LONG_DATA:
+                    pass  # no reply, as in mysqld; no statement here has a parameter to send
+                else:
+                    await self.send_error(UNKNOWN_COMMAND)
+            except LoginRefused:
+                return
+            finally:
+                self.stream.reset_seq()
+
+    # ---- authentication
+    async def authenticate(self, username: str, auth_response: bytes, client_plugin_name: str | None,
+                           connect_attrs: dict[str, str], auth_state: Any = None, server_plugin: Any = None) -> None:
+        """mimic's authentication; a refusal ends the connection (mysqld closes it)."""
+        self.secure = self.stream.writer.get_extra_info("ssl_object") is not None
+        vars(self._plain_transport).pop("max_size", None)  # back to asyncio's read size
+        if self.limits.require_secure_transport and not (self.secure or self.local):
+            await self.send_error(INSECURE_TRANSPORT)  # instead of the OK, as acl_authenticate does
+            raise LoginRefused(username)
+        self.session.username = None
+        self._used_password = bool(auth_response)
+        await super().authenticate(username, auth_response, client_plugin_name, connect_attrs, auth_state, server_plugin)
+        if self.session.username is None:
+            raise LoginRefused(username)
+
+    def error(self, **kwargs: Any) -> bytes:
+        """Errors mimic itself sends (a refused login, a bad handshake), in 8.4's words."""
+        code = kwargs.get("code")
+        if code == ErrorCode.ACCESS_DENIED_ERROR:
+            user = str(self.session.variables.get("external_user") or "")
+            return error_packet(WireError(1045, "28000", f"Access denied for user '{user[:48]}'@'{self.peer_host[:64]}' "
+                                                         f"(using password: {'YES' if self._used_password else 'NO'})"))
+        return error_packet(_MIMIC_CODES.get(code, BAD_HANDSHAKE))  # type: ignore[arg-type]
+
+    async def change_user(self, data: bytes) -> None:
+        """COM_CHANGE_USER: mimic re-authenticates; the session starts afresh (reset), and the
+        database the packet names becomes the default one."""
+        database = self.session.database
+        await self.handle_change_user(data)
+        self.status_flags = ServerStatus.SERVER_STATUS_AUTOCOMMIT
+        if self.session.database and self.session.database != database:
+            try:
+                self.replica.use_database(self.session.database)
+            except MySQLError:
+                pass  # mysqld keeps the login and reports nothing more for the database here
+
+    async def init_db(self, data: bytes) -> None:
+        try:
+            self.replica.use_database(data.decode("utf-8", "surrogateescape"))
+        except MySQLError as error:
+            await self.send_error(error)
+            return
+        await self.stream.write(self.ok())
+
+    async def prepare(self, data: bytes) -> None:
+        """COM_STMT_PREPARE: the text is parsed now, so a statement the server would refuse to
+        prepare gets its refusal here (1064, 1235...). The dialect's statements take literals
+        only (sql_yacc.yy gives them no ``?``), so a prepared statement has no parameters."""
+        from ..dialect.parser import parse_statement
+
+        text = data.decode("utf-8", "surrogateescape")
+        try:
+            parse_statement(text, self.replica.state.version)
+        except MySQLError as error:
+            await self.send_error(error)
+            return
+        statement = PreparedStatement(stmt_id=next(self.prepared_stmt_seq), sql=text, num_params=0)
+        self.prepared_stmts[statement.stmt_id] = statement
+        await self.stream.write(packets.make_com_stmt_prepare_ok(statement))
+
+    async def execute_prepared(self, data: bytes) -> None:
+        """COM_STMT_EXECUTE: the statement runs as its text would; rows in the binary protocol."""
+        try:
+            command = packets.parse_com_stmt_execute(self.capabilities, self.client_charset, data, self.get_stmt)
+        except MysqlError:
+            await self.send_error(UNKNOWN_STATEMENT_HANDLER)
+            return
+        try:
+            result = self.replica.execute_text(command.sql)
+        except MySQLError as error:
+            await self.send_error(error)
+            return
+        if isinstance(result, Ok):
+            await self.send_result(result, 0)
+            return
+        columns = result_columns(result)
+        self.stream.write_many(self._column_packets(columns))
+        self.stream.write_many([packets.make_binary_resultrow(row, [c.column for c in columns]) for row in wire_rows(result)])
+        self.stream.write_many([self.ok_or_eof(warnings=min(len(result.warnings), 0xFFFF))])
+        await self.stream.drain()
+
+    # ---- statements
+    async def handle_query(self, data: bytes) -> None:
+        """COM_QUERY: one statement, or with CLIENT_MULTI_STATEMENTS each ``;``-separated one in
+        turn, stopping at the first error as mysqld does."""
+        text = data.decode("utf-8", "surrogateescape")
+        multi = Capabilities.CLIENT_MULTI_STATEMENTS in self.capabilities
+        statements = split_multi_statements(text, self.replica.state.version) if multi else [text]
+        for index, statement in enumerate(statements):
+            more = MORE_RESULTS if index + 1 < len(statements) else 0
+            try:
+                result = self.replica.execute_text(statement)
+            except MySQLError as error:
+                await self.send_error(error)
+                return
+            await self.send_result(result, more)
+        await self.stream.drain()
+
+    async def send_result(self, result: Result, more: int) -> None:
+        """OK, or the result set; the warning count is the conditions this statement raised (0 for
+        SHOW WARNINGS, which lists the previous statement's and raises none, as in mysqld)."""
+        self.status_flags = AUTOCOMMIT if self.replica.variables.values["autocommit"] else NO_STATUS
+        warnings = min(len(result.warnings), 0xFFFF)
+        if isinstance(result, Ok):
+            self.stream.write_many([self.ok(affected_rows=result.affected_rows, warnings=warnings, flags=more)])
+            return
+        assert isinstance(result, ResultSet)
+        columns = result_columns(result)
+        self.stream.write_many(self._column_packets(columns))
+        self.stream.write_text_rows(wire_rows(result), [c.column for c in columns])
+        self.stream.write_many([self.ok_or_eof(warnings=warnings, flags=more)])
+
+    def _column_packets(self, columns: list[WireColumn]) -> list[bytes]:
+        header = [packets.make_column_count(capabilities=self.capabilities, column_count=len(columns))]
+        header += [c.definition(self.server_charset) for c in columns]
+        if not self.deprecate_eof():
+            header.append(self.eof())
+        return header
+
+    async def send_error(self, error: WireError | MySQLError) -> None:
+        await self.stream.write(error_packet(error))

@@ -1,0 +1,347 @@
+"""``replfilter serve`` driven by real clients: Debian's ``mariadb``, PyMySQL and mysql-connector.
+
+Every answer over the wire must be the one a script gets from ``replfilter`` itself (the same
+Session runs both), so the client's output is compared with replfilter's own for the same
+statements. Limits and security are checked as a client meets them: 1045, 1040, 4031, 1153, a
+garbage handshake, TLS. Each test uses its own channel names on a shared server, or its own
+server when it needs its own options.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import socket
+import ssl
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pymysql
+import pytest
+
+from serve_process import PASSWORD, USER, ServeProcess
+
+pytestmark = pytest.mark.e2e
+MARIADB = shutil.which("mariadb")
+needs_mariadb = pytest.mark.skipif(MARIADB is None, reason="the mariadb client (Debian's mariadb-client) is not installed")
+
+README_EXAMPLE = """\
+CHANGE REPLICATION SOURCE TO SOURCE_HOST='source-1' FOR CHANNEL 'ch_1';
+CHANGE REPLICATION SOURCE TO SOURCE_HOST='source-2' FOR CHANNEL 'ch_2';
+START REPLICA;
+CHANGE REPLICATION FILTER REPLICATE_DO_DB = (db1);
+STOP REPLICA SQL_THREAD;
+CHANGE REPLICATION FILTER REPLICATE_DO_DB = (db1);
+CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (db1.t2), REPLICATE_REWRITE_DB = ((db9, db1)) FOR CHANNEL 'ch_2';
+SELECT CHANNEL_NAME, FILTER_NAME, FILTER_RULE, CONFIGURED_BY FROM performance_schema.replication_applier_filters;
+"""
+STARTUP = "--replicate-wild-ignore-table=%.tmp\\_%"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory):
+    process = ServeProcess(tmp_path_factory.mktemp("serve"), STARTUP)
+    yield process
+    assert process.stop() == 0
+
+
+@pytest.fixture
+def fresh_server(tmp_path: Path):
+    """A server of its own, for tests whose statements touch every channel."""
+    process = ServeProcess(tmp_path, STARTUP)
+    yield process
+    process.stop()
+
+
+def replfilter(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "replfilter", STARTUP, *args], capture_output=True, text=True, timeout=60)
+
+
+def _error_lines(text: str) -> list[str]:
+    """The ERROR lines (the mariadb client also echoes a failed statement between dashes)."""
+    return [line for line in text.splitlines() if line.startswith("ERROR")]
+
+
+# ---- the mariadb client --------------------------------------------------------------------------
+
+
+@needs_mariadb
+def test_mariadb_batch_script_prints_what_replfilter_prints(fresh_server: ServeProcess, tmp_path: Path):
+    script = tmp_path / "example.sql"
+    script.write_text(README_EXAMPLE)
+    over_wire = fresh_server.mariadb("--force", "-t", stdin=README_EXAMPLE)
+    local = replfilter("--force", "-t", str(script))
+    assert over_wire.stdout == local.stdout
+    assert _error_lines(over_wire.stderr) == _error_lines(local.stderr) == [
+        "ERROR 3085 (HY000) at line 4: This operation cannot be performed with a running replica sql thread; "
+        "run STOP REPLICA SQL_THREAD FOR CHANNEL 'ch_1' first."]
+
+
+@needs_mariadb
+def test_mariadb_vertical_output_matches_replfilter(server: ServeProcess):
+    setup = ("CHANGE REPLICATION SOURCE TO SOURCE_HOST='eu', SOURCE_PORT=3307 FOR CHANNEL 'vert'; "
+             "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (sales), REPLICATE_REWRITE_DB = ((a, b)) FOR CHANNEL 'vert';")
+    query = "SHOW REPLICA STATUS FOR CHANNEL 'vert'\\G"
+    over_wire = server.mariadb("-e", setup + query)
+    local = replfilter("-e", setup + query)
+    assert over_wire.returncode == local.returncode == 0, over_wire.stderr
+    assert over_wire.stdout == local.stdout
+    assert "Replicate_Rewrite_DB: (a,b)" in over_wire.stdout
+
+
+@needs_mariadb
+def test_mariadb_errors_and_warnings(server: ServeProcess):
+    failed = server.mariadb("-e", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (db1) FOR CHANNEL 'missing'")
+    assert failed.returncode == 1
+    local = replfilter("-e", "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (db1) FOR CHANNEL 'missing'")
+    assert _error_lines(failed.stderr) == _error_lines(local.stderr) != []
+    warned = server.mariadb("--show-warnings", "-e",
+                            "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h', SOURCE_PASSWORD='pw' FOR CHANNEL 'warn'")
+    assert "Note (Code 1759): Sending passwords in plain text without SSL/TLS is extremely insecure." in warned.stdout
+
+
+@needs_mariadb
+def test_mariadb_wrong_password_is_1045(server: ServeProcess):
+    refused = subprocess.run(["mariadb", "-h127.0.0.1", f"-P{server.port}", f"-u{USER}", "-pwrong", "-e", "SHOW WARNINGS"],
+                             capture_output=True, text=True, timeout=30)
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == f"ERROR 1045 (28000): Access denied for user '{USER}'@'localhost' (using password: YES)"
+
+
+# ---- drivers ---------------------------------------------------------------------------------------
+
+
+def _driver_connection(driver: str, server: ServeProcess):  # type: ignore[no-untyped-def]
+    if driver == "pymysql":
+        return server.connect(), pymysql.err.MySQLError
+    connector = pytest.importorskip("mysql.connector")
+    return (connector.connect(host="127.0.0.1", port=server.port, user=USER, password=PASSWORD, use_pure=True),
+            connector.Error)
+
+
+@pytest.mark.parametrize("driver", ["pymysql", "mysql-connector"])
+def test_drivers_run_the_worked_example(fresh_server: ServeProcess, driver: str):
+    connection, driver_error = _driver_connection(driver, fresh_server)
+    errors = []
+    cursor = connection.cursor()
+    for statement in README_EXAMPLE.strip().splitlines():
+        try:
+            cursor.execute(statement.rstrip(";"))
+        except driver_error as error:
+            errors.append((error.args[0] if driver == "pymysql" else error.errno))
+    rows = [tuple(row) for row in cursor.fetchall()]
+    assert errors == [3085]
+    assert rows == [
+        ("ch_1", "REPLICATE_DO_DB", "db1", "CHANGE_REPLICATION_FILTER"),
+        ("ch_1", "REPLICATE_WILD_IGNORE_TABLE", "%.tmp\\_%", "STARTUP_OPTIONS"),
+        ("ch_2", "REPLICATE_DO_DB", "db1", "CHANGE_REPLICATION_FILTER"),
+        ("ch_2", "REPLICATE_IGNORE_TABLE", "db1.t2", "CHANGE_REPLICATION_FILTER_FOR_CHANNEL"),
+        ("ch_2", "REPLICATE_WILD_IGNORE_TABLE", "%.tmp\\_%", "STARTUP_OPTIONS"),
+        ("ch_2", "REPLICATE_REWRITE_DB", "(db9,db1)", "CHANGE_REPLICATION_FILTER_FOR_CHANNEL"),
+    ]
+    connection.close()
+
+
+def test_pymysql_errors_warnings_types_and_commands(server: ServeProcess):
+    connection = server.connect(database="anydb", client_flag=pymysql.constants.CLIENT.MULTI_STATEMENTS)
+    cursor = connection.cursor()
+    with pytest.raises(pymysql.err.ProgrammingError) as caught:
+        cursor.execute("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (db1) FOR CHANNEL")
+    assert caught.value.args[0] == 1064
+    cursor.execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h', SOURCE_PASSWORD='pw' FOR CHANNEL 'py'")
+    assert [w[1] for w in connection.show_warnings()] == [1759, 1760]
+    cursor.execute("SELECT COUNTER FROM performance_schema.replication_applier_filters WHERE CHANNEL_NAME = 'py'")
+    assert cursor.description[0][:2] == ("COUNTER", pymysql.constants.FIELD_TYPE.LONGLONG)
+    assert cursor.fetchall() == ((0,),)
+    # multi-statements: a result per statement; the first error ends the batch
+    cursor.execute("SELECT @@version_comment LIMIT 1; SHOW COUNT(*) WARNINGS")
+    assert cursor.fetchall() == (("replfilter: a simulated MySQL replica",),)
+    assert cursor.nextset() and cursor.fetchall() == ((0,),)
+    with pytest.raises(pymysql.err.OperationalError) as caught:
+        cursor.execute("SET autocommit = 1; SET nonesuch = 1; SET autocommit = 0")
+        while cursor.nextset():
+            pass
+    assert caught.value.args == (1193, "Unknown system variable 'nonesuch'")
+    cursor.execute("SELECT @@autocommit")
+    assert cursor.fetchall() == ((1,),)  # the statement after the error never ran
+    connection.ping(reconnect=False)
+    connection.select_db("otherdb")  # COM_INIT_DB
+    connection.close()  # COM_QUIT
+
+
+def test_mysql_connector_errors_warnings_reset_change_user_prepared(server: ServeProcess):
+    mysql_connector = pytest.importorskip("mysql.connector")
+    connection = mysql_connector.connect(host="127.0.0.1", port=server.port, user=USER, password=PASSWORD,
+                                         use_pure=True, get_warnings=True)
+    cursor = connection.cursor()
+    with pytest.raises(mysql_connector.Error) as caught:
+        cursor.execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h', SOURCE_DELAY = 4294967296 FOR CHANNEL 'mc'")
+    assert (caught.value.errno, caught.value.sqlstate) == (1729, "HY000")
+    cursor.execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h', SOURCE_PASSWORD='pw' FOR CHANNEL 'mc'")
+    assert [w[1] for w in cursor.warnings] == [1759, 1760]
+    cursor.execute("SET SESSION sql_mode = 'ANSI_QUOTES'")
+    connection.cmd_reset_connection()  # COM_RESET_CONNECTION: the session's variables are back to defaults
+    cursor = connection.cursor()
+    cursor.execute("SELECT @@sql_mode")
+    assert cursor.fetchall()[0][0].startswith("ONLY_FULL_GROUP_BY,")
+    connection.cmd_change_user(username=USER, password=PASSWORD)
+    prepared = connection.cursor(prepared=True)
+    prepared.execute("SELECT FILTER_NAME, COUNTER FROM performance_schema.replication_applier_filters "
+                     "WHERE CHANNEL_NAME = 'mc'")
+    assert prepared.fetchall() == [("REPLICATE_WILD_IGNORE_TABLE", 0)]
+    with pytest.raises(mysql_connector.Error) as caught:
+        prepared.execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST = ? FOR CHANNEL 'mc'", ("x",))
+    assert caught.value.errno == 1064  # the dialect's statements take no placeholder, as in sql_yacc.yy
+    connection.close()
+
+
+# ---- limits and security ---------------------------------------------------------------------------
+
+
+def test_unknown_user_and_wrong_password_are_the_same_1045(server: ServeProcess):
+    for user, password in (("nobody", PASSWORD), (USER, "wrong"), (USER, "")):
+        with pytest.raises(pymysql.err.OperationalError) as caught:
+            server.connect(user=user, password=password)
+        using = "YES" if password else "NO"
+        assert caught.value.args == (1045, f"Access denied for user '{user}'@'localhost' (using password: {using})")
+
+
+def test_garbage_truncated_and_oversized_packets_end_that_connection_only(tmp_path: Path):
+    server = ServeProcess(tmp_path, "--max-allowed-packet", "4096")
+    try:
+        survivor = server.connect()
+        with socket.create_connection(("127.0.0.1", server.port)) as raw:
+            raw.recv(4096)  # the handshake
+            raw.sendall(struct.pack("<I", 5 | (1 << 24)) + b"\xff\xfe\xfd\xfc\xfb")
+            reply = raw.recv(4096)
+            assert reply[4] == 0xFF and struct.unpack("<H", reply[5:7])[0] == 1043  # Bad handshake
+        with socket.create_connection(("127.0.0.1", server.port)) as raw:
+            raw.recv(4096)
+            raw.sendall(struct.pack("<I", 200 | (1 << 24)) + b"\x01\x02")  # announces 200 bytes, sends 2
+        big = server.connect()
+        with pytest.raises(pymysql.err.MySQLError) as caught:
+            big.cursor().execute("SELECT @@version -- " + "x" * 8000)
+        assert caught.value.args[0] in (1153, 2013)  # the error, or the closed connection the client saw first
+        cursor = survivor.cursor()
+        cursor.execute("SELECT @@max_allowed_packet")
+        assert cursor.fetchall() == ((4096,),)
+    finally:
+        server.stop()
+
+
+def test_max_connections_and_wait_timeout(tmp_path: Path):
+    server = ServeProcess(tmp_path, "--max-connections", "2", "--wait-timeout", "1")
+    try:
+        first, second = server.connect(), server.connect()
+        with pytest.raises(pymysql.err.OperationalError) as caught:
+            server.connect()
+        assert caught.value.args[0] == 1040
+        time.sleep(1.6)  # both idle past wait_timeout: the server closes them
+        with pytest.raises(pymysql.err.OperationalError) as caught:
+            first.cursor().execute("SELECT @@version")
+        assert caught.value.args[0] in (4031, 2013)
+        third = server.connect()  # their slots are free again
+        cursor = third.cursor()
+        cursor.execute("SET SESSION wait_timeout = 30")
+        cursor.execute("SELECT @@wait_timeout, @@max_connections")
+        assert cursor.fetchall() == ((30, 2),)
+        del second
+    finally:
+        server.stop()
+
+
+def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    return cert, key
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl makes the test certificate")
+def test_tls_and_require_secure_transport(tmp_path: Path):
+    cert, key = _self_signed(tmp_path)
+    socket_path = tmp_path / "replfilter.sock"
+    server = ServeProcess(tmp_path, "--ssl-cert", str(cert), "--ssl-key", str(key), "--require-secure-transport",
+                          "--socket", str(socket_path))
+    try:
+        local = pymysql.connect(unix_socket=str(socket_path), user=USER, password=PASSWORD, ssl_disabled=True)
+        local.close()  # a Unix socket is secure transport, as in mysqld
+        with pytest.raises(pymysql.err.OperationalError) as caught:
+            server.connect(ssl_disabled=True)
+        assert caught.value.args == (3159, "Connections using insecure transport are prohibited while "
+                                           "--require_secure_transport=ON.")
+        secure = server.connect(ssl={"ca": str(cert)})
+        cursor = secure.cursor()
+        cursor.execute("SELECT @@have_ssl, @@require_secure_transport")
+        assert cursor.fetchall() == (("YES", 1),)
+        assert secure._sock.version() is not None  # type: ignore[attr-defined]
+    finally:
+        server.stop()
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl makes the test certificate")
+def test_tls_hello_sent_with_the_ssl_request_in_one_segment(tmp_path: Path):
+    """A client may send its ClientHello in the same TCP segment as the SSLRequest packet (a busy
+    machine coalesces them): the TLS handshake must still complete."""
+    cert, key = _self_signed(tmp_path)
+    server = ServeProcess(tmp_path, "--ssl-cert", str(cert), "--ssl-key", str(key))
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as raw:
+            raw.recv(4096)  # the handshake
+            capabilities = 0x00000200 | 0x00000800 | 0x00008000 | 0x00080000  # PROTOCOL_41, SSL, SECURE_CONNECTION, PLUGIN_AUTH
+            ssl_request = struct.pack("<IIB23x", capabilities, 1 << 24, 45)
+            context = ssl.create_default_context(cafile=str(cert))
+            incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+            tls = context.wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
+            with pytest.raises(ssl.SSLWantReadError):
+                tls.do_handshake()
+            raw.sendall(struct.pack("<I", len(ssl_request) | (1 << 24)) + ssl_request + outgoing.read())
+            while True:
+                try:
+                    tls.do_handshake()
+                    break
+                except ssl.SSLWantReadError:
+                    if outgoing.pending:
+                        raw.sendall(outgoing.read())
+                    data = raw.recv(65536)
+                    assert data, "the server closed the connection during the TLS handshake"
+                    incoming.write(data)
+            assert tls.version() is not None
+    finally:
+        server.stop()
+
+
+def test_skip_grant_tables_takes_anyone_on_loopback_only(tmp_path: Path):
+    server = ServeProcess(tmp_path, "--skip-grant-tables", "--bind-address", "0.0.0.0", accounts=False)
+    try:
+        assert any("listening on 127.0.0.1, not on '0.0.0.0'" in line for line in server.log)
+        anyone = server.connect(user="whoever", password="anything")
+        anyone.close()
+    finally:
+        server.stop()
+
+
+def test_no_account_and_password_on_the_command_line_are_refused(tmp_path: Path):
+    for args in (["--port", "0"], ["--port", "0", "--user", "u", "--password=secret"]):
+        refused = subprocess.run([sys.executable, "-m", "replfilter", "serve", *args], capture_output=True,
+                                 text=True, timeout=60)
+        assert refused.returncode == 1
+        assert refused.stderr.startswith("replfilter: [ERROR] ") and "Traceback" not in refused.stderr
+
+
+def test_sigterm_closes_clients_and_leaves_the_datadir_consistent(tmp_path: Path):
+    datadir = tmp_path / "data"
+    server = ServeProcess(tmp_path, "--datadir", str(datadir))
+    client = server.connect()
+    client.cursor().execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST='kept', SOURCE_PORT=3310 FOR CHANNEL 'k'")
+    assert server.stop(signal.SIGTERM) == 0
+    with pytest.raises(pymysql.err.OperationalError) as caught:
+        client.cursor().execute("SELECT @@version")
+    assert caught.value.args[0] in (1053, 2013)
+    again = subprocess.run([sys.executable, "-m", "replfilter", "--datadir", str(datadir), "-e",
+                            "SELECT @@version; SHOW REPLICA STATUS FOR CHANNEL 'k'\\G"], capture_output=True, text=True, timeout=60)
+    assert "Source_Host: kept" in again.stdout and "Source_Port: 3310" in again.stdout
