@@ -5,6 +5,7 @@ every offset, files that are not binlogs, and a round-trip property for row valu
 from __future__ import annotations
 
 import io
+import struct
 import json
 from decimal import Decimal
 
@@ -474,3 +475,55 @@ def test_a_tagged_gtid_with_unknown_fields(tmp_path):
     assert items[1].body.gtid == f"{SID}:t:1"
     assert isinstance(items[2], ReadProblem) and "non-ignorable" in items[2].message
     assert items[3].body.xid == 1
+
+
+# --- Info texts as 8.4's pack_info writes them (sql/log_event.cc) ------------------------------
+
+def _user_var(name: str, value_type: int | None, value: bytes = b"", charset: int = 255, flags: bytes = b"") -> bytes:
+    """``User_var_log_event::write``: name length, name, is_null, then type, charset, value
+    length, value, and for integers the flags byte."""
+    head = len(name).to_bytes(4, "little") + name.encode()
+    if value_type is None:
+        return head + b"\x01"
+    return head + b"\x00" + bytes([value_type]) + charset.to_bytes(4, "little") + len(value).to_bytes(4, "little") + value + flags
+
+
+def _info_of(type_code: int, body: bytes) -> str:
+    w = W.BinlogWriter()
+    w.add(type_code, body)
+    return [r[5] for r in show_rows(read_stream(io.BytesIO(bytes(w)), "binlog.000001"))][1]
+
+
+@pytest.mark.parametrize("body, info", [
+    (_user_var("a", None), "@`a`=NULL"),
+    (_user_var("a", 2, (-5).to_bytes(8, "little", signed=True), flags=b"\x00"), "@`a`=-5"),
+    (_user_var("a", 2, (2 ** 64 - 5).to_bytes(8, "little"), flags=b"\x01"), "@`a`=18446744073709551611"),  # UNSIGNED_F
+    (_user_var("a", 1, struct.pack("<d", 2.5)), "@`a`=2.5"),
+    (_user_var("a", 1, struct.pack("<d", 1e20)), "@`a`=1e20"),
+    (_user_var("a", 1, struct.pack("<d", 1.2345e-20)), "@`a`=1.2345e-20"),
+    (_user_var("a", 4, bytes([10, 2]) + W.encode_decimal(Decimal("-10.50"), (10 << 8) | 2)), "@`a`=-10.50"),
+    (_user_var("b`q", 0, b"ab\xff", 255), "@`b``q`=_utf8mb4 0x6162FF COLLATE utf8mb4_0900_ai_ci"),
+    (_user_var("a", 0, b"", 8), '@`a`=_latin1 "" COLLATE latin1_swedish_ci'),
+    (_user_var("a", 0, b"x", 999), "@`a`=_? 0x78 COLLATE (collation id 999)"),
+])
+def test_user_var_info(body, info):
+    assert _info_of(T.USER_VAR, body) == info
+
+
+def test_incident_intvar_xa_and_rows_query_info():
+    # Incident_log_event::pack_info: the message shows only when it is empty (8.4's inverted test)
+    assert _info_of(T.INCIDENT, b"\x01\x00" + bytes([4]) + b"lost") == "#1 (LOST_EVENTS)"
+    assert _info_of(T.INCIDENT, b"\x01\x00\x00") == "#1 (LOST_EVENTS): "
+    assert _info_of(T.INTVAR, bytes([2]) + (2 ** 64 - 1).to_bytes(8, "little")) == "INSERT_ID=-1"  # longlong10_to_str(-10)
+    xa = bytes([0]) + (-1).to_bytes(4, "little", signed=True) + (2).to_bytes(4, "little") + (1).to_bytes(4, "little") + b"\xab\x01\x02"
+    assert _info_of(T.XA_PREPARE, xa) == "XA PREPARE X'ab01',X'02',18446744073709551615"  # formatID as %lu
+    assert _info_of(T.ROWS_QUERY, b"\x06" + b"INSERT INTO t VALUES (1)") == "# INSERT INTO t VALUES (1)"
+
+
+def test_group_replication_and_ignorable_info():
+    uid = SID.encode()
+    context = struct.pack("<BIBIII", len(uid), 42, 1, 0, 0, 0) + uid
+    assert _info_of(T.TRANSACTION_CONTEXT, context) == f"server_uuid={SID}\tthread_id=42"
+    view = b"17000:1".ljust(40, b"\0") + (5).to_bytes(8, "little") + (0).to_bytes(4, "little")
+    assert _info_of(T.VIEW_CHANGE, view) == "view_id=17000:1"
+    assert _info_of(T.IGNORABLE, b"\x00\x01") == "# Unrecognized ignorable event"

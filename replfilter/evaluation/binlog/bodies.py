@@ -70,11 +70,18 @@ class Rand:
 
 @dataclass(frozen=True)
 class UserVar:
+    """``User_var_event``: ``value_type`` is the Item_result (0 STRING, 1 REAL, 2 INT,
+    4 DECIMAL), ``charset`` the collation id, ``flags`` the byte after the value (bit 0:
+    UNSIGNED_F), absent before 5.1 and for non-integers."""
+
     name: str
     is_null: bool
     value_type: int = 0
     charset: int = 0
     value: bytes = b""
+    flags: int = 0
+
+    UNSIGNED_F = 1
 
 
 @dataclass(frozen=True)
@@ -176,6 +183,29 @@ class TransactionPayload:
             return zstandard.ZstdDecompressor().decompress(self.payload, max_output_size=self.uncompressed_size or (1 << 30))
         except zstandard.ZstdError as err:
             raise EventFormatProblem(f"Transaction_payload does not decompress: {err}") from None
+
+
+@dataclass(frozen=True)
+class TransactionContext:
+    """Group Replication's ``Transaction_context_event`` (only what its Info text shows)."""
+
+    server_uuid: str
+    thread_id: int
+
+
+@dataclass(frozen=True)
+class ViewChange:
+    """Group Replication's ``View_change_event``: view_id[40] and seq_number."""
+
+    view_id: str
+    seq_number: int
+
+
+def parse_transaction_context(body: bytes) -> TransactionContext:
+    """``Transaction_context_event``: server_uuid_len[1], thread_id[4], gtid_specified[1],
+    snapshot length[4], write set items[4], read set items[4], then the server UUID."""
+    uuid_len, thread_id = struct.unpack_from("<BI", body, 0)
+    return TransactionContext(_cstring(body, 18, uuid_len), thread_id)
 
 
 @dataclass(frozen=True)
@@ -425,7 +455,9 @@ def parse_user_var(body: bytes) -> UserVar:
     value_type = body[pos + 1]
     charset, value_len = struct.unpack_from("<II", body, pos + 2)
     value = bytes(body[pos + 10:pos + 10 + value_len])
-    return UserVar(name, False, value_type, charset, value)
+    flags_at = pos + 10 + value_len
+    flags = body[flags_at] if flags_at < len(body) else 0
+    return UserVar(name, False, value_type, charset, value, flags)
 
 
 def parse_payload(body: bytes) -> TransactionPayload:
@@ -488,8 +520,8 @@ _PARSERS: dict[int, Callable[[RawEvent, bytes, FormatDescription], Any]] = {
     T.HEARTBEAT: lambda e, b, f: None,
     T.HEARTBEAT_V2: lambda e, b, f: None,
     T.IGNORABLE: lambda e, b, f: None,
-    T.TRANSACTION_CONTEXT: lambda e, b, f: None,
-    T.VIEW_CHANGE: lambda e, b, f: None,
+    T.TRANSACTION_CONTEXT: lambda e, b, f: parse_transaction_context(b),
+    T.VIEW_CHANGE: lambda e, b, f: ViewChange(_cstring(b, 0, 40).split("\0", 1)[0], struct.unpack_from("<Q", b, 40)[0]),
 }
 for _code in T.ROWS_TYPES:
     _PARSERS[_code] = _rows
