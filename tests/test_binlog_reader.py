@@ -527,3 +527,27 @@ def test_group_replication_and_ignorable_info():
     view = b"17000:1".ljust(40, b"\0") + (5).to_bytes(8, "little") + (0).to_bytes(4, "little")
     assert _info_of(T.VIEW_CHANGE, view) == "view_id=17000:1"
     assert _info_of(T.IGNORABLE, b"\x00\x01") == "# Unrecognized ignorable event"
+
+
+_VALID_TAGGED = (
+    (T.GTID_TAGGED, W.tagged_gtid(SID, "batch", 3, 1, 2, original=5, original_version=80036)),
+    (T.PREVIOUS_GTIDS, W.tagged_previous_gtids([(SID, "", [(1, 5)]), (SID, "batch", [(1, 2)])])),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(_VALID_TAGGED), st.data())
+def test_a_broken_gtid_tagged_or_previous_gtids_body_reads_or_is_a_problem(valid, data):
+    """Valid bodies with bytes changed or cut (no checksum to catch it) are never a traceback:
+    each reads, or is a parse problem at its position, and the reader goes on."""
+    code, body = valid
+    broken = bytearray(body)
+    for _ in range(data.draw(st.integers(1, 4))):
+        broken[data.draw(st.integers(0, len(broken) - 1))] = data.draw(st.integers(0, 255))
+    broken = broken[:data.draw(st.integers(1, len(broken)))]
+    w = W.BinlogWriter(checksum=False)
+    w.add(code, bytes(broken))
+    w.add(T.XID, W.xid(7))
+    items = list(read_stream(io.BytesIO(bytes(w)), "binlog.000001"))
+    assert isinstance(items[1], (BinlogEvent, ReadProblem))
+    assert items[2].body.xid == 7
