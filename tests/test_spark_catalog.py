@@ -57,7 +57,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType  # noqa: E402
-from replfilter.evaluation.event_json import to_json  # noqa: E402
+from replfilter.evaluation.event_json import read_event_sql, to_json  # noqa: E402
 from replfilter.evaluation.event_lines import LineEvaluator  # noqa: E402
 from replfilter.evaluation.events import CommandKind as CK, QueryEvent, RowEvent, TableRef, TransactionEvent, TransactionKind  # noqa: E402
 from replfilter.replica.state import Channel, SourceSettings  # noqa: E402
@@ -65,6 +65,8 @@ from spark_helpers import event_row  # noqa: E402
 
 G_DBS = ("d1", "d2")
 G_TABLES = ("t1", "T1", "t2")
+G_TRIGGERS = ("tr1", "tr2")
+_trigger = st.sampled_from(G_TRIGGERS)
 
 
 @st.composite
@@ -76,6 +78,8 @@ def schemas(draw) -> str:
         lines.append(f"CREATE DATABASE {db};")
         for table in draw(st.lists(st.sampled_from(G_TABLES), unique=True, max_size=3)):
             lines.append(f"CREATE TABLE {db}.{table} (id int, a int);")
+            if draw(st.booleans()):  # a trigger a DROP TRIGGER finds on the replica
+                lines.append(f"CREATE TRIGGER {db}.{draw(_trigger)} AFTER INSERT ON {db}.{table} FOR EACH ROW SET @x = 1;")
     return "\n".join(lines) + "\n"
 
 
@@ -135,9 +139,27 @@ def dml_events(draw) -> QueryEvent:
     return QueryEvent("", draw(_db), command, ref, draw(st.sampled_from((None, f"INSERT INTO {name} VALUES (1)"))))
 
 
+@st.composite
+def trigger_events(draw) -> QueryEvent:
+    """CREATE TRIGGER, and DROP TRIGGER as the source logs it: its text, no table list (the
+    replica finds the table by the trigger's name in its catalog where the event stands)."""
+    db, _table_name, name, ref = _target(draw)
+    trigger = draw(_trigger)
+    qualified = f"{draw(_db)}.{trigger}" if draw(st.booleans()) else trigger
+    if draw(st.booleans()):  # (a trigger and its table are in one database)
+        on = name if "." not in qualified else f"{qualified.split('.')[0]}.{ref[0].table}"
+        sql = f"CREATE TRIGGER {qualified} AFTER INSERT ON {on} FOR EACH ROW SET @x = 1"
+        read = read_event_sql(sql, db)
+        return QueryEvent("", db, read.command, read.tables, sql)
+    if_exists = draw(st.booleans())
+    return QueryEvent("", db, CK.DROP_TRIGGER, (), f"DROP TRIGGER {'IF EXISTS ' if if_exists else ''}{qualified}",
+                      if_exists=if_exists)
+
+
 catalog_events = st.lists(
     st.one_of(
         ddl_events(),
+        trigger_events(),
         dml_events(),
         st.builds(RowEvent, st.just(""), _db, _table),
         st.builds(RowEvent, st.just(""), _db, _table),
@@ -367,3 +389,39 @@ def test_start_replica_follows_the_relay_log_into_show_tables_status_and_the_dat
         datadir.close()
     with DataDirectory(tmp_path / "data") as again:
         assert again.load_state().replica_catalog.table("d", "t7") is not None
+
+
+def test_drop_trigger_is_decided_by_the_replicas_catalog_where_it_stands(spark):
+    """A DROP TRIGGER logged with its text alone gets the trigger's table from the replica's
+    catalog as the DDL before it left it, as ``evaluate`` decides it: the first ``DROP TRIGGER
+    trg1`` finds ``d.y`` (applied), the second finds nothing (the first dropped it: skipped), and
+    ``trg2`` never reached the replica (its table ``d.z`` is ignored there: skipped)."""
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    from replfilter.spark_runtime.schema import INGESTED_SCHEMA
+    from replfilter.spark_runtime.sql_tables import resolve_sql_tables
+    from replfilter.spark_runtime.transform import decide_frame
+
+    schema = SCHEMA + "CREATE TRIGGER trg1 AFTER INSERT ON y FOR EACH ROW SET @x = 1;\n" \
+                      "CREATE TRIGGER trg2 AFTER INSERT ON z FOR EACH ROW SET @x = 1;\n"
+    filters = FilterSet().set_type(FilterType.IGNORE_TABLE, ["d.z"], ConfiguredBy.CHANGE_REPLICATION_FILTER_FOR_CHANNEL,
+                                   1, ReplicaState.fresh().collation)
+    init = ReplicaState.fresh().with_channel(Channel("", source=SourceSettings(host="src"), filters=filters))
+    state = _state(schema, init)
+    lines = [{"v": 1, "type": "query", "default_db": "d", "sql": sql}
+             for sql in ("DROP TRIGGER trg1", "DROP TRIGGER IF EXISTS trg1", "DROP TRIGGER d.trg2")]
+    want, want_state = evaluate_lines(state, [json.dumps(line) for line in lines])
+    assert [r.decision.decision.value for r in want] == ["APPLY", "SKIP", "SKIP"]
+
+    rows = [{**{c: None for c in INGESTED_SCHEMA.names}, **line, "line": i} for i, line in enumerate(lines)]
+    df = spark.createDataFrame(list(reversed(rows)), StructType([StructField("line", LongType()), *INGESTED_SCHEMA.fields]))
+    resolved = resolve_sql_tables(df, replica_known=True)
+    assert resolved.dead.count() == 0
+    decided = decide_frame(resolved.events, state, order=["line"])
+    got = decided.df.orderBy("line").collect()
+    assert [r.decision for r in got] == [r.decision.decision.value for r in want]
+    assert [r.filter_rule for r in got] == [r.decision.rule for r in want]
+    assert [[(t.db, t.table, t.updating) for t in r.tables] for r in got] == \
+        [[(t.db, t.table, t.updating) for t in r.event.tables] for r in want] == [[("d", "y", True)], [], []]
+    assert [r.applier_error for r in got] == [None, None, None]
+    assert decided.new_state() == want_state

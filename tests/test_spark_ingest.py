@@ -436,12 +436,15 @@ def test_a_parquet_row_image_in_record_is_kept(spark, tmp_path):
     assert got == {"t": '{"after": {"id": 1}}', "u": None}
 
 
-def test_drop_trigger_with_its_text_and_no_table_list_is_a_dead_letter_not_a_guess(spark, tmp_path):
-    """The replica decides DROP TRIGGER by the trigger's table in its own catalog; the Spark
-    runtime does not look it up, so such an event is undecided (a dead letter saying what to do),
-    never a confident "not found" SKIP. With a table list it is decided as usual."""
+def test_drop_trigger_with_its_text_and_no_table_list_is_a_dead_letter_without_a_schema(spark, tmp_path):
+    """The replica decides DROP TRIGGER by the trigger's table in its own catalog; without the
+    replica's schema ``evaluate`` says undecided, and Spark makes such an event a dead letter with
+    ``evaluate``'s reason, never a confident "not found" SKIP. With a table list it is decided as
+    usual. (With a schema: tests/test_spark_catalog.py.)"""
+    from replfilter.evaluation.event_lines import evaluate_lines
+    from replfilter.replica.state import ReplicaState
     from replfilter.spark_runtime.ingest import read_events
-    from replfilter.spark_runtime.sql_tables import DROP_TRIGGER_UNDECIDED, key_needs_sql
+    from replfilter.spark_runtime.sql_tables import key_needs_sql
 
     base = {"v": 1, "type": "query", "channel": "", "default_db": "d", "command": "DROP_TRIGGER", "sql": "DROP TRIGGER trg1"}
     lines = [base, {**base, "tables": []}, {**base, "tables": [{"db": "d", "table": "t"}]}]
@@ -450,7 +453,9 @@ def test_drop_trigger_with_its_text_and_no_table_list_is_a_dead_letter_not_a_gue
     ingested = read_events(spark, str(path), "json")
     dead = ingested.dead.collect()
     assert len(dead) == 2 and all("DROP TRIGGER trg1" in r.record for r in dead)
-    assert {r.reason for r in dead} == {DROP_TRIGGER_UNDECIDED}
+    want, _ = evaluate_lines(ReplicaState.fresh(), [json.dumps(line) for line in lines[:2]])
+    assert all(r.decision.decision is None for r in want)
+    assert {r.reason for r in dead} == {r.decision.reason for r in want}
     assert [[(t.db, t.table) for t in r.tables] for r in ingested.events.collect()] == [[("d", "t")]]
     key = {"type": "query", "command": "DROP_TRIGGER", "tables": []}
     assert key_needs_sql(key) and not key_needs_sql({**key, "tables": [{"db": "d", "table": "t"}]})

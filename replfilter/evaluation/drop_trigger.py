@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Callable
 
 from ..core.filters import fold_case
+from .event_json import UnknownTables, read_event_sql
 from .evaluator import CompiledFilters, Decision, decide_compiled
 from .events import CommandKind, Event, QueryEvent, TableRef
 from .catalog.follow import CatalogFollower
@@ -28,6 +29,17 @@ def is_unresolved_drop_trigger(event: Event) -> bool:
     table list is empty: the source logs none)."""
     return (isinstance(event, QueryEvent) and event.command is CommandKind.DROP_TRIGGER
             and not event.tables and bool(event.sql))
+
+
+def named_trigger(event: QueryEvent) -> tuple[str | None, str] | None:
+    """The ``(db, name)`` the event's text names (None: the text names none it can read), read
+    as the JSON reader reads the text (:func:`~.event_json.read_event_sql`). Raises
+    :class:`~.event_json.EventFormatError` for a text the source refuses (an error naming
+    ``sql``, as for any event)."""
+    try:
+        return read_event_sql(event.sql or "", event.default_db).trigger
+    except UnknownTables:
+        return None
 
 
 def with_trigger_table(

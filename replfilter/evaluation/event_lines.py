@@ -28,7 +28,7 @@ from .applier_errors import error_text
 from .evaluator import Decision, Evaluator, decide_compiled
 from .event_json import EventFormatError, SourceCatalogs, UnknownTables, from_json, read_event_sql
 from .undecided import unless_tables_matter
-from .drop_trigger import decide_drop_trigger, is_unresolved_drop_trigger
+from .drop_trigger import decide_drop_trigger, is_unresolved_drop_trigger, named_trigger
 from .events import Event, QueryEvent
 from .catalog.follow import CatalogFollower
 
@@ -189,10 +189,7 @@ class LineEvaluator:
     def _drop_trigger(self, event: QueryEvent) -> tuple[QueryEvent, Decision]:
         """The replica looks the trigger up in its own catalog (:mod:`.drop_trigger`); a text the
         source refuses (no database for an unqualified trigger: 1046) is an error naming ``sql``."""
-        try:
-            trigger = read_event_sql(event.sql or "", event.default_db).trigger
-        except UnknownTables:
-            trigger = None
+        trigger = named_trigger(event)
         compiled = self._evaluator.compiled(event.channel)
         return decide_drop_trigger(event, trigger, compiled, self._follower, self._evaluator.decide)
 

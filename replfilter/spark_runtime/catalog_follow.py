@@ -158,12 +158,14 @@ class _Decider:
         self.state = state
         self._compiled: dict[str, Any] = {}
 
+    def compiled(self, channel: str):
+        found = self._compiled.get(channel)
+        if found is None:
+            found = self._compiled[channel] = compile_filters(channel_filters(self.state, channel), self.state.collation)
+        return found
+
     def __call__(self, event: Event) -> Decision:
-        compiled = self._compiled.get(event.channel)
-        if compiled is None:
-            compiled = self._compiled[event.channel] = compile_filters(
-                channel_filters(self.state, event.channel), self.state.collation)
-        return decide_compiled(compiled, event)
+        return decide_compiled(self.compiled(event.channel), event)
 
 
 def follow_batch(
@@ -258,6 +260,79 @@ def _position_key(position: tuple) -> tuple:
     if any(v is None for v in position):
         raise OrderNeededError(f"a DDL event has no position (an order column is NULL): {position!r}")
     return position
+
+
+# --- DROP TRIGGER: the trigger's table where the event stands -------------------------------------
+
+
+def resolve_drop_triggers(
+    model: KeyModel, df: DataFrame, state: ReplicaState, order: Sequence[str] | None, keys: Iterable[Mapping[str, Any]]
+) -> DataFrame:
+    """``df`` with the table list of each DROP TRIGGER that waits for it (its text, an empty
+    list) filled in as the replica builds it: the trigger's table in the replica's catalog as the
+    applied DDL before the event left it (:func:`~replfilter.evaluation.drop_trigger.decide_drop_trigger`,
+    what ``replfilter evaluate`` runs event by event); an empty list when the trigger is not
+    there (the evaluator then skips it: "not found"). Its key then decides it exactly, and the
+    follower (:func:`follow_batch`) replays it as any DDL.
+
+    ``keys`` (pass 1's, as dicts or Rows) say whether there is any such event: when not, ``df``
+    itself, and no job. Else one narrow scan brings the DDL candidates and those events to the
+    driver (they are rare query events), where they are replayed in ``order``; the lists go back
+    into the rows by a CASE on the position. Needs the replica's catalog."""
+    from ..evaluation.drop_trigger import decide_drop_trigger, named_trigger
+    from .key_events import InvalidEventError
+    from .sql_tables import unresolved_drop_trigger
+
+    if state.replica_catalog is None or not any(
+        k["type"] == "query" and k["command"] == "DROP_TRIGGER" and not k["tables"] for k in keys
+    ):
+        return df
+    waiting = F.coalesce(unresolved_drop_trigger(), F.lit(False))
+    columns = [*[F.col(c) for c in model.columns], F.col("sql"), waiting.alias("_rf_trigger")]
+    if order:
+        columns.append(_position(order).alias("_rf_pos"))
+    found = df.where(ddl_candidates() | waiting).select(*columns).collect()
+    if order:
+        found.sort(key=lambda row: _position_key(tuple(row["_rf_pos"])))
+    decide = _Decider(state)
+    follower = CatalogFollower(state.replica_catalog)
+    resolved: dict[tuple, tuple] = {}
+    changed = False
+    for row in found:
+        sql = row["sql"]
+        event = replace(model.event({c: _plain(row[c]) for c in model.columns}), sql=sql)
+        if row["_rf_trigger"]:
+            trigger = named_trigger(event)  # type: ignore[arg-type]
+            if trigger is None:
+                raise InvalidEventError(f"a DROP TRIGGER whose text names no trigger: {sql!r}")
+            event, decision = decide_drop_trigger(event, trigger, decide.compiled(event.channel), follower)  # type: ignore[arg-type]
+            where = tuple(row["_rf_pos"]) if order else (row["channel"], row["default_db"], sql)
+            resolved[where] = event.tables
+        elif is_schema_statement(first_word(sql)):
+            decision = decide(event)
+        else:
+            continue
+        if decision.applied:
+            changed = True
+            follower.run(event, decision)
+    if changed and not order:
+        raise OrderNeededError(
+            "the batch has DDL the replica applies, and a DROP TRIGGER is decided by the catalog where "
+            "it stands: give the order (order=[columns], e.g. the file and line of each event)"
+        )
+    tables = F.col("tables")
+    for where, refs in resolved.items():
+        if not refs:  # not found: the list stays empty
+            continue
+        if order:
+            at = _position(order) == _position_literal(df, order, where)
+        else:
+            at = (F.col("channel").eqNullSafe(F.lit(where[0]).cast("string"))
+                  & F.col("default_db").eqNullSafe(F.lit(where[1]).cast("string")) & (F.col("sql") == F.lit(where[2])))
+        literal = F.array(*[F.struct(F.lit(t.db).cast("string").alias("db"), F.lit(t.table).alias("table"),
+                                     F.lit(t.updating).alias("updating")) for t in refs])
+        tables = F.when(waiting & at, literal.cast(df.schema["tables"].dataType)).otherwise(tables)
+    return df.withColumn("tables", tables)
 
 
 # --- Spark: finding the DDL, and the column ------------------------------------------------------
@@ -426,7 +501,7 @@ def _tables_json(tables) -> str:
 
 __all__ = [
     "APPLIER_ERROR", "FollowedBatch", "OrderNeededError", "ddl_candidates", "follow", "follow_batch",
-    "with_applier_error",
+    "resolve_drop_triggers", "with_applier_error",
 ]
 
 

@@ -628,7 +628,7 @@ def read_events(
     if not resolve_sql:
         return ingested
     sources = SourceSchemas.of(state) if state is not None else None
-    resolved = resolve_sql_tables(ingested.events, sources)
+    resolved = resolve_sql_tables(ingested.events, sources, _replica_known(state))
     return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
 
 
@@ -653,7 +653,7 @@ def _read_event_lines(lines: DataFrame, resolve_sql: bool, state: ReplicaState |
         ingested = Ingested(native, empty, kept, numbered)
     if not resolve_sql or not (found["refused"] or found["need_sql"]):
         return ingested
-    resolved = resolve_sql_tables(ingested.events, SourceSchemas.of(state) if state is not None else None)
+    resolved = resolve_sql_tables(ingested.events, SourceSchemas.of(state) if state is not None else None, _replica_known(state))
     return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), kept, numbered)
 
 
@@ -671,8 +671,13 @@ def _read_debezium(lines: DataFrame, channel: str, resolve_sql: bool, state: Rep
     ingested = parse_debezium(lines, channel=channel, source_col="_file", keep=keep)
     if not resolve_sql or not found["need_sql"]:
         return ingested
-    resolved = resolve_sql_tables(ingested.events, SourceSchemas.of(state) if state is not None else None)
+    resolved = resolve_sql_tables(ingested.events, SourceSchemas.of(state) if state is not None else None, _replica_known(state))
     return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
+
+
+def _replica_known(state: ReplicaState | None) -> bool:
+    """Whether the replica's catalog is known: a DROP TRIGGER is then decided by it, later."""
+    return state is not None and state.replica_catalog is not None
 
 
 def _kept_once(frame: DataFrame, **counted: Column) -> tuple[DataFrame, dict[str, int]]:

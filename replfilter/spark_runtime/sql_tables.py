@@ -37,36 +37,41 @@ _RESULT = StructType(
 )
 
 
-DROP_TRIGGER_UNDECIDED = (
-    "undecided: DROP TRIGGER is decided by the trigger's table in the replica's catalog, which the "
-    "Spark runtime does not look up: decide these events with `replfilter evaluate --schema`"
-)
-"""Why a DROP TRIGGER with its text and no table list is a dead letter here: the replica finds
-the table by the trigger's name in its own catalog (evaluation/drop_trigger.py), and deciding it
-as a statement on no table would be a confident "not found"."""
+def unresolved_drop_trigger() -> Column:
+    """:func:`~replfilter.evaluation.drop_trigger.is_unresolved_drop_trigger` as a column: a DROP
+    TRIGGER with its text and an empty table list (the replica finds its table)."""
+    return (F.col("type") == "query") & (F.col("command") == "DROP_TRIGGER") & (F.size(F.col("tables")) == 0) \
+        & F.col("sql").isNotNull() & (F.col("sql") != "")
 
 
-def needs_sql_tables() -> Column:
-    """Query events whose command or table list must come from their SQL text (a DROP TRIGGER
-    with an empty list too: its table is the trigger's, which only the text names)."""
+def needs_sql_tables(triggers: bool = True) -> Column:
+    """Query events whose command or table list must come from their SQL text (with
+    ``triggers``, a DROP TRIGGER with an empty list too: its table is the trigger's, which only
+    the text names; the replica's catalog gives it, :func:`.catalog_follow.resolve_drop_triggers`)."""
     query = (F.col("type") == "query") & F.col("sql").isNotNull()
-    unresolved_trigger = (F.col("command") == "DROP_TRIGGER") & (F.size(F.col("tables")) == 0)
-    return F.coalesce(query & (F.col("tables").isNull() | F.col("command").isNull() | unresolved_trigger), F.lit(False))
+    waiting = F.col("tables").isNull() | F.col("command").isNull()
+    if triggers:
+        waiting = waiting | ((F.col("command") == "DROP_TRIGGER") & (F.size(F.col("tables")) == 0))
+    return F.coalesce(query & waiting, F.lit(False))
 
 
-def key_needs_sql(key) -> bool:
+def key_needs_sql(key, triggers: bool = True) -> bool:
     """Whether a key of pass 1 (a dict or Row of the key columns) is a query event that may still
     wait for its table list or command: :func:`needs_sql_tables` for a key, which has no ``sql``
     column (so a row it stands for may also have no text, and need nothing)."""
     return key["type"] == "query" and (
-        key["tables"] is None or key["command"] is None or (key["command"] == "DROP_TRIGGER" and not key["tables"])
+        key["tables"] is None or key["command"] is None
+        or (triggers and key["command"] == "DROP_TRIGGER" and not key["tables"])
     )
 
 
-def analyse_texts(texts: DataFrame, sources: SourceSchemas | None = None) -> DataFrame:
+def analyse_texts(texts: DataFrame, sources: SourceSchemas | None = None, replica_known: bool = False) -> DataFrame:
     """``(sql, default_db)`` rows -> the analysis of each (``_RESULT`` schema). With ``sources``
     the rows also have ``channel``, and each text is read with its channel's source schema, as
-    ``replfilter evaluate`` reads it (the result then has ``channel`` too)."""
+    ``replfilter evaluate`` reads it (the result then has ``channel`` too). A DROP TRIGGER is
+    read here and decided later, by the replica's catalog where it stands
+    (:func:`.catalog_follow.resolve_drop_triggers`): undecided (a dead letter, in ``evaluate``'s
+    words) when ``replica_known`` is false, as ``evaluate`` without ``--schema`` decides it."""
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -74,7 +79,9 @@ def analyse_texts(texts: DataFrame, sources: SourceSchemas | None = None) -> Dat
     arrow_schema = to_arrow_schema(result)
 
     def run(batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
+        from replfilter.evaluation.drop_trigger import UNKNOWN_REPLICA
         from replfilter.evaluation.event_json import UNKNOWN_TABLES, EventFormatError, read_event_sql
+        from replfilter.evaluation.events import CommandKind
 
         for batch in batches:
             rows = []
@@ -92,9 +99,9 @@ def analyse_texts(texts: DataFrame, sources: SourceSchemas | None = None) -> Dat
                 else:
                     if a.undecided is not None:  # never a silent APPLY or SKIP on a guessed table list
                         row["_r_error"] = f"undecided: {a.undecided}"
-                    elif a.trigger is not None:
-                        row["_r_error"] = DROP_TRIGGER_UNDECIDED
-                    elif not a.tables_known:
+                    elif a.command is CommandKind.DROP_TRIGGER and (a.trigger is None or not replica_known):
+                        row["_r_error"] = UNKNOWN_REPLICA
+                    elif not a.tables_known and a.trigger is None:
                         row["_r_error"] = f"undecided: {UNKNOWN_TABLES}: {'; '.join(a.notes)}"
                     row.update(
                         _r_command=a.command.value,
@@ -121,17 +128,18 @@ def _contradiction() -> Column:
     return F.when(clash, message)
 
 
-def resolve_sql_tables(df: DataFrame, sources: SourceSchemas | None = None) -> Ingested:
+def resolve_sql_tables(df: DataFrame, sources: SourceSchemas | None = None, replica_known: bool = False) -> Ingested:
     """``df`` (``INGESTED_SCHEMA``, plus any columns the caller carries, such as an order) with
     commands and tables filled in from SQL where needed; unreadable texts become dead letters.
     ``sources`` (:meth:`SourceSchemas.of` the state): each text is read with its channel's
-    source schema; the distinct texts are then per channel."""
+    source schema; the distinct texts are then per channel. ``replica_known``: the replica's
+    catalog is known, so a DROP TRIGGER stays an event (:func:`analyse_texts`)."""
     need = needs_sql_tables()
     rest = df.where(~need)
     todo = df.where(need)
     on = ["sql", "default_db"] if sources is None else ["sql", "default_db", "channel"]
     texts = todo.select(*on).distinct()
-    analysed = analyse_texts(texts, sources)
+    analysed = analyse_texts(texts, sources, replica_known)
     joined = todo.join(analysed, on=on, how="left")
     carried = [c for c in df.columns if c not in INGESTED_COLUMNS]
     joined = joined.withColumn("_r_error", F.coalesce(F.col("_r_error"), _contradiction()))
@@ -161,4 +169,4 @@ def resolve_sql_tables(df: DataFrame, sources: SourceSchemas | None = None) -> I
     return Ingested(rest.unionByName(resolved), dead)
 
 
-__all__ = ["analyse_texts", "key_needs_sql", "needs_sql_tables", "resolve_sql_tables"]
+__all__ = ["analyse_texts", "key_needs_sql", "needs_sql_tables", "resolve_sql_tables", "unresolved_drop_trigger"]

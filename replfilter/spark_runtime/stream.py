@@ -429,10 +429,15 @@ class EventStream:
         else:
             waits_for_sql = any(key_needs_sql(row) for row in keys)
         if waits_for_sql:
-            resolved = resolve_sql_tables(events, SourceSchemas.of(state))
+            resolved = resolve_sql_tables(events, SourceSchemas.of(state), state.replica_catalog is not None)
             events, dead = keep(resolved.events), dead.unionByName(resolved.dead)
             keys, counted = self._keys_of(events, state)
             dead_count = None
+        if keys is not None:  # (a schema known: the keys are on the driver)
+            with_triggers = catalog_follow.resolve_drop_triggers(KEY_MODEL, events, state, order, keys)
+            if with_triggers is not events:
+                events = keep(with_triggers)
+                keys, counted = self._keys_of(events, state)
         if keys is None:
             decisions = decide_counted(events, state, counted, check_sql=False, keep=self._checkpoint)
             self._plan = f"{decisions.keys:,} keys decided on the executors, {_PLAN_NAMES[decisions.plan]}"

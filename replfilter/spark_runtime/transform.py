@@ -237,10 +237,11 @@ def _checked_keys(df: DataFrame, rows: list) -> list:
     """``rows`` (pass 1's keys), after making sure no query event still waits for its tables or
     command from its SQL text: decided as it is, such a row would be decided as a statement on
     no table — not what ``replfilter evaluate`` decides for the same event. Only when a key could
-    be one (a query with no table list or no command) does this look at the rows' ``sql``."""
+    be one (a query with no table list or no command) does this look at the rows' ``sql``. (A
+    DROP TRIGGER has had its table from the replica's catalog: :func:`decide_frame`.)"""
     from .sql_tables import key_needs_sql
 
-    _refuse_unresolved(df, any(key_needs_sql(row) for row in rows), {})
+    _refuse_unresolved(df, any(key_needs_sql(row, triggers=False) for row in rows), {}, triggers=False)
     return rows
 
 
@@ -468,11 +469,11 @@ def _collided_rows(distinct: DataFrame, hashes: list[int]) -> list[dict[str, Any
     return [r.asDict() for r in wanted.select(*columns).collect()]
 
 
-def _refuse_unresolved(df: DataFrame, keys_may_wait: bool, memo: dict) -> None:
+def _refuse_unresolved(df: DataFrame, keys_may_wait: bool, memo: dict, triggers: bool = True) -> None:
     """Raise when a query event still waits for its tables or command from its SQL text:
     ``keys_may_wait`` says a key could stand for one, and only then are the rows looked at
     (:func:`_has_rows_needing_sql`, a key can stand for rows with and without text)."""
-    if keys_may_wait and _has_rows_needing_sql(df, memo):
+    if keys_may_wait and _has_rows_needing_sql(df, memo, triggers):
         raise InvalidEventError(
             "query events with SQL text but no table list (or no command) must get them from the "
             "text first: replfilter.spark_runtime.sql_tables.resolve_sql_tables (read_events does it)"
@@ -490,14 +491,14 @@ def _collect_rows(df: DataFrame) -> list:
     return [r.asDict(recursive=True) for r in df.collect()]
 
 
-def _has_rows_needing_sql(df: DataFrame, memo: dict) -> bool:
+def _has_rows_needing_sql(df: DataFrame, memo: dict, triggers: bool = True) -> bool:
     """Whether a row still waits for its tables from its SQL text (a key can stand for rows
     with and without text): asked once per snapshot of the files (``memo`` is kept with them)."""
     from .sql_tables import needs_sql_tables
 
     found = memo.get("needs_sql")
     if found is None:
-        found = memo["needs_sql"] = bool(df.where(needs_sql_tables()).limit(1).count())
+        found = memo["needs_sql"] = bool(df.where(needs_sql_tables(triggers)).limit(1).count())
     return found
 
 
@@ -529,9 +530,13 @@ def decide_frame(
     the DDL of the batch is replayed in ``order`` (columns giving each event's distinct
     position, e.g. file and line), needed only when the replica applies DDL in the batch.
     The catalog follower needs every key on the driver, so with a schema the keys are
-    collected and decided there (:func:`decide_keys`), as before executor decisions."""
+    collected and decided there (:func:`decide_keys`), as before executor decisions; a DROP
+    TRIGGER waiting for its table gets it from that catalog where it stands first
+    (:func:`.catalog_follow.resolve_drop_triggers`). Without a schema such an event is refused,
+    as any event still waiting for its SQL text (``read_events`` makes it a dead letter)."""
     tally = None
     if state.replica_catalog is not None:
+        df = catalog_follow.resolve_drop_triggers(KEY_MODEL, df, state, order, collect_keys(df, hash_modulus, cache=KEY_CACHE))
         decisions = _decide(df, state, hash_modulus)
         lookup = "join" if lookup in ("join", "broadcast", "shuffle") else "slots"
         decided = join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup)
