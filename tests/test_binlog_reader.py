@@ -439,7 +439,7 @@ def test_a_tagged_gtid_is_read_and_shown_as_84_shows_it(tagged):
     rows = Session().execute_text(f"SHOW BINLOG EVENTS IN '{tagged}'").rows
     assert [(r[2], r[5]) for r in rows[1:3]] == [
         ("Previous_gtids", f"{SID}:1-5:batch:1-2,\n{OTHER}:1"),
-        ("Gtid_tagged", f"SET @@SESSION.GTID_NEXT= '{SID}:batch:3'"),
+        ("Gtid_tagged_log_event", f"SET @@SESSION.GTID_NEXT= '{SID}:batch:3'"),
     ]
 
 
@@ -448,7 +448,7 @@ def test_a_tagged_gtid_keeps_its_transaction_and_selections_understand_tags(tagg
     session.execute_sql("CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (audit)")
     results = [r.to_dict() for r in decide_files(LineEvaluator(session.state), [str(tagged)])]
     first = [r for r in results if r["gtid"] == f"{SID}:batch:3"]
-    assert [r["event_type"] for r in first] == ["Gtid_tagged", "Query", "Table_map", "Write_rows", "Xid"]
+    assert [r["event_type"] for r in first] == ["Gtid_tagged_log_event", "Query", "Table_map", "Write_rows", "Xid"]
     assert {r["transaction"] for r in first} == {"SKIP"}
     from replfilter.evaluation.binlog.selection import GtidSet, Selection
 

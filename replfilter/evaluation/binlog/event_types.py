@@ -81,8 +81,10 @@ NAMES: dict[int, str] = {
     XA_PREPARE: "XA_prepare",
     PARTIAL_UPDATE_ROWS: "Update_rows_partial",
     TRANSACTION_PAYLOAD: "Transaction_payload",
-    HEARTBEAT_V2: "Heartbeat_v2",
-    GTID_TAGGED: "Gtid_tagged",
+    # 8.4's get_type_str is get_event_type_as_string (libs/mysql/binlog/event/binlog_event.cpp):
+    # its map names type 42 "Gtid_tagged_log_event" and has no Heartbeat_v2 ("Unknown")
+    HEARTBEAT_V2: "Unknown",
+    GTID_TAGGED: "Gtid_tagged_log_event",
     MARIA_ANNOTATE_ROWS: "Annotate_rows",
     MARIA_BINLOG_CHECKPOINT: "Binlog_checkpoint",
     MARIA_GTID: "Gtid",
