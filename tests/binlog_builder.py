@@ -12,6 +12,7 @@ Sources of each layout (mysql/mysql-server, libbinlogevents, read with the ``sea
   error_code, status_vars_len; status vars; db; NUL; query);
 * Gtid / Anonymous_Gtid: ``control_events.h`` (``Gtid_event``: gtid_flags, SID[16], GNO[8],
   lt_type(=2), last_committed[8], sequence_number[8]);
+* Gtid_tagged (8.4) and tagged Previous_gtids: the serialization library, see the functions;
 * Previous_gtids: ``control_events.h`` (n_sids[8], then per SID: SID[16], n_intervals[8],
   intervals (start, end exclusive)[16 each]);
 * Table_map and rows events: ``rows_event.h`` (``Table_map_event``, ``Rows_event``: table_id[6],
@@ -39,12 +40,12 @@ from replfilter.evaluation.binlog.wire import write_packed
 
 MAGIC = b"\xfebin"
 
-POST_HEADER = [0] * 42
+POST_HEADER = [0] * 42  # 8.4's Format_description lists 42 types (through Gtid_tagged)
 for _code, _len in {
     T.QUERY: 13, T.ROTATE: 8, T.INTVAR: 0, T.FORMAT_DESCRIPTION: 98, T.TABLE_MAP: 8,
     T.WRITE_ROWS_V1: 8, T.UPDATE_ROWS_V1: 8, T.DELETE_ROWS_V1: 8, T.ROWS_QUERY: 0,
     T.WRITE_ROWS: 10, T.UPDATE_ROWS: 10, T.DELETE_ROWS: 10, T.GTID: 42, T.ANONYMOUS_GTID: 42,
-    T.PREVIOUS_GTIDS: 0, T.PARTIAL_UPDATE_ROWS: 10, T.TRANSACTION_PAYLOAD: 0,
+    T.PREVIOUS_GTIDS: 0, T.PARTIAL_UPDATE_ROWS: 10, T.TRANSACTION_PAYLOAD: 0, T.GTID_TAGGED: 0,
 }.items():
     POST_HEADER[_code - 1] = _len
 
@@ -102,6 +103,75 @@ def gtid(sid: str | None, gno: int, last_committed: int = 0, sequence_number: in
     return bytes([1]) + raw + struct.pack("<q", gno) + bytes([2]) + struct.pack("<qq", last_committed, sequence_number)
 
 
+# --- MySQL 8.4's tagged GTIDs: the serialization library's encoding -------------------------
+# libs/mysql/serialization/variable_length_integers.h (write_varlen_bytes_unsigned/_signed),
+# primitive_type_codec.h (strings: length then bytes), serializer_default_impl.hpp (message:
+# version 1 as the top-level id, the size counted from the version's first byte, the last
+# non-ignorable field id + 1, then id/data pairs), control_events.h Gtid_event::define_fields
+# (field ids 0-11) and rpl_gtid_set.cc encode_nsids_format (tagged Previous_gtids).
+
+def varlen_unsigned(value: int) -> bytes:
+    count = ((value.bit_length() * 575) >> 12) + 1  # get_size_integer_varlen_unsigned
+    first = ((1 << (count - 1)) - 1) | ((value << count) & 0xFF)
+    if count == 1:
+        return bytes([first])
+    rest = value >> (8 - count + ((count + 7) >> 4))
+    return bytes([first]) + rest.to_bytes(8, "little")[:count - 1]
+
+
+def varlen_signed(value: int) -> bytes:
+    return varlen_unsigned(value << 1 if value >= 0 else ((-(value + 1)) << 1) | 1)
+
+
+def serialized_string(raw: bytes) -> bytes:
+    return varlen_unsigned(len(raw)) + raw
+
+
+def message(fields: dict[int, bytes], last_non_ignorable: int, extra: bytes = b"") -> bytes:
+    """One top-level message; ``extra`` (unknown trailing fields) counts in the size."""
+    body = b"".join(varlen_unsigned(i) + data for i, data in sorted(fields.items())) + extra
+    head = varlen_unsigned(1)  # serialization_format_version
+    tail = varlen_unsigned(last_non_ignorable) + body
+    size = len(head) + len(tail) + 1
+    while len(head) + len(varlen_unsigned(size)) + len(tail) != size:
+        size = len(head) + len(varlen_unsigned(size)) + len(tail)
+    return head + varlen_unsigned(size) + tail
+
+
+def tagged_gtid(sid: str, tag: str, gno: int, last_committed: int = 0, sequence_number: int = 1,
+                immediate: int = 1700000000123456, original: int | None = None, length: int = 300,
+                immediate_version: int = 80403, original_version: int | None = None,
+                flags: int = 1, extra: bytes = b"") -> bytes:
+    """A Gtid_tagged body; the original timestamp/version are written only when they differ
+    from the immediate ones (the fields' encode predicates)."""
+    fields = {
+        0: varlen_unsigned(flags),
+        1: b"".join(varlen_unsigned(b) for b in uuid.UUID(sid).bytes),
+        2: varlen_signed(gno),
+        3: serialized_string(tag.encode()),
+        4: varlen_signed(last_committed),
+        5: varlen_signed(sequence_number),
+        6: varlen_unsigned(immediate),
+        8: varlen_unsigned(length),
+        9: varlen_unsigned(immediate_version),
+    }
+    if original is not None and original != immediate:
+        fields[7] = varlen_unsigned(original)
+    if original_version is not None and original_version != immediate_version:
+        fields[10] = varlen_unsigned(original_version)
+    return message(fields, last_non_ignorable=10, extra=extra)
+
+
+def tagged_previous_gtids(sets: list[tuple[str, str, list[tuple[int, int]]]]) -> bytes:
+    """Previous_gtids in the tagged format: (uuid, tag, inclusive intervals) per TSID."""
+    out = struct.pack("<Q", (1 << 56) | (len(sets) << 8) | 1)
+    for sid, tag, intervals in sets:
+        out += uuid.UUID(sid).bytes + serialized_string(tag.encode()) + struct.pack("<Q", len(intervals))
+        for start, end in intervals:
+            out += struct.pack("<QQ", start, end + 1)
+    return out
+
+
 def previous_gtids(sets: dict[str, list[tuple[int, int]]]) -> bytes:
     out = struct.pack("<Q", len(sets))
     for sid, intervals in sets.items():
@@ -145,7 +215,8 @@ def table_map(table_id: int, db: str, table: str, columns: Sequence[tuple[int, i
         types += bytes([code])
         metas += meta_bytes
     out = table_id.to_bytes(6, "little") + struct.pack("<H", 1)
-    out += bytes([len(db)]) + db.encode() + b"\0" + bytes([len(table)]) + table.encode() + b"\0"
+    db_bytes, table_bytes = db.encode(), table.encode()
+    out += bytes([len(db_bytes)]) + db_bytes + b"\0" + bytes([len(table_bytes)]) + table_bytes + b"\0"
     out += write_packed(len(columns)) + types + write_packed(len(metas)) + metas
     out += bitmap([True] * len(columns))
     if unsigned is not None:

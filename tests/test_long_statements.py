@@ -35,6 +35,7 @@ GOOD = st.one_of(
 ODD = st.sampled_from([
     "FILTER", "channel", "select", "TABLE", "'nodot'", "'a\nb.c'", "1x", "x.select", "x . y", "`q`",
     "-- c\n", "/* c */", "@v", ")", "(", ";", "é", "x'41'", "1.5", "'", "\\", "0x1F", "1e5", "x" * 70, "",
+    "MASTER_HOST", "source_port", "MASTER_LOG_POS",
 ])
 SEPARATORS = st.sampled_from([",", ", ", " ,\n", ",,", " "])
 SUFFIXES = st.sampled_from(["", ")", ") FOR CHANNEL 'c'", ") garbage", ";", "'", ")'", "), x"])

@@ -135,3 +135,23 @@ def test_parquet_relay_log_batches_of_known_keys_take_one_pass(spark, tmp_path):
     applied = spark.read.parquet(str(tmp_path / "applier" / "c1" / "applied")).collect()
     assert len(applied) == 12 and {(r["channel"], r["db"]) for r in applied} == {("c1", "db0")}
     session.execute_text("STOP REPLICA")
+
+
+def test_start_refuses_a_relay_log_directory_of_binlog_files(tmp_path):
+    """A real replica's relay-log directory (binlog magic, with its .index) is not read as JSON
+    lines: START REPLICA fails with 1593 naming why, nothing starts, no JVM."""
+    import binlog_builder as W
+    from replfilter.spark_runtime.applier import detect_format, install_applier
+
+    relay = tmp_path / "relay"
+    relay.mkdir()
+    (relay / "replica-relay-bin.000001").write_bytes(bytes(W.BinlogWriter()))
+    (relay / "replica-relay-bin.index").write_text("./replica-relay-bin.000001\n")
+    assert detect_format(str(relay)) == "binlog"
+    session = Session()
+    applier = install_applier(session, applier_dir=str(tmp_path / "applier"))
+    session.execute_text(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='src', RELAY_LOG_FILE='{relay}' FOR CHANNEL 'c'")
+    with pytest.raises(MySQLError) as info:
+        session.execute_text("START REPLICA FOR CHANNEL 'c'")
+    assert info.value.code == 1593 and "binary or relay-log files" in str(info.value)
+    assert session.state.channel("c").sql_running is False and applier.runner("c") is None

@@ -172,3 +172,75 @@ def test_the_compiler_declines_what_it_cannot_decide_well(spark, ftype, rules, r
     assert reason in compiled.declined[""]
     got = compiled_outputs(spark, compiled, [RowEvent("", "db", "t0"), RowEvent("plain", "db", "t0")])
     assert (got[0]["covered"], got[1]["covered"]) == (False, True)
+
+
+_RETRIED = r'''
+import json, sys
+from pyspark import TaskContext
+from replfilter.server.session import Session
+from replfilter.spark_runtime.session import get_spark
+from replfilter.spark_runtime.transform import decide_frame
+
+spark = get_spark("local[2,2]", app_name="replfilter-retry")  # a failed task is tried twice
+session = Session()
+session.execute_sql(sys.argv[2])
+df = spark.read.parquet(sys.argv[1])
+
+def fail_once(batches):
+    # the first attempt of partition 0 hands some rows on, then fails: the retry starts over
+    context = TaskContext.get()
+    for k, batch in enumerate(batches):
+        yield batch
+        if context.partitionId() == 0 and context.attemptNumber() == 0 and k == 0:
+            raise RuntimeError("injected task failure")
+
+flaky = df.mapInArrow(fail_once, df.schema)
+decided = decide_frame(flaky, session.state, compiled=True)
+decided.df.write.format("noop").mode("overwrite").save()
+counts = {ch: {ft.keyword: n for ft, n in inc.items()} for ch, inc in decided.counts.items()}
+print(json.dumps({"events": decided.decisions.events, "exact": decided.decisions.exact_events, "counts": counts}))
+'''
+
+_RETRY_RULES = """
+CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL '';
+CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'c1';
+CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB=((a, b)), REPLICATE_IGNORE_TABLE=(b.x), REPLICATE_WILD_DO_TABLE=('b.%', 'c.t_') FOR CHANNEL '';
+CHANGE REPLICATION FILTER REPLICATE_DO_DB=(a), REPLICATE_IGNORE_DB=(c) FOR CHANNEL 'c1';
+"""
+
+
+def test_counters_are_counted_once_when_a_task_fails_and_is_retried(spark, tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from replfilter.evaluation.evaluator import apply_events
+    from replfilter.server.session import Session
+
+    evs = [RowEvent(ch, db, t) for ch in ("", "c1") for db in ("a", "b", "c", "straße") for t in ("x", "t1", "tt")] * 40
+    evs += [QueryEvent(channel="", default_db="a", command=CommandKind.INSERT)] * 7
+    evs += [TransactionEvent("c1", TransactionKind.BEGIN)] * 5
+    # several files: partition 0 is one of several tasks of each job
+    frame = spark.createDataFrame([event_row(e, i=k) for k, e in enumerate(evs)], _schema())
+    frame.drop("i").repartition(4).write.parquet(str(tmp_path / "events"))
+    script = tmp_path / "retried.py"
+    script.write_text(_RETRIED)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (os.getcwd(), os.environ.get("PYTHONPATH")) if p)}
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "events"), _RETRY_RULES], capture_output=True, text=True,
+        timeout=600, env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    session = Session()
+    session.execute_sql(_RETRY_RULES)
+    _decisions, want = apply_events(session.state, evs)
+    want_counts = {
+        ch.name: {ft.keyword: slot.counter for ft, slot in ch.filters.items() if slot.counter}
+        for ch in want.channels
+    }
+    assert got["events"] == len(evs)
+    assert got["exact"] == 7 + 2 * 3 * 40  # the query events and the rows of 'straße'
+    assert {ch: c for ch, c in got["counts"].items() if c} == {ch: c for ch, c in want_counts.items() if c}
+    assert "Exception in task 0.0 in stage" in done.stderr  # a first attempt failed; its retry passed

@@ -18,8 +18,7 @@ from .. import __version__
 from ..client.formatting import OutputMode
 from ..client.runner import RunOptions, ScriptRunner
 from .output_faults import run_guarded
-from .schema_option import load_schema_options
-from .startup import Startup, add_startup_arguments, install_applier_for, split_startup_arguments, start_reporting
+from .startup import Startup, add_startup_arguments, install_applier_for, split_startup_arguments, start_with_schemas
 
 
 SUBCOMMAND_SYNOPSES = {
@@ -101,11 +100,8 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     parser = build_parser()
     _refuse_late_subcommand(parser, argv, rest)
     args = parser.parse_args(rest)
-    startup = start_reporting(startup_arguments, args, stderr)
+    startup = start_with_schemas(startup_arguments, args, stderr)
     if startup is None:
-        return 1
-    if not load_schema_options(startup.session, args.schema, stderr):
-        startup.close()
         return 1
     return run_guarded(lambda out: _run_statements(startup, args, stdin, out, stderr), stdout, stderr)
 

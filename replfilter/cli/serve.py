@@ -26,8 +26,7 @@ from ..replica.startup_options import StartupError, canonical_option_name
 from ..wire.accounts import CLIENT_GROUPS, AccountError, AccountProvider, Accounts, SkipGrantProvider, read_password_file
 from ..wire.connection import Limits
 from ..wire.listener import ListenSettings, ReplicaListener
-from .schema_option import load_schema_options
-from .startup import add_startup_arguments, install_applier_for, split_startup_arguments, start_reporting, startup_error_text
+from .startup import add_startup_arguments, install_applier_for, split_startup_arguments, start_with_schemas, startup_error_text
 
 SERVER_OPTIONS = {
     "port": "port", "bind-address": "bind_address", "socket": "socket", "max-connections": "max_connections",
@@ -199,11 +198,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         return 1
     for warning in warnings:
         stderr.write(f"replfilter: [Warning] {warning}\n")
-    startup = start_reporting(startup_arguments, args, stderr)
+    startup = start_with_schemas(startup_arguments, args, stderr)
     if startup is None:
-        return 1
-    if not load_schema_options(startup.session, args.schema, stderr):
-        startup.close()
         return 1
     applier = install_applier_for(startup, args)
     try:

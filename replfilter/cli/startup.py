@@ -136,6 +136,17 @@ def start_reporting(startup_arguments: list[tuple[str, str | None]], args: argpa
     return startup
 
 
+def start_with_schemas(startup_arguments: list[tuple[str, str | None]], args: argparse.Namespace,
+                       stderr: TextIO) -> Startup | None:
+    """:func:`start_reporting`, then the ``--schema`` files loaded into the started replica (the
+    shell's and serve's start). None when either failed; the reason is already on ``stderr``."""
+    startup = start_reporting(startup_arguments, args, stderr)
+    if startup is not None and not load_schema_options(startup.session, args.schema, stderr):
+        startup.close()
+        return None
+    return startup
+
+
 def startup_error_text(error: StartupError) -> str:
     """mysqld's ``[ERROR]`` log line, with the option file and line when the message lacks them."""
     where = ""

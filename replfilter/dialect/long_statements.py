@@ -16,7 +16,9 @@ input: ``tests/test_grammar.py`` checks this as a property.
 What an element may be, so that dropping it can change nothing:
 
 * a bare name of ASCII letters, digits and ``_`` (at most 64, not starting with a digit) that is
-  neither a keyword of the grammar nor a reserved word (those lex or check differently);
+  neither a keyword of the grammar nor a reserved word (those lex or check differently) nor a
+  CHANGE REPLICATION SOURCE option's name (so that the words the skeleton keeps give 8.0's
+  parse-time warnings, as the whole text's would);
 * ``name.name`` of two such names (no spaces: a reserved word after the dot is another rule);
 * a quoted string holding a ``.`` and no quote, backslash or line feed (a wild pattern the
   rule's checks accept);
@@ -34,6 +36,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .grammar import RESERVED_WORDS, ascii_upper, keywords
+from .source_options import SUPPORTED_OPTIONS, UNSIMULATED_OPTIONS, canonical_name
 
 LONG_STATEMENT = 16 * 1024
 """Shorter statements are parsed directly: a skeleton would save nothing worth its scan."""
@@ -55,8 +58,13 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 @lru_cache(maxsize=1)
 def _special_words() -> frozenset[str]:
-    """Words that lex as keywords or fail the reserved-word check: never dropped."""
-    return keywords() | RESERVED_WORDS
+    """Words that lex as keywords or fail the reserved-word check, and the names of CHANGE
+    REPLICATION SOURCE options in any spelling (8.0 warns for a legacy one: parser.py,
+    ``parse_time_warnings``, reads the skeleton's words): never dropped."""
+    options = frozenset(SUPPORTED_OPTIONS) | UNSIMULATED_OPTIONS
+    spellings = {f"MASTER_{name[len('SOURCE_'):]}" for name in options if name.startswith("SOURCE_")}
+    spellings |= {"GET_MASTER_PUBLIC_KEY"}
+    return keywords() | RESERVED_WORDS | options | {word for word in spellings if canonical_name(word) in options}
 
 
 @dataclass(frozen=True)

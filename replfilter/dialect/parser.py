@@ -565,7 +565,7 @@ def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.
     expanded = expand_executable_comments(text, version.number)
     early = _error_in_skeleton(expanded, version) if len(expanded) > LONG_STATEMENT else None
     if early is not None:
-        return [_other_statement(expanded, syntax_error(text, early, version))]
+        return [_other_statement(expanded, early)]
     try:
         statements = _lark(version).parse(expanded)
     except UnicodeEncodeError:  # a name's length check met bytes that are not UTF-8
@@ -588,22 +588,28 @@ def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.
     return [_other_statement(expanded, failure)]
 
 
-def _error_in_skeleton(text: str, version: ServerVersion) -> int | None:
-    """Where the syntax error of a long ``text`` is, found by parsing its skeleton
+def _error_in_skeleton(text: str, version: ServerVersion) -> MySQLError | None:
+    """The syntax error of a long ``text``, found by parsing its skeleton
     (:mod:`.long_statements`), or None: no skeleton, or it parses, or it meets an error that is
-    not a syntax error (the whole text then decides)."""
+    not a syntax error (the whole text then decides). The error quotes ``text`` at the mapped
+    position; 8.0's parse-time warnings come from the skeleton's words, which are the text's
+    less plain names (never an option name)."""
     short = skeleton(text)
     if short is None:
         return None
     try:
         _lark(version).parse(short.text)
     except ParseFailure as exc:
-        return short.position(exc.position)
+        position = exc.position
     except UnexpectedInput as exc:
-        return short.position(_error_position(short.text, exc))
+        position = _error_position(short.text, exc)
     except (MySQLError, UnicodeEncodeError):
         return None
-    return None
+    else:
+        return None
+    error = MySQLError.of(ER.PARSE_ERROR, *_near(text, short.position(position)))
+    error.warnings = parse_time_warnings(short.text, position, version)
+    return error
 
 
 def _not_utf8(text: str) -> MySQLError:

@@ -165,28 +165,12 @@ def check_over_matching(view: View, schema: SchemaTables) -> Iterator[Finding]:
 
 
 def _body_writes(body: str, db: str) -> list[tuple[str, str]]:
-    """The tables a trigger body writes, as (db, table): each row-changing statement of the
-    body (one statement, or those of a ``BEGIN ... END`` split at top-level ``;``) read by the
-    evaluator's statement readers, its updating tables taken, unqualified names in the
-    trigger's database. A piece that cannot be read adds nothing (no guess)."""
-    from ..evaluation.sql.readers import analyse_statement
-    from ..evaluation.sql.tokens import SqlEventsError, split_sql_script
+    """The tables a trigger body writes, as (db, table), read as the applier's check reads them
+    (:mod:`replfilter.evaluation.catalog.trigger_bodies`); unqualified names are in the
+    trigger's database. A statement that cannot be read adds nothing (no guess)."""
+    from ..evaluation.catalog.trigger_bodies import body_tables  # sqlglot loads with the first body
 
-    text = body.strip()
-    upper = text.upper()
-    if upper.startswith("BEGIN") and upper.rstrip(";").endswith("END"):
-        text = text[5:text.upper().rstrip(";").rfind("END")]
-    out: list[tuple[str, str]] = []
-    for piece in split_sql_script(text):
-        words = piece.split(None, 1)
-        if not words or words[0].upper() not in ("INSERT", "REPLACE", "UPDATE", "DELETE"):
-            continue
-        try:
-            analysis = analyse_statement(piece, db)
-        except SqlEventsError:
-            continue
-        out.extend((ref.db if ref.db is not None else db, ref.table) for ref in analysis.tables if ref.updating)
-    return out
+    return [(ref.db if ref.db is not None else db, ref.table) for ref in body_tables(body) if ref.updating]
 
 
 def check_triggers_into_filtered_tables(view: View, schema: SchemaTables, catalog: Catalog,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Callable
 
 from ..core.filters import NameCollation, fold_case
 
@@ -79,17 +80,7 @@ def suspicious_underscores(pattern: str) -> tuple[int, ...]:
     """Positions of unescaped ``_`` that sit between two letters or digits, as in ``db_1`` or
     ``order_items``: there the writer almost certainly meant the character itself. A ``_``
     next to ``%``, ``.`` or another ``_`` (``t__``, ``%_``) reads as a deliberate wildcard."""
-    found: list[int] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "_" and 0 < i < n - 1 and _NAMEISH.match(pattern[i - 1]) and _NAMEISH.match(pattern[i + 1]):
-            found.append(i)
-        i += 1
-    return tuple(found)
+    return _unescaped_underscores(pattern, lambda after: bool(_NAMEISH.match(after)))
 
 
 def underscores_before_any(pattern: str) -> tuple[int, ...]:
@@ -97,6 +88,12 @@ def underscores_before_any(pattern: str) -> tuple[int, ...]:
     ``tmp_%``: the textbook case of a prefix meant as ``tmp_`` that also takes ``tmps`` and
     ``tmp1``. Less certain than :func:`suspicious_underscores` (``t_%``, "at least two
     characters", is a way to write a length), so the lint reports these as a note."""
+    return _unescaped_underscores(pattern, lambda after: after == "%")
+
+
+def _unescaped_underscores(pattern: str, followed_well: Callable[[str], bool]) -> tuple[int, ...]:
+    """Positions of unescaped ``_`` after a letter or digit whose next character passes
+    ``followed_well`` (a ``\\`` escapes the character after it)."""
     found: list[int] = []
     i, n = 0, len(pattern)
     while i < n:
@@ -104,7 +101,7 @@ def underscores_before_any(pattern: str) -> tuple[int, ...]:
         if ch == "\\":
             i += 2
             continue
-        if ch == "_" and 0 < i < n - 1 and _NAMEISH.match(pattern[i - 1]) and pattern[i + 1] == "%":
+        if ch == "_" and 0 < i < n - 1 and _NAMEISH.match(pattern[i - 1]) and followed_well(pattern[i + 1]):
             found.append(i)
         i += 1
     return tuple(found)

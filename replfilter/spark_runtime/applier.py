@@ -15,7 +15,8 @@ position in the relay log is the stream's checkpoint. The IO thread stays simula
 * ``START REPLICA [SQL_THREAD] [FOR CHANNEL]`` starts the query for each channel whose SQL thread
   starts and that has a relay log; Spark itself starts then, not before (a channel without a
   relay log keeps the simulated behaviour). A relay log directory that does not exist makes the
-  statement fail with error 29 and nothing starts.
+  statement fail with error 29 and nothing starts; one holding binary or relay-log files (a real
+  replica's relay-log directory) fails it with 1593, as the stream has no binlog source yet.
 * ``STOP REPLICA [SQL_THREAD]`` returns once the query has stopped at a batch boundary: a batch
   is either fully applied (outputs and counters) or not at all, and is then read again.
 * ``SHOW REPLICA STATUS`` shows ``Replica_SQL_Running`` and the applier's progress:
@@ -65,14 +66,18 @@ def _slug(channel: str) -> str:
 
 
 def detect_format(directory: str) -> str:
-    """``parquet`` if the relay log holds Parquet files, ``debezium`` if its first JSON record
-    is a Debezium envelope, else ``json`` (event JSON lines; also for an empty directory)."""
+    """``parquet`` if the relay log holds Parquet files, ``binlog`` if it holds files that start
+    with the binary log magic (a real replica's relay-log directory), ``debezium`` if its first
+    JSON record is a Debezium envelope, else ``json`` (event JSON lines; also for an empty
+    directory)."""
     try:
         names = sorted(n for n in os.listdir(directory) if not n.startswith((".", "_")))
     except OSError:
         return "json"
     if any(n.endswith(".parquet") for n in names):
         return "parquet"
+    if any(_has_binlog_magic(os.path.join(directory, n)) for n in names):
+        return "binlog"
     for name in names:
         path = os.path.join(directory, name)
         if not os.path.isfile(path):
@@ -88,6 +93,16 @@ def detect_format(directory: str) -> str:
         except (OSError, ValueError):
             return "json"
     return "json"
+
+
+def _has_binlog_magic(path: str) -> bool:
+    from ..evaluation.binlog.framing import MAGIC
+
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
 
 
 @dataclass
@@ -265,6 +280,15 @@ class ReplicaApplier:
             path = channel.source.relay_log_file
             if not os.path.isdir(path):
                 raise MySQLError.of(ER.FILE_NOT_FOUND, path, 2, "No such file or directory")
+            if detect_format(path) == "binlog":
+                # Not read as JSON lines (every event would be a dead letter): the streaming
+                # query has no binlog source yet, so the applier cannot start on it.
+                raise MySQLError.of(
+                    ER.REPLICA_FATAL_ERROR,
+                    f"the applier of channel '{channel.name}' cannot start: relay log '{path}' holds binary or "
+                    "relay-log files, which the Spark applier does not stream; decide them with "
+                    "'replfilter evaluate' or read_events(spark, path, \"binlog\")",
+                )
 
     def _changed(self, old: ReplicaState, new: ReplicaState) -> None:
         for before in old.channels:

@@ -20,11 +20,14 @@ rewrite rule are its own), for one row event (``decide_row``):
 
 How, against the earlier design's findings (a CASE per rule overflows code generation, a LIKE
 per rule is slow): each exact rule set is one ``isin`` (an ``InSet`` hash probe beyond ten
-rules), each wild type one combined regular expression; which pattern matched (the Rule column)
-is worked out only on rows that matched; rule spellings that differ from their collation key
-(``DB1.T1`` under ``lower_case_table_names`` 1) come from a small lookup, all others are the
-key itself. The database after rewrite is one column of an inner projection, so it is
-computed once per row.
+rules), each wild type one combined regular expression; on the rows it matched, one more run
+of it with a group around each rule says which rule matched (:func:`_which`), and the outcome
+code then names that rule, so the Rule column of a wild match is a constant per code. Rule
+spellings that differ from their collation key (``DB1.T1`` under ``lower_case_table_names`` 1)
+come from a small lookup, all others are the matched key itself. The database after rewrite is
+one column of an inner projection, so it is computed once per row. Each row gets one outcome
+code (:class:`Outcome`: verdict, filter type, counter class, rule); the decision columns are
+``element_at`` on small literal arrays.
 
 Where Spark and the evaluator could disagree, the rows go to the exact path (the reference
 evaluator, :mod:`.transform`): names that are not plain ASCII (Java's and Python's lower-casing
@@ -72,22 +75,10 @@ CODE_COLUMN = "_rf_cc"
 RULE_COLUMN = "_rf_crule"
 REWRITTEN_COLUMN = "_rf_crw"
 _DB_KEY = "_rf_cdb"
+_MARK = "\u00ff"
 _SUBJECT = "_rf_csub"
 _CHANNEL = "_rf_cch"
 
-# The branches of one channel's decision, in the order decide_row takes them. Per branch: the
-# verdict, the deciding filter type, and the table filter type it counts.
-_BRANCHES: tuple[tuple[str, FT | None, FT | None], ...] = (
-    ("SKIP", None, None),  # 1: do-db rules, the database is not among them
-    ("SKIP", FT.IGNORE_DB, None),  # 2: ignore-db hit
-    ("APPLY", None, None),  # 3: no table rules (do-db's rule, if it matched)
-    ("APPLY", FT.DO_TABLE, FT.DO_TABLE),  # 4
-    ("SKIP", FT.IGNORE_TABLE, FT.IGNORE_TABLE),  # 5
-    ("APPLY", FT.WILD_DO_TABLE, FT.WILD_DO_TABLE),  # 6
-    ("SKIP", FT.WILD_IGNORE_TABLE, FT.WILD_IGNORE_TABLE),  # 7
-    ("SKIP", None, None),  # 8: no table rule matched, do-table rules exist
-    ("APPLY", None, None),  # 9: no table rule matched, none exist (do-db's rule, if it matched)
-)
 _TABLE_TYPES = (None, FT.DO_TABLE, FT.IGNORE_TABLE, FT.WILD_DO_TABLE, FT.WILD_IGNORE_TABLE)
 
 
@@ -125,6 +116,11 @@ class Outcome:
     filter_type: str | None
     counter_class: int
     channel: str
+    rule: str | None = None
+    """The deciding rule when it is constant (a wild pattern)."""
+    rule_from: str | None = None
+    """Else where its text comes from: ``db`` (the database's key) or ``table`` (the
+    ``db.table`` key), spelt as configured (:func:`_spellings`)."""
 
 
 @dataclass
@@ -141,6 +137,10 @@ class CompiledRules:
     outcomes: list[Outcome] = field(default_factory=list)
     ci: bool = False
     """The names are compared case-insensitively (``lower_case_table_names`` 1 or 2)."""
+    _first_code: dict[str, int] = field(default_factory=dict, repr=False)
+    _spellings: dict[str, dict[tuple[int, str], str]] = field(default_factory=dict, repr=False)
+    """Per rule source (``db``, ``table``): (code, key) -> the rule's spelling, for the
+    spellings that differ from their key."""
     _compiled: dict[str, tuple[CompiledFilters, bool]] = field(default_factory=dict, repr=False)
 
     def covered_rows(self) -> Column:
@@ -167,7 +167,7 @@ class CompiledRules:
 
     @property
     def transaction_code(self) -> int:
-        return len(self.outcomes)
+        return len(self.outcomes)  # the last outcome, added by compile_rules
 
     def with_code(self, df) -> "object":
         """``df`` with :data:`CODE_COLUMN`, :data:`RULE_COLUMN` and :data:`REWRITTEN_COLUMN`
@@ -197,14 +197,24 @@ class CompiledRules:
             }
         )
         code: Column = F.when(F.col(_CHANNEL) == -1, F.lit(self.transaction_code))
-        rule: Column = F.lit(None).cast("string")
         for i, name in reversed(list(enumerate(self.channels))):
             c, _ = self._compiled[name]
-            branch, rule_of = _branches(c, F.col(_DB_KEY), F.col(_SUBJECT))
-            code = F.when(F.col(_CHANNEL) == i, branch + F.lit(i * len(_BRANCHES))).otherwise(code)
-            rule = F.when(F.col(_CHANNEL) == i, rule_of(F.col(CODE_COLUMN) - F.lit(i * len(_BRANCHES)))).otherwise(rule)
+            branch = _branch(c, F.col(_DB_KEY), F.col(_SUBJECT), self._first_code[name])
+            code = F.when(F.col(_CHANNEL) == i, branch).otherwise(code)
         coded = first.withColumn(CODE_COLUMN, code)
-        return coded.withColumn(RULE_COLUMN, rule).drop(_CHANNEL, _DB_KEY, _SUBJECT)
+        return coded.withColumn(RULE_COLUMN, self._rule()).drop(_CHANNEL, _DB_KEY, _SUBJECT)
+
+    def _rule(self) -> Column:
+        """The deciding rule's text of a coded row: a constant per code (wild patterns), or
+        the key the row matched, spelt as configured."""
+        code = F.col(CODE_COLUMN)
+        kinds = F.element_at(F.array(*[F.lit({None: 0, "db": 1, "table": 2}[o.rule_from]) for o in self.outcomes]), code)
+        constants = F.element_at(F.array(*[F.lit(o.rule).cast("string") for o in self.outcomes]), code)
+        spelt = {
+            kind: _spelt(self._spellings.get(kind, {}), F.col(column))
+            for kind, column in (("db", _DB_KEY), ("table", _SUBJECT))
+        }
+        return F.when(kinds == 1, spelt["db"]).when(kinds == 2, spelt["table"]).otherwise(constants)
 
     def counter_class(self) -> Column:
         """Per coded row: its COUNTER moves as one int (:func:`increments_of`)."""
@@ -280,11 +290,13 @@ def _lookup(mapping: Mapping[str, str], key: Column) -> Column:
     return F.element_at(F.create_map(*items), key)
 
 
-def _spelling(rules: Mapping[str, str], key: Column) -> Column:
-    """The rule a key matched, as configured: its first spelling (the key itself, unless
-    that spelling differs from its collation key)."""
-    irregular = {k: spelling for k, spelling in rules.items() if k != spelling}
-    return F.coalesce(_lookup(irregular, key), key) if irregular else key
+def _spelt(irregular: Mapping[tuple[int, str], str], key: Column) -> Column:
+    """A matched key as its rule is spelt: the key itself, unless a rule of that code is
+    spelt otherwise (``DB1.T1`` under ``lower_case_table_names`` 1; few, :data:`MAX_LOOKUP`)."""
+    if not irregular:
+        return key
+    joined = {f"{code}\u0000{k}": spelling for (code, k), spelling in irregular.items()}
+    return F.coalesce(_lookup(joined, F.concat(F.col(CODE_COLUMN).cast("string"), F.lit("\u0000"), key)), key)
 
 
 def _combined(rules: tuple[str, ...], c: CompiledFilters) -> str:
@@ -293,54 +305,71 @@ def _combined(rules: tuple[str, ...], c: CompiledFilters) -> str:
     return f"(?s)^(?:{sources})\\z"
 
 
-def _branches(c: CompiledFilters, db_key: Column, subject: Column):
-    """One channel's branch (1-based, see :data:`_BRANCHES`) as a column, and a function from
-    the branch column to the deciding rule's text."""
-    do_hit = db_key.isin(list(c.do_db)) if c.do_db else None
+def _which(rules: tuple[str, ...], c: CompiledFilters, subject: Column) -> Column:
+    """The 1-based number of the first of ``rules`` that ``subject`` matches, 0 for none: one
+    run of the combined expression with a group around each rule, replaced by a marker that is
+    not ASCII (never in a covered name) before each group, so the subject lands after as many
+    markers as the matching rule's number (an unmatched subject is left as it is)."""
+    grouped = "|".join(f"({like_to_regex(c.key(rule))})" for rule in rules)
+    replacement = "".join(f"{_MARK}${k}" for k in range(1, len(rules) + 1))
+    marked = F.regexp_replace(subject, f"(?s)^(?:{grouped})\\z", replacement)
+    return F.position(subject, marked) - F.lit(1)
+
+
+def _layout(c: CompiledFilters) -> list[tuple[str, FT | None, FT | None, str | None, str | None]]:
+    """One channel's outcomes in the order decide_row reaches them: (verdict, deciding type,
+    table type counted, constant rule, where the rule text comes from). The codes of
+    :func:`_branch` are ``first + index``."""
+    do = bool(c.do_db)
+    applied_db = (FT.DO_DB, "db") if do else (None, None)
+    out = [
+        ("SKIP", None, None, None, None),  # do-db rules, the database is not among them
+        ("SKIP", FT.IGNORE_DB, None, None, "db"),  # an ignore-db hit
+        ("APPLY", applied_db[0], None, None, applied_db[1]),  # no table rules
+        ("APPLY", FT.DO_TABLE, FT.DO_TABLE, None, "table"),
+        ("SKIP", FT.IGNORE_TABLE, FT.IGNORE_TABLE, None, "table"),
+    ]
+    out += [("APPLY", FT.WILD_DO_TABLE, FT.WILD_DO_TABLE, rule, None) for rule in c.wild_do.rules]
+    out += [("SKIP", FT.WILD_IGNORE_TABLE, FT.WILD_IGNORE_TABLE, rule, None) for rule in c.wild_ignore.rules]
+    out += [
+        ("SKIP", None, None, None, None),  # no table rule matched, do-table rules exist
+        ("APPLY", applied_db[0], None, None, applied_db[1]),  # no table rule matched, none exist
+    ]
+    return out
+
+
+def _branch(c: CompiledFilters, db_key: Column, subject: Column, first: int) -> Column:
+    """One channel's outcome code (see :func:`_layout`) as a column: Table A, then Table C."""
+    wild_do, wild_ignore = len(c.wild_do.rules), len(c.wild_ignore.rules)
+    default = first + 5 + wild_do + wild_ignore + (0 if c.has_do_tables else 1)
+    if not c.table_rules_on:
+        tail: Column = F.lit(first + 2)
+    else:
+        tail = F.lit(default)
+        # one combined expression tests every row that gets this far; which rule matched is
+        # worked out only on the rows it matched
+        if wild_ignore:
+            test = subject.rlike(_combined(c.wild_ignore.rules, c))
+            tail = F.when(test, _which(c.wild_ignore.rules, c, subject) + F.lit(first + 4 + wild_do)).otherwise(tail)
+        if wild_do:
+            test = subject.rlike(_combined(c.wild_do.rules, c))
+            tail = F.when(test, _which(c.wild_do.rules, c, subject) + F.lit(first + 4)).otherwise(tail)
     conditions: list[tuple[Column, int]] = []
     if c.do_db:
-        conditions.append((~do_hit, 1))
+        conditions.append((~db_key.isin(list(c.do_db)), first))
     elif c.ignore_db:
-        conditions.append((db_key.isin(list(c.ignore_db)), 2))
-    if not c.table_rules_on:
-        conditions.append((F.lit(True), 3))
-    else:
+        conditions.append((db_key.isin(list(c.ignore_db)), first + 1))
+    if c.table_rules_on:
         if c.do_table:
-            conditions.append((subject.isin(list(c.do_table)), 4))
+            conditions.append((subject.isin(list(c.do_table)), first + 3))
         if c.ignore_table:
-            conditions.append((subject.isin(list(c.ignore_table)), 5))
-        if c.wild_do:
-            conditions.append((subject.rlike(_combined(c.wild_do.rules, c)), 6))
-        if c.wild_ignore:
-            conditions.append((subject.rlike(_combined(c.wild_ignore.rules, c)), 7))
-        conditions.append((F.lit(True), 8 if c.has_do_tables else 9))
-    branch: Column | None = None
-    for condition, number in conditions:
-        branch = F.when(condition, F.lit(number)) if branch is None else branch.when(condition, F.lit(number))
-    do_rule = _spelling(c.do_db, db_key) if c.do_db else F.lit(None).cast("string")
-
-    def rule_of(b: Column) -> Column:
-        def wild(rules: tuple[str, ...]) -> Column:
-            found: Column | None = None
-            for rule in rules:
-                test = subject.rlike(_combined((rule,), c))
-                found = F.when(test, F.lit(rule)) if found is None else found.when(test, F.lit(rule))
-            return found  # type: ignore[return-value]
-
-        rules = F.when((b == 3) | (b == 9), do_rule)
-        if c.ignore_db:
-            rules = rules.when(b == 2, _spelling(c.ignore_db, db_key))
-        if c.do_table:
-            rules = rules.when(b == 4, _spelling(c.do_table, subject))
-        if c.ignore_table:
-            rules = rules.when(b == 5, _spelling(c.ignore_table, subject))
-        if c.wild_do:
-            rules = rules.when(b == 6, wild(c.wild_do.rules))
-        if c.wild_ignore:
-            rules = rules.when(b == 7, wild(c.wild_ignore.rules))
-        return rules
-
-    return branch, rule_of
+            conditions.append((subject.isin(list(c.ignore_table)), first + 4))
+    if not conditions:
+        return tail
+    branch = F.when(conditions[0][0], F.lit(conditions[0][1]))
+    for condition, number in conditions[1:]:
+        branch = branch.when(condition, F.lit(number))
+    return branch.otherwise(tail)
 
 
 def _declines(c: CompiledFilters) -> str | None:
@@ -368,6 +397,8 @@ def compile_rules(state: ReplicaState) -> CompiledRules:
     declined: dict[str, str] = {}
     compiled: dict[str, tuple[CompiledFilters, bool]] = {}
     outcomes: list[Outcome] = []
+    first_code: dict[str, int] = {}
+    spellings: dict[str, dict[tuple[int, str], str]] = {}
     for name in state.channel_names:
         c = compile_filters(channel_filters(state, name), state.collation)
         reason = _declines(c)
@@ -377,15 +408,23 @@ def compile_rules(state: ReplicaState) -> CompiledRules:
         channel = state.channel(name)
         compiled[name] = (c, channel is not None and channel.configured)
         channels.append(name)
-        for number, (verdict, ftype, table_type) in enumerate(_BRANCHES, start=1):
-            do_matched = bool(c.do_db) and number != 1
-            if verdict == "APPLY" and ftype is None and do_matched:
-                ftype = FT.DO_DB
-            db_type = FT.DO_DB if do_matched else (FT.IGNORE_DB if number == 2 else None)
-            outcomes.append(Outcome(verdict, ftype.keyword if ftype else None, _class_of(db_type, table_type), name))
+        first_code[name] = len(outcomes) + 1
+        for index, (verdict, ftype, table_type, rule, rule_from) in enumerate(_layout(c)):
+            do_matched = bool(c.do_db) and index != 0
+            db_type = FT.DO_DB if do_matched else (FT.IGNORE_DB if index == 1 else None)
+            code = len(outcomes) + 1
+            outcomes.append(
+                Outcome(verdict, ftype.keyword if ftype else None, _class_of(db_type, table_type), name, rule, rule_from)
+            )
+            names = {"db": c.do_db if ftype is FT.DO_DB else c.ignore_db, "table": c.do_table if ftype is FT.DO_TABLE else c.ignore_table}
+            if rule_from is not None:
+                for key, spelling in names[rule_from].items():
+                    if key != spelling:
+                        spellings.setdefault(rule_from, {})[(code, key)] = spelling
     outcomes.append(Outcome("APPLY", None, 0, ""))  # transaction events (transaction_code)
     return CompiledRules(
-        tuple(channels), declined, state.channel_names, outcomes, state.collation.case_insensitive, compiled
+        tuple(channels), declined, state.channel_names, outcomes, state.collation.case_insensitive, first_code,
+        spellings, compiled,
     )
 
 

@@ -1,92 +1,41 @@
 """The filter transform: every event row gets the decision the reference evaluator gives it.
 
-Design (measured in ``bench/spark.py``; figures in the README):
+Two paths, chosen per row (figures and commands in README, "The Spark runtime" and
+"Benchmarks"):
 
-A decision depends only on a few columns of an event — channel, type, command (and the
-TEMPORARY/IF EXISTS flags), database, table(s), transaction kind; for a row event only channel,
-database and table — and real streams have far fewer distinct combinations than events. So a
-batch is decided in two passes, and what grows with the distinct keys stays on the executors:
+* **compiled** (:mod:`.compiled_rules`): row events whose names are plain ASCII, on a channel
+  whose rules the compiler takes, and transaction events, are decided by column expressions
+  compiled from the evaluator's own ``CompiledFilters``, in the same projection that reads
+  them: one pass, a cost that does not follow the number of tables. Their COUNTER moves are
+  one aggregate of their key columns, run when the counters are asked for
+  (:class:`DecidedFrame`);
+* **exact**: every other row (query events, names that are not ASCII, declined channels,
+  malformed rows) is decided per distinct key by the reference evaluator, in two passes:
 
-1. pass 1 (:mod:`.key_counts`, :func:`count_keys`) groups the rows on one ``long``, the
-   ``xxhash64`` of the key (:func:`key_hash`), and the key's columns, with a count per key;
-   hashes that two keys share are found exactly. Files decided before are not grouped again
-   (:mod:`.key_cache`);
-2. a batch of few keys (:data:`DRIVER_MAX_KEYS`, no plan forced) is decided by the driver: it
-   collects the distinct keys of pass 1's first aggregate (checkpointed) and decides them with
-   the reference evaluator, with no Python worker job, no second aggregate and no summary job.
-   Otherwise the executors decide the distinct keys (:mod:`.key_decisions`: ``mapInArrow``,
-   the reference evaluator, filters compiled once per task); the driver collects only the
-   totals, the COUNTER increments and the distinct outcomes. Keys whose hash another key shares
-   (:func:`.key_counts.collided_hashes`) are decided on the driver, one by one;
-3. pass 2 looks each row's outcome code up by the same hash, with a plan chosen from the number
-   of keys (:func:`choose_plan`): a collision-free :mod:`.slot_table` (literal arrays, no join)
-   up to :data:`SLOT_MAX_KEYS` keys, a broadcast join of (hash -> code) up to
-   :data:`BROADCAST_MAX_KEYS`, a shuffle hash join beyond; colliding keys join on the full key
-   as well. Frames of one outcome (``applied_events``, the stream's outputs) inner-join against
-   that outcome's keys: a filter on a looked-up code would be pushed below the projection and
-   recompute the lookups.
+  1. pass 1 (:mod:`.key_counts`, :func:`count_keys`) groups those rows on one ``long``, the
+     ``xxhash64`` of the key (:func:`key_hash`), and the key's columns, with a count per key;
+     hashes that two keys share are found exactly. Files decided before are not grouped again
+     (:mod:`.key_cache`);
+  2. a batch of few keys (:data:`DRIVER_MAX_KEYS`, no plan forced) is decided by the driver
+     from the collected keys; otherwise the executors decide them (:mod:`.key_decisions`) and
+     the driver collects only totals, COUNTER increments and the distinct outcomes; keys whose
+     hash another key shares are decided on the driver, one by one;
+  3. pass 2 looks each row's outcome code up by the same hash, by a plan chosen from the
+     number of keys (:func:`choose_plan`): a collision-free :mod:`.slot_table` up to
+     :data:`SLOT_MAX_KEYS`, a broadcast join up to :data:`BROADCAST_MAX_KEYS`, a shuffle hash
+     join beyond; colliding keys join on the full key as well. In the two-path frame a
+     compiled row has no hash, so the lookup skips it.
 
-The plan thresholds: the slot table was measured fastest (below) but travels inside every task's
-plan and is built by Python on the driver (a (hash, code) pair per key: 12 bytes, not the keys);
-a broadcast table goes through the driver's JVM once; a shuffle join keeps everything on the
-executors. Measured on 4 M events (bench/spark.py input, Parquet, 2 cores shared with other
-engineers' jobs, ``noop`` sink, one run each, so ratios only), pass 2 alone:
+The exact path alone decides when a plan or a hash modulus is forced (tests, benchmarks), on
+Spark Connect (no JVM gateway for the literal arrays), and with a known schema: the catalog
+follower (:mod:`.catalog_follow`) replays DDL from every key on the driver. Streams
+(:mod:`.stream`) count a batch's keys with :func:`count_keys` and decide them with
+:func:`decide_keys` (few, or a schema known) or :func:`decide_counted` (on the executors).
 
-=========================== ============ =========== ============ ===============
-input                        pass-through  slot table  broadcast    shuffle hash
-=========================== ============ =========== ============ ===============
-2,000 tables, 66 k keys      4.2-5.2 s     11.8 s      8.4 s        16.2 s
-1 M tables, 1.47 M keys      5.8-6.3 s     (too many)  11.5 s       13.5 s
-=========================== ============ =========== ============ ===============
-
-Per phase, first time (load 8-10): 2,000 tables — pass-through 10.1 s, pass 1 (grouped and
-checkpointed) 9.6 s, decisions on the executors 9.1 s (58 k of the 66 k keys are DML
-statements, whose decisions cost the most), summary 1.4 s, pass 2 14.2 s; 1 M tables —
-pass-through 9.6 s, pass 1 16.0 s, decisions 18.7 s, summary 2.6 s, pass 2 (shuffle) 18.0 s.
-
-:func:`collect_keys` / :func:`decide_keys` (every key on the driver) remain for a batch with a
-known schema, whose catalog follower replays DDL from the keys. The stream counts a batch's
-keys with :func:`count_keys`; it collects and decides them with :func:`decide_keys` when they
-are few or a schema is known (its one-pass mode, :mod:`.known_keys`, remembers those), and
-with :func:`decide_counted`, on the executors, otherwise.
-
-Figures of the earlier design (10 M events, 360 tables, ~12 k keys), for the alternatives
-below: The lookup yields one int per row (an outcome code); the four decision columns come from
-``element_at`` on arrays with one entry per distinct outcome.
-
-Why not native expressions: a CASE per rule hits the 64 KB generated-method limit and falls back
-to interpretation; a rewrite CASE is copied by the optimiser into every use of the database
-column; several LIKEs per list cost more than the whole lookup; and a re-implementation in Spark
-SQL would be equal to the evaluator only as far as tests reach (Java's and Python's lower-casing
-differ on non-ASCII names, for one).
-
-Measured alternatives (10 M events, Parquet, 2 cores, ``noop`` sink; pass-through 1.5-1.9 s):
-pass 1 1.8-2.0 s; pass 2 by slot table 2.1-2.3 s, by broadcast join 2.5-2.7 s (the join copies
-every row through its output projection); inner join for one outcome 2.1 s against 2.6 s for
-slots plus a filter;
-
-* counting keys by their hash only (1.4 s) would need the key values from another read;
-  grouping by nine of the ten key columns costs as much as by all ten;
-* the full key columns in the join condition (to verify each row's key): +1.4 s;
-* counters fused into pass 2 with ``observe`` (one pass instead of two, given known keys):
-  +1.1 s for one aggregate, +2.9 s for thirty (CollectMetrics breaks whole-stage codegen) with
-  the ``noop`` sink — behind a Parquet write, a few packed sums cost little (:mod:`.known_keys`);
-* a Python (Arrow) UDF deciding only unknown keys in the same pass: +4.9 s even when its inputs
-  are all NULL (every row crosses to Python); caching the batch to read it twice: +10 s;
-* the best Python UDF (``mapInArrow`` with a memoising evaluator per key): ~20 s; even an
-  identity ``mapInArrow`` (rows to Python and back, nothing decided) takes 11.8 s, so no
-  vectorised Python decision in one pass can come near the two passes.
-
-Reading the key columns alone costs ~1.2-1.4 s, so even a free aggregation and a free lookup
-would leave two passes over new files at ~0.55 x pass-through on this input; the measured pair
-gives ~0.35 x. One pass needs the keys before reading the data, which only the key cache
-(files seen before) provides: ~0.7 x — and, in a stream, the keys of earlier batches
-(:mod:`.known_keys`, with the counts gathered by ``observe`` while the batch is written).
-
-Inputs must be deterministic between the two passes (files are; use ``df.persist()`` otherwise),
-and must not be streaming DataFrames (use :mod:`.stream`, which calls this per micro-batch).
-Rows must be events: :mod:`.ingest` separates malformed records into dead letters first; a row
-this module cannot turn into an event raises :class:`InvalidEventError` naming it.
+Inputs must be deterministic between the two passes (files are; use ``df.persist()``
+otherwise), and must not be streaming DataFrames (use :mod:`.stream`, which calls this per
+micro-batch). Rows must be events: :mod:`.ingest` separates malformed records into dead letters
+first; a row this module cannot turn into an event raises :class:`InvalidEventError` naming it.
 """
 
 from __future__ import annotations
@@ -96,7 +45,6 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
 from ..evaluation.evaluator import Decision, channel_filters, compile_filters, decide_compiled, with_counts
 from ..evaluation.events import Event
@@ -107,7 +55,8 @@ from . import catalog_follow, compiled_rules, key_decisions, literals, slot_tabl
 from .key_counts import collided_hashes, distinct_keys, key_column, key_hash, key_struct
 from .key_events import HASH_COLUMN, KEY_COLUMNS, InvalidEventError, decision_values, event_from_key
 from .key_cache import KEY_CACHE, KeyCache, input_snapshot
-from .schema import DECISION_COLUMNS, DECISION_FIELDS, EVENT_SCHEMA
+from .key_lookup import CODE_COLUMN, _quoted, join_decisions, rewrite_databases, with_outcome_columns
+from .schema import DECISION_COLUMNS, EVENT_SCHEMA
 
 Counts = dict[str, dict[FilterType, int]]
 
@@ -235,125 +184,6 @@ def decide_keys(rows: Iterable, state: ReplicaState) -> BatchDecisions:
 
 
 _KEY_FIELDS = {f.name: f for f in EVENT_SCHEMA.fields}
-CODE_COLUMN = "_rf_code"
-
-
-def _decision_table(df: DataFrame, decisions: BatchDecisions, only: str | None) -> DataFrame:
-    """The small table to broadcast: key hash -> outcome code (1-based), plus the full key
-    columns when two keys of the batch share a hash. Built in the JVM (no Python worker job)."""
-    spark = df.sparkSession
-    rows = [
-        (h, values, code)
-        for h, values, code in decisions.key_rows
-        if only is None or decisions.outcomes[code][0] == only
-    ]
-    if not decisions.collision:
-        hashes = literals.primitive_array(spark, [h for h, _, _ in rows], "long")
-        codes = literals.primitive_array(spark, [code + 1 for _, _, code in rows], "int")
-        if hashes is not None and codes is not None:
-            zipped = F.arrays_zip(hashes.alias(HASH_COLUMN), codes.alias(CODE_COLUMN))
-            return spark.range(1).select(F.inline(zipped))
-        schema = StructType([StructField(HASH_COLUMN, LongType(), False), StructField(CODE_COLUMN, IntegerType(), False)])
-        return spark.createDataFrame([(h, code + 1) for h, _, code in rows], schema)
-    key_fields = [StructField(f"_rf_k_{c}", _KEY_FIELDS[c].dataType, True) for c in KEY_COLUMNS]
-    schema = StructType(
-        [StructField(HASH_COLUMN, LongType(), False), *key_fields, StructField(CODE_COLUMN, IntegerType(), False)]
-    )
-    data = [(h, *(values[c] for c in KEY_COLUMNS), code + 1) for h, values, code in rows]
-    return spark.createDataFrame(data, schema)
-
-
-def _outcome_columns(spark, decisions: BatchDecisions) -> dict[str, Column]:
-    """code -> the four decision columns, by ``element_at`` on small literal arrays (one entry
-    per distinct outcome): cheaper than carrying four strings through the join."""
-    columns = {}
-    for i, (name, fld) in enumerate(zip(DECISION_COLUMNS, DECISION_FIELDS)):
-        values = [out[i] for out in decisions.outcomes]
-        array = literals.string_array(spark, values)
-        if array is None:
-            array = F.array(*[F.lit(v).cast(fld.dataType) for v in values]) if values else F.array().cast("array<string>")
-        columns[name] = F.element_at(array, F.col(CODE_COLUMN))
-    return columns
-
-
-def _slot_lookup(keyed: DataFrame, decisions: BatchDecisions) -> DataFrame | None:
-    """``keyed`` with the outcome code looked up in a :mod:`.slot_table` (no join), or None when
-    that cannot be used: two keys of the batch share a hash, no JVM gateway (Spark Connect) to
-    build the literal arrays, or too many keys."""
-    if decisions.collision:
-        return None
-    if not literals.has_jvm(keyed.sparkSession):
-        return None
-    table = slot_table.build([(h, code + 1) for h, _, code in decisions.key_rows])
-    if table is None:
-        return None
-    return slot_table.with_code(keyed, table, HASH_COLUMN, CODE_COLUMN)
-
-
-def join_decisions(
-    df: DataFrame,
-    decisions: BatchDecisions,
-    only: str | None = None,
-    hash_modulus: int | None = None,
-    lookup: str = "slots",
-    key: Column | None = None,
-) -> DataFrame:
-    """Pass 2: add the decision columns. ``only="APPLY"`` (or ``"SKIP"``) keeps just those rows.
-    ``key``: each row's key hash, when not :func:`key_hash` (NULL: the row is decided elsewhere).
-
-    ``lookup="slots"`` looks the outcome up in a :mod:`.slot_table` when it can (and joins when
-    it cannot); ``"join"`` always uses the broadcast join (kept for Spark Connect, hash
-    collisions, and to measure against)."""
-    if lookup not in ("slots", "join"):
-        raise ValueError(f"lookup must be 'slots' or 'join', not {lookup!r}")
-    for name in DECISION_COLUMNS:
-        if name in df.columns:
-            raise ValueError(f"the input already has a {name!r} column")
-    key = key_hash(hash_modulus) if key is None else key
-    if decisions.decided is not None or decisions.slot_entries is not None:
-        return _join_executor_decisions(df, decisions, only, key)
-    keyed = df.withColumn(HASH_COLUMN, key)
-    # Keeping one outcome is an inner join: a filter on a looked-up code would be pushed below
-    # the projection by the optimiser and recompute the hash and the lookups in the filter
-    # (2.6 s against 2.1 s for the join per 10 M events).
-    looked_up = _slot_lookup(keyed, decisions) if lookup == "slots" and only is None else None
-    if looked_up is not None:
-        return with_outcome_columns(looked_up, df.columns, decisions)
-    table = F.broadcast(_decision_table(df, decisions, only))
-    how = "inner" if only else "left"
-    if not decisions.collision:
-        joined = keyed.join(table, HASH_COLUMN, how)
-    else:
-        # A collision among this batch's keys: compare the full key as well (exact, slower).
-        t = table.withColumnRenamed(HASH_COLUMN, "_rf_h")
-        condition = keyed[HASH_COLUMN] == t["_rf_h"]
-        for c in KEY_COLUMNS:
-            condition = condition & key_column(c, keyed.__getitem__).eqNullSafe(t[f"_rf_k_{c}"])
-        joined = keyed.join(t, condition, how).select(*[keyed[_quoted(c)] for c in df.columns], t[CODE_COLUMN])
-    return with_outcome_columns(joined, df.columns, decisions)
-
-
-def with_outcome_columns(coded: DataFrame, columns: list[str], decisions: BatchDecisions) -> DataFrame:
-    """The input's columns and the four decision columns, in one projection."""
-    outcomes = _outcome_columns(coded.sparkSession, decisions)
-    return coded.select(*[F.col(_quoted(c)) for c in columns], *[outcomes[name].alias(name) for name in DECISION_COLUMNS])
-
-
-def _quoted(name: str) -> str:
-    """A column name as Spark must be given it to take it whole (``a.b`` is a field access)."""
-    return "`" + name.replace("`", "``") + "`"
-
-
-def rewrite_databases(df: DataFrame) -> DataFrame:
-    """Replace the database a rewrite rule renamed: ``default_db`` of query events, ``db`` of
-    row events (qualified table names in a statement keep theirs, as on a replica)."""
-    rewritten = F.col("rewritten_db")
-    return df.withColumns(
-        {
-            "default_db": F.when((F.col("type") == "query") & rewritten.isNotNull(), rewritten).otherwise(F.col("default_db")),
-            "db": F.when((F.col("type") == "row") & rewritten.isNotNull(), rewritten).otherwise(F.col("db")),
-        }
-    )
 
 
 class DecidedFrame:
@@ -681,51 +511,6 @@ def _collect_pairs(df: DataFrame) -> list[tuple[int, int]]:
     return [(r[first], r[second]) for r in _collect_rows(df)]
 
 
-def _join_executor_decisions(df: DataFrame, decisions: BatchDecisions, only: str | None, key: Column) -> DataFrame:
-    """Pass 2 for :func:`_decide_on_executors`: slot lookup, or a broadcast or shuffle join of
-    the decided keys (hash -> code); a colliding group's keys also compare the full key."""
-    spark = df.sparkSession
-    keyed = df.withColumn(HASH_COLUMN, key)
-    wanted = None if only is None else [i + 1 for i, out in enumerate(decisions.outcomes) if out[0] == only]
-    if decisions.plan == "slots":
-        if only is None:
-            return with_outcome_columns(slot_table.with_code(keyed, decisions.slots, HASH_COLUMN, CODE_COLUMN), df.columns, decisions)
-        pairs = [(h, code) for h, code in decisions.slot_entries if code in wanted]
-        table = F.broadcast(_pair_table(spark, pairs))
-        return with_outcome_columns(keyed.join(table, HASH_COLUMN, "inner"), df.columns, decisions)
-    decided = decisions.decided
-    table = decided.select(HASH_COLUMN, key_decisions.code_column(spark, decisions.outcome_texts).alias(CODE_COLUMN))
-    if wanted is not None:
-        table = table.where(F.col(CODE_COLUMN).isin(wanted))
-    how = "inner" if only else "left"
-    hint = F.broadcast if decisions.plan == "broadcast" else (lambda t: t.hint("shuffle_hash"))
-    if not decisions.collided_rows:
-        return with_outcome_columns(keyed.join(hint(table), HASH_COLUMN, how), df.columns, decisions)
-    struct_type = df.select(key_struct()).schema[0].dataType
-    schema = StructType(
-        [StructField("_rf_h", LongType(), False), StructField("_rf_tk", struct_type, True), StructField(CODE_COLUMN, IntegerType(), False)]
-    )
-    extra = spark.createDataFrame(
-        [(h, k, code) for h, k, code in decisions.collided_rows if wanted is None or code in wanted], schema
-    )
-    t = hint(
-        table.select(F.col(HASH_COLUMN).alias("_rf_h"), F.lit(None).cast(struct_type).alias("_rf_tk"), CODE_COLUMN).unionByName(extra)
-    )
-    keyed = keyed.withColumn("_rf_kk", key_struct())
-    condition = (keyed[HASH_COLUMN] == t["_rf_h"]) & (t["_rf_tk"].isNull() | keyed["_rf_kk"].eqNullSafe(t["_rf_tk"]))
-    joined = keyed.join(t, condition, how).select(*[keyed[_quoted(c)] for c in df.columns], t[CODE_COLUMN])
-    return with_outcome_columns(joined, df.columns, decisions)
-
-
-def _pair_table(spark, pairs: list[tuple[int, int]]) -> DataFrame:
-    hashes = literals.primitive_array(spark, [h for h, _ in pairs], "long")
-    codes = literals.primitive_array(spark, [c for _, c in pairs], "int")
-    if hashes is not None and codes is not None:
-        return spark.range(1).select(F.inline(F.arrays_zip(hashes.alias(HASH_COLUMN), codes.alias(CODE_COLUMN))))
-    schema = StructType([StructField(HASH_COLUMN, LongType(), False), StructField(CODE_COLUMN, IntegerType(), False)])
-    return spark.createDataFrame(pairs, schema)
-
-
 KEY_MODEL = catalog_follow.KeyModel(KEY_COLUMNS, key_hash, event_from_key, key_column)
 """The decision keys, as :mod:`.catalog_follow` needs them."""
 
@@ -736,9 +521,12 @@ def decide_frame(
     hash_modulus: int | None = None,
     lookup: str = "auto",
     order: Sequence[str] | None = None,
+    compiled: bool = False,
 ) -> DecidedFrame:
     """Run pass 1 and the decisions (Spark jobs, now) and return the lazily decided frame plus
-    the counters. ``lookup`` forces pass 2's plan (``slots``, ``broadcast``, ``shuffle``;
+    the counters. ``compiled``: decide the rows :mod:`.compiled_rules` covers by its column
+    expressions (:func:`_decide_compiled`; not the default yet: on this input it measured
+    slower than the two passes at 2,000 tables, see README). ``lookup`` forces pass 2's plan (``slots``, ``broadcast``, ``shuffle``;
     ``join`` is ``broadcast``); ``auto`` chooses it from the key count (:func:`choose_plan`).
 
     ``applier_error`` is added too (:mod:`.catalog_follow`): NULL without a schema; with one,
@@ -759,7 +547,7 @@ def decide_frame(
         lookup = "join" if lookup in ("join", "broadcast", "shuffle") else "slots"
         decided = join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup)
         keys = [(h, v) for h, v, _ in decisions.key_rows]
-    elif lookup == "auto" and hash_modulus is None and literals.has_jvm(df.sparkSession):
+    elif compiled and lookup == "auto" and hash_modulus is None and literals.has_jvm(df.sparkSession):
         decided, decisions, tally = _decide_compiled(df, state)
         keys = []
     else:
@@ -805,21 +593,24 @@ def _decide_compiled(df: DataFrame, state: ReplicaState) -> tuple[DataFrame, Bat
     return decided, decisions, tally
 
 
-def apply_filters(df: DataFrame, state: ReplicaState, order: Sequence[str] | None = None) -> DataFrame:
+def apply_filters(
+    df: DataFrame, state: ReplicaState, order: Sequence[str] | None = None, compiled: bool = False
+) -> DataFrame:
     """``df`` with ``decision``, ``filter_type``, ``filter_rule``, ``rewritten_db`` and
-    ``applier_error`` added (``order``: see :func:`decide_frame`).
+    ``applier_error`` added (``order``, ``compiled``: see :func:`decide_frame`).
 
     Usable as ``df.transform(lambda d: apply_filters(d, state))``. Runs pass 1 and the
     decisions when called (unless the same files were decided before, :mod:`.key_cache`); the
     returned frame is lazy. The state's COUNTERs are not moved (use :func:`decide_frame` to
     get the increments).
     """
-    return decide_frame(df, state, order=order).df
+    return decide_frame(df, state, order=order, compiled=compiled).df
 
 
-def applied_events(df: DataFrame, state: ReplicaState) -> DataFrame:
-    """Only the events the replica applies, with the database rewritten, original columns only."""
-    if literals.has_jvm(df.sparkSession):
+def applied_events(df: DataFrame, state: ReplicaState, compiled: bool = False) -> DataFrame:
+    """Only the events the replica applies, with the database rewritten, original columns only
+    (``compiled``: see :func:`decide_frame`)."""
+    if compiled and literals.has_jvm(df.sparkSession):
         decided, _decisions, _tally = _decide_compiled(df, state)
         joined = decided.where(F.col("decision") == "APPLY")
     else:

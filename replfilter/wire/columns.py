@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mysql_mimic.charset import CharacterSet
+from mysql_mimic.packets import make_column_definition_41
 from mysql_mimic.results import ResultColumn
 from mysql_mimic.types import ColumnDefinition, ColumnType
 
@@ -22,8 +24,10 @@ from ..core.results import ResultSet, Value
 NUMBER_FLAGS = ColumnDefinition.UNSIGNED_FLAG | ColumnDefinition.BINARY_FLAG
 NUMBER_LENGTH = 20
 """``BIGINT UNSIGNED``'s display width."""
-TEXT_LENGTH_PER_CHARACTER = 4
-"""utf8mb4: the column length the server sends is characters times four bytes."""
+TEXT_LENGTH = 1024
+"""A text column's declared length: ``VARCHAR(256)`` in utf8mb4 (four bytes a character). The
+server sends the declared length, not the longest value's; clients size their output from the
+values they receive."""
 
 
 @dataclass(frozen=True)
@@ -37,13 +41,29 @@ class WireColumn:
     charset: CharacterSet
 
     @classmethod
-    def of(cls, name: str, numeric: bool, longest: int) -> "WireColumn":
-        if not numeric:
-            return cls(ResultColumn(name, ColumnType.VAR_STRING, CharacterSet.utf8mb4),
-                       max(longest, 1) * TEXT_LENGTH_PER_CHARACTER, ColumnDefinition(0), CharacterSet.utf8mb4)
-        column = ResultColumn(name, ColumnType.LONGLONG)  # digits encoded as text; declared binary
-        column.binary_encoder = _unsigned_bigint  # mimic packs BIGINT signed
-        return cls(column, NUMBER_LENGTH, NUMBER_FLAGS, CharacterSet.binary)
+    def of(cls, name: str, numeric: bool) -> "WireColumn":
+        return _column(name, numeric)
+
+    def definition(self, server_charset: CharacterSet) -> bytes:
+        """The column definition packet (built once per column: the same statements repeat)."""
+        return _definition(self, server_charset)
+
+
+@lru_cache(maxsize=1024)
+def _column(name: str, numeric: bool) -> WireColumn:
+    if not numeric:
+        return WireColumn(ResultColumn(name, ColumnType.VAR_STRING, CharacterSet.utf8mb4),
+                          TEXT_LENGTH, ColumnDefinition(0), CharacterSet.utf8mb4)
+    column = ResultColumn(name, ColumnType.LONGLONG)  # digits encoded as text; declared binary
+    column.binary_encoder = _unsigned_bigint  # mimic packs BIGINT signed
+    return WireColumn(column, NUMBER_LENGTH, NUMBER_FLAGS, CharacterSet.binary)
+
+
+@lru_cache(maxsize=1024)
+def _definition(column: WireColumn, server_charset: CharacterSet) -> bytes:
+    return make_column_definition_41(server_charset=server_charset, name=column.column.name,
+                                     column_type=column.column.type, character_set=column.charset,
+                                     column_length=column.length, flags=column.flags)
 
 
 def _unsigned_bigint(_column: ResultColumn, value: int) -> bytes:
@@ -55,8 +75,7 @@ def result_columns(result: ResultSet) -> list[WireColumn]:
     for index, name in enumerate(result.columns):
         values = [row[index] for row in result.rows if row[index] is not None]
         numeric = bool(values) and all(isinstance(v, int) for v in values)
-        longest = max((len(str(v)) for v in values), default=0)
-        columns.append(WireColumn.of(name, numeric, longest))
+        columns.append(WireColumn.of(name, numeric))
     return columns
 
 

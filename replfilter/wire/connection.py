@@ -99,6 +99,11 @@ class Limits:
     require_secure_transport: bool = False
 
 
+AUTOCOMMIT = ServerStatus.SERVER_STATUS_AUTOCOMMIT
+NO_STATUS = ServerStatus(0)
+MORE_RESULTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
+"""Status flags built once (mimic's compiled packets take the status as ServerStatus, extra
+flags as an int)."""
 SSL_REQUEST_BYTES = 4 + 32
 """An SSLRequest packet: header and payload (capabilities, max packet, character set, filler)."""
 
@@ -372,7 +377,7 @@ class ReplicaConnection(Connection):
         multi = Capabilities.CLIENT_MULTI_STATEMENTS in self.capabilities
         statements = split_multi_statements(text, self.replica.state.version) if multi else [text]
         for index, statement in enumerate(statements):
-            more = ServerStatus.SERVER_MORE_RESULTS_EXISTS if index + 1 < len(statements) else 0
+            more = MORE_RESULTS if index + 1 < len(statements) else 0
             try:
                 result = self.replica.execute_text(statement)
             except MySQLError as error:
@@ -384,7 +389,7 @@ class ReplicaConnection(Connection):
     async def send_result(self, result: Result, more: int) -> None:
         """OK, or the result set; the warning count is the conditions this statement raised (0 for
         SHOW WARNINGS, which lists the previous statement's and raises none, as in mysqld)."""
-        self.status_flags = ServerStatus.SERVER_STATUS_AUTOCOMMIT if self.replica.variables.values["autocommit"] else ServerStatus(0)
+        self.status_flags = AUTOCOMMIT if self.replica.variables.values["autocommit"] else NO_STATUS
         warnings = min(len(result.warnings), 0xFFFF)
         if isinstance(result, Ok):
             self.stream.write_many([self.ok(affected_rows=result.affected_rows, warnings=warnings, flags=more)])
@@ -397,12 +402,7 @@ class ReplicaConnection(Connection):
 
     def _column_packets(self, columns: list[WireColumn]) -> list[bytes]:
         header = [packets.make_column_count(capabilities=self.capabilities, column_count=len(columns))]
-        header += [
-            packets.make_column_definition_41(server_charset=self.server_charset, name=c.column.name,
-                                              column_type=c.column.type, character_set=c.charset,
-                                              column_length=c.length, flags=c.flags)
-            for c in columns
-        ]
+        header += [c.definition(self.server_charset) for c in columns]
         if not self.deprecate_eof():
             header.append(self.eof())
         return header

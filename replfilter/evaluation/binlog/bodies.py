@@ -1,7 +1,8 @@
 """The bodies of the events that are not rows: Query with its status variables, Rotate, Xid,
-Intvar, Rand, User var, XA prepare, Rows_query/Annotate_rows, MySQL's GTID events and
-Previous_gtids, MariaDB's GTID, GTID list and binlog checkpoint, Incident, and
-Transaction_payload (whose zstd payload is opened with the ``zstandard`` library).
+Intvar, Rand, User var, XA prepare, Rows_query/Annotate_rows, MySQL's GTID events (8.4's
+tagged ones too) and Previous_gtids, MariaDB's GTID, GTID list and binlog checkpoint, Incident, and
+Transaction_payload (whose zstd payload is opened with the ``zstandard`` library), and
+MariaDB's compressed Query and rows events (``log_bin_compress``: zlib).
 
 Layouts from libbinlogevents (``statement_events.h``, ``control_events.h``,
 ``compression/payload_event_buffer_istream``) and, for MariaDB's types, its ``log_event.h``.
@@ -9,12 +10,14 @@ Layouts from libbinlogevents (``statement_events.h``, ``control_events.h``,
 
 from __future__ import annotations
 
+import re
 import struct
 import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from . import event_types as T
+from . import serialization as S
 from .framing import HEADER_LEN, FormatDescription, RawEvent, parse_format_description
 from .rows import RowsHeader, TableMap, parse_rows_header, parse_table_map
 from .wire import read_packed
@@ -67,11 +70,18 @@ class Rand:
 
 @dataclass(frozen=True)
 class UserVar:
+    """``User_var_event``: ``value_type`` is the Item_result (0 STRING, 1 REAL, 2 INT,
+    4 DECIMAL), ``charset`` the collation id, ``flags`` the byte after the value (bit 0:
+    UNSIGNED_F), absent before 5.1 and for non-integers."""
+
     name: str
     is_null: bool
     value_type: int = 0
     charset: int = 0
     value: bytes = b""
+    flags: int = 0
+
+    UNSIGNED_F = 1
 
 
 @dataclass(frozen=True)
@@ -91,17 +101,28 @@ class TextEvent:
 
 @dataclass(frozen=True)
 class Gtid:
-    """MySQL's Gtid or Anonymous_Gtid event; ``gtid`` is ``uuid:gno`` (None when anonymous)."""
+    """MySQL's Gtid, Anonymous_Gtid or Gtid_tagged event; ``gtid`` is ``uuid:gno``, or
+    ``uuid:tag:gno`` for 8.4's tagged GTIDs (``Gtid::to_string`` with its TSID), None when
+    anonymous. The commit timestamps (microseconds), transaction length and server versions
+    are None when the event does not carry them (servers before 8.0)."""
 
     anonymous: bool
     sid: str
     gno: int
     last_committed: int | None = None
     sequence_number: int | None = None
+    tag: str = ""
+    immediate_commit_timestamp: int | None = None
+    original_commit_timestamp: int | None = None
+    transaction_length: int | None = None
+    immediate_server_version: int | None = None
+    original_server_version: int | None = None
 
     @property
     def gtid(self) -> str | None:
-        return None if self.anonymous else f"{self.sid}:{self.gno}"
+        if self.anonymous:
+            return None
+        return f"{self.sid}:{self.tag}:{self.gno}" if self.tag else f"{self.sid}:{self.gno}"
 
 
 @dataclass(frozen=True)
@@ -165,26 +186,62 @@ class TransactionPayload:
 
 
 @dataclass(frozen=True)
+class TransactionContext:
+    """Group Replication's ``Transaction_context_event`` (only what its Info text shows)."""
+
+    server_uuid: str
+    thread_id: int
+
+
+@dataclass(frozen=True)
+class ViewChange:
+    """Group Replication's ``View_change_event``: view_id[40] and seq_number."""
+
+    view_id: str
+    seq_number: int
+
+
+def parse_transaction_context(body: bytes) -> TransactionContext:
+    """``Transaction_context_event``: server_uuid_len[1], thread_id[4], gtid_specified[1],
+    snapshot length[4], write set items[4], read set items[4], then the server UUID."""
+    uuid_len, thread_id = struct.unpack_from("<BI", body, 0)
+    return TransactionContext(_cstring(body, 18, uuid_len), thread_id)
+
+
+@dataclass(frozen=True)
 class Rows:
     header: RowsHeader
     body: bytes
-
-
-Body = Any
 
 
 def _cstring(data: bytes, pos: int, length: int) -> str:
     return data[pos:pos + length].decode("utf-8", "replace")
 
 
-def parse_query(body: bytes, fde: FormatDescription) -> Query:
+def maria_uncompress(data: bytes) -> bytes:
+    """MariaDB's compressed binlog parts (``log_bin_compress``; ``binlog_buf_uncompress`` in its
+    log_event.cc): a byte ``0x80 | n``, the uncompressed length in ``n`` bytes, then a zlib
+    stream."""
+    import zlib
+
+    if not data or not data[0] & 0x80:
+        raise EventFormatProblem("compressed part without its header byte")
+    length_bytes = data[0] & 0x07
+    try:
+        return zlib.decompress(bytes(data[1 + length_bytes:]))
+    except zlib.error as err:
+        raise EventFormatProblem(f"compressed part does not decompress: {err}") from None
+
+
+def parse_query(body: bytes, fde: FormatDescription, compressed: bool = False) -> Query:
     thread_id, exec_time, db_len, error_code, status_len = struct.unpack_from("<IIBHH", body, 0)
     post = fde.post_header_len(T.QUERY, 13)
     status = body[post:post + status_len]
     values = _status_vars(status)
     pos = post + status_len
     db = _cstring(body, pos, db_len)
-    sql = body[pos + db_len + 1:].decode("utf-8", "replace")
+    text = body[pos + db_len + 1:]
+    sql = (maria_uncompress(text) if compressed else text).decode("utf-8", "replace")
     return Query(thread_id, exec_time, error_code, db, sql, **values)
 
 
@@ -234,28 +291,134 @@ def _status_vars(data: bytes) -> dict[str, Any]:
 
 
 def parse_gtid(body: bytes, anonymous: bool) -> Gtid:
+    """The fixed layout (``Gtid_event::Gtid_event`` in control_events.cpp): flags, SID, GNO,
+    then -- each only when the event is long enough -- typecode 2 with last_committed and
+    sequence_number; the immediate commit timestamp (7 bytes, its bit 55 set when the original
+    one follows); the transaction length (``net_field_length``); the immediate server version
+    (4 bytes, bit 31 set when the original one follows)."""
     sid = str(uuid.UUID(bytes=bytes(body[1:17])))
     gno = struct.unpack_from("<q", body, 17)[0]
-    last = seq = None
-    if len(body) >= 42 and body[25] == 2:  # logical timestamps, typecode 2
-        last, seq = struct.unpack_from("<qq", body, 26)
-    return Gtid(anonymous, sid, gno, last, seq)
+    if not (len(body) >= 42 and body[25] == 2):  # no logical timestamps (5.6, 5.7.4 and before)
+        return Gtid(anonymous, sid, gno)
+    last, seq = struct.unpack_from("<qq", body, 26)
+    fields: dict[str, int] = {}
+    pos = 42
+    if len(body) >= pos + 7:
+        raw = int.from_bytes(body[pos:pos + 7], "little")
+        pos += 7
+        original = immediate = raw & ~(1 << 55)
+        if raw >> 55 & 1:
+            original = int.from_bytes(body[pos:pos + 7], "little")
+            pos += 7
+        fields.update(immediate_commit_timestamp=immediate, original_commit_timestamp=original)
+        if pos < len(body):
+            fields["transaction_length"], pos = read_packed(body, pos)
+        if len(body) >= pos + 4:
+            (version,) = struct.unpack_from("<I", body, pos)
+            pos += 4
+            immediate_version = original_version = version & ~(1 << 31)
+            if version >> 31:
+                (original_version,) = struct.unpack_from("<I", body, pos)
+            fields.update(immediate_server_version=immediate_version, original_server_version=original_version)
+    return Gtid(anonymous, sid, gno, last, seq, **fields)
+
+
+_TAG_MAX_LENGTH = 32  # mysql::gtid::tag_max_length
+_TAG = re.compile(r"[a-z_][a-z0-9_]{0,31}")
+
+
+def _tag(raw: bytes) -> str:
+    """A tag as ``Tag::from_cstring`` accepts it (a letter or ``_``, then letters, digits or
+    ``_``; stored lower-cased)."""
+    text = raw.decode("ascii", "replace").lower()
+    if not _TAG.fullmatch(text):
+        raise EventFormatProblem(f"GTID tag {text!r} is not a valid tag")
+    return text
+
+
+# Gtid_event::define_fields (control_events.h), in field-id order
+_TAGGED_FIELDS = (
+    S.read_varlen_unsigned,                          # 0 gtid_flags
+    lambda d, p: S.read_byte_array(d, p, 16),        # 1 the UUID's 16 bytes
+    S.read_varlen_signed,                            # 2 gno (int64)
+    lambda d, p: S.read_string(d, p, _TAG_MAX_LENGTH),  # 3 tag
+    S.read_varlen_signed,                            # 4 last_committed (int64)
+    S.read_varlen_signed,                            # 5 sequence_number (int64)
+    S.read_varlen_unsigned,                          # 6 immediate_commit_timestamp
+    S.read_varlen_unsigned,                          # 7 original_commit_timestamp (absent: = immediate)
+    S.read_varlen_unsigned,                          # 8 transaction_length
+    S.read_varlen_unsigned,                          # 9 immediate_server_version
+    S.read_varlen_unsigned,                          # 10 original_server_version (absent: = immediate)
+    S.read_varlen_unsigned,                          # 11 commit_group_ticket
+)
+
+
+def parse_tagged_gtid(body: bytes) -> Gtid:
+    """``Gtid_tagged_log_event`` (type 42, MySQL 8.4): the whole body is one message of MySQL's
+    serialization library (``Gtid_event::read_gtid_tagged_log_event``); see serialization.py."""
+    try:
+        fields = S.read_message(bytes(body), _TAGGED_FIELDS)
+    except S.SerializationProblem as err:
+        raise EventFormatProblem(f"Gtid_tagged event does not decode: {err}") from None
+    if 1 not in fields or 2 not in fields:
+        raise EventFormatProblem("Gtid_tagged event without its UUID or GNO")
+    gno = fields[2]
+    if not 1 <= gno < (1 << 63) - 1:  # MIN_GNO, GNO_END
+        raise EventFormatProblem(f"Gtid_tagged event with invalid GNO {gno}")
+    immediate = fields.get(6)
+    version = fields.get(9)
+    return Gtid(
+        anonymous=False,
+        sid=str(uuid.UUID(bytes=fields[1])),
+        gno=gno,
+        last_committed=fields.get(4),
+        sequence_number=fields.get(5),
+        tag=_tag(fields[3]) if 3 in fields else "",
+        immediate_commit_timestamp=immediate,
+        original_commit_timestamp=fields.get(7, immediate),
+        transaction_length=fields.get(8),
+        immediate_server_version=version,
+        original_server_version=fields.get(10, version),
+    )
 
 
 def parse_previous_gtids(body: bytes) -> GtidSetBody:
-    (n_sids,) = struct.unpack_from("<Q", body, 0)
+    """``Gtid_set::add_gtid_encoding`` (rpl_gtid_set.cc): the first 8 bytes hold the format in
+    their top byte (0 untagged, 1 tagged) and the TSID count (tagged: in bits 8-55); each TSID
+    is a UUID, its tag (tagged format: a serialization-library string), the interval count and
+    the intervals (start, end exclusive). The text is ``Gtid_set::to_string``'s: TSIDs of one
+    UUID share it, ``uuid:1-5:tag:1-3``."""
+    (word,) = struct.unpack_from("<Q", body, 0)
+    tagged = word >> 56
+    if tagged not in (0, 1):
+        raise EventFormatProblem(f"Previous_gtids encoding format {tagged} is not known")
+    n_sids = (word & 0x00FFFFFFFFFFFF00) >> 8 if tagged else word & ((1 << 56) - 1)
     pos = 8
-    parts = []
+    parts: list[str] = []
+    previous = None
     for _ in range(n_sids):
         sid = str(uuid.UUID(bytes=bytes(body[pos:pos + 16])))
-        (n_intervals,) = struct.unpack_from("<Q", body, pos + 16)
-        pos += 24
+        pos += 16
+        tag = ""
+        if tagged:
+            try:
+                raw, pos = S.read_string(body, pos, _TAG_MAX_LENGTH)
+            except S.SerializationProblem as err:
+                raise EventFormatProblem(f"Previous_gtids tag does not decode: {err}") from None
+            tag = _tag(raw) if raw else ""
+        (n_intervals,) = struct.unpack_from("<Q", body, pos)
+        pos += 8
         ranges = []
         for _ in range(n_intervals):
             start, end = struct.unpack_from("<QQ", body, pos)
             pos += 16
             ranges.append(str(start) if end - 1 == start else f"{start}-{end - 1}")
-        parts.append(sid + ":" + ":".join(ranges))
+        text = (f":{tag}" if tag else "") + ":" + ":".join(ranges)
+        if sid == previous:
+            parts[-1] += text
+        else:
+            parts.append(sid + text)
+        previous = sid
     return GtidSetBody(",\n".join(parts))
 
 
@@ -292,7 +455,9 @@ def parse_user_var(body: bytes) -> UserVar:
     value_type = body[pos + 1]
     charset, value_len = struct.unpack_from("<II", body, pos + 2)
     value = bytes(body[pos + 10:pos + 10 + value_len])
-    return UserVar(name, False, value_type, charset, value)
+    flags_at = pos + 10 + value_len
+    flags = body[flags_at] if flags_at < len(body) else 0
+    return UserVar(name, False, value_type, charset, value, flags)
 
 
 def parse_payload(body: bytes) -> TransactionPayload:
@@ -324,11 +489,14 @@ def _table_map(event: RawEvent, body: bytes, fde: FormatDescription) -> TableMap
 def _rows(event: RawEvent, body: bytes, fde: FormatDescription) -> Rows:
     default = 10 if event.type_code in T.ROWS_V2_TYPES else 8
     header = parse_rows_header(event.type_code, body, fde.post_header_len(event.type_code, default))
+    if event.type_code in T.MARIA_COMPRESSED_ROWS_TYPES:  # the rows after the bitmaps are compressed
+        body = bytes(body[:header.rows_at]) + maria_uncompress(body[header.rows_at:])
     return Rows(header, body)
 
 
 _PARSERS: dict[int, Callable[[RawEvent, bytes, FormatDescription], Any]] = {
     T.QUERY: lambda e, b, f: parse_query(b, f),
+    T.MARIA_QUERY_COMPRESSED: lambda e, b, f: parse_query(b, f, compressed=True),
     T.ROTATE: lambda e, b, f: Rotate(struct.unpack_from("<Q", b, 0)[0], _cstring(b, 8, len(b) - 8)),
     T.XID: lambda e, b, f: Xid(struct.unpack_from("<Q", b, 0)[0]),
     T.INTVAR: lambda e, b, f: Intvar(b[0], struct.unpack_from("<Q", b, 1)[0]),
@@ -339,6 +507,7 @@ _PARSERS: dict[int, Callable[[RawEvent, bytes, FormatDescription], Any]] = {
     T.MARIA_ANNOTATE_ROWS: lambda e, b, f: TextEvent(b.decode("utf-8", "replace")),
     T.GTID: lambda e, b, f: parse_gtid(b, False),
     T.ANONYMOUS_GTID: lambda e, b, f: parse_gtid(b, True),
+    T.GTID_TAGGED: lambda e, b, f: parse_tagged_gtid(b),
     T.PREVIOUS_GTIDS: lambda e, b, f: parse_previous_gtids(b),
     T.MARIA_GTID: lambda e, b, f: parse_maria_gtid(b, e.server_id),
     T.MARIA_GTID_LIST: lambda e, b, f: parse_gtid_list(b),
@@ -351,8 +520,8 @@ _PARSERS: dict[int, Callable[[RawEvent, bytes, FormatDescription], Any]] = {
     T.HEARTBEAT: lambda e, b, f: None,
     T.HEARTBEAT_V2: lambda e, b, f: None,
     T.IGNORABLE: lambda e, b, f: None,
-    T.TRANSACTION_CONTEXT: lambda e, b, f: None,
-    T.VIEW_CHANGE: lambda e, b, f: None,
+    T.TRANSACTION_CONTEXT: lambda e, b, f: parse_transaction_context(b),
+    T.VIEW_CHANGE: lambda e, b, f: ViewChange(_cstring(b, 0, 40).split("\0", 1)[0], struct.unpack_from("<Q", b, 40)[0]),
 }
 for _code in T.ROWS_TYPES:
     _PARSERS[_code] = _rows

@@ -81,8 +81,10 @@ NAMES: dict[int, str] = {
     XA_PREPARE: "XA_prepare",
     PARTIAL_UPDATE_ROWS: "Update_rows_partial",
     TRANSACTION_PAYLOAD: "Transaction_payload",
-    HEARTBEAT_V2: "Heartbeat_v2",
-    GTID_TAGGED: "Gtid_tagged",
+    # 8.4's get_type_str is get_event_type_as_string (libs/mysql/binlog/event/binlog_event.cpp):
+    # its map names type 42 "Gtid_tagged_log_event" and has no Heartbeat_v2 ("Unknown")
+    HEARTBEAT_V2: "Unknown",
+    GTID_TAGGED: "Gtid_tagged_log_event",
     MARIA_ANNOTATE_ROWS: "Annotate_rows",
     MARIA_BINLOG_CHECKPOINT: "Binlog_checkpoint",
     MARIA_GTID: "Gtid",
@@ -94,9 +96,10 @@ NAMES: dict[int, str] = {
     MARIA_DELETE_ROWS_COMPRESSED_V1: "Delete_rows_compressed_v1",
 }
 
-WRITE_TYPES = frozenset({WRITE_ROWS_V1, WRITE_ROWS})
-UPDATE_TYPES = frozenset({UPDATE_ROWS_V1, UPDATE_ROWS, PARTIAL_UPDATE_ROWS})
-DELETE_TYPES = frozenset({DELETE_ROWS_V1, DELETE_ROWS})
+WRITE_TYPES = frozenset({WRITE_ROWS_V1, WRITE_ROWS, MARIA_WRITE_ROWS_COMPRESSED_V1})
+UPDATE_TYPES = frozenset({UPDATE_ROWS_V1, UPDATE_ROWS, PARTIAL_UPDATE_ROWS, MARIA_UPDATE_ROWS_COMPRESSED_V1})
+DELETE_TYPES = frozenset({DELETE_ROWS_V1, DELETE_ROWS, MARIA_DELETE_ROWS_COMPRESSED_V1})
+MARIA_COMPRESSED_ROWS_TYPES = frozenset({MARIA_WRITE_ROWS_COMPRESSED_V1, MARIA_UPDATE_ROWS_COMPRESSED_V1, MARIA_DELETE_ROWS_COMPRESSED_V1})
 ROWS_TYPES = WRITE_TYPES | UPDATE_TYPES | DELETE_TYPES
 ROWS_V2_TYPES = frozenset({WRITE_ROWS, UPDATE_ROWS, DELETE_ROWS, PARTIAL_UPDATE_ROWS})
 

@@ -113,10 +113,6 @@ class FormatDescription:
             return self.post_header_lengths[type_code - 1]
         return default
 
-    @property
-    def is_mariadb(self) -> bool:
-        return "MariaDB" in self.server_version
-
 
 def _version_tuple(text: str) -> tuple[int, int, int]:
     parts = []

@@ -4,7 +4,8 @@
 As in mysqlbinlog: positions apply to the first file (start) and the last file (stop), an event
 is read when it starts in ``[start, stop)``; datetimes are local time, an event is read from the
 first whose timestamp is at or after the start, and reading ends at the first at or after the
-stop; GTID sets select whole transactions by their GTID (MySQL's ``uuid:1-5:7`` sets, or
+stop; GTID sets select whole transactions by their GTID (MySQL's ``uuid:1-5:7`` sets, with 8.4's
+tags ``uuid:tag:1-3``, or
 MariaDB's ``domain-server-seq`` lists).
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+
+from ...core.gtid_sets import is_gtid_set
 
 
 class SelectionError(ValueError):
@@ -30,15 +33,17 @@ def parse_datetime(text: str) -> int:
 
 @dataclass(frozen=True)
 class GtidSet:
-    """A set of GTIDs: MySQL's ``uuid:interval[:interval]...`` items or MariaDB's
-    ``domain-server-seq`` ones, comma-separated."""
+    """A set of GTIDs: MySQL's ``uuid[:tag]:interval[:interval]...`` items (8.4's tags apply to
+    the intervals after them, as ``Gtid_set::add_gtid_text`` reads them: ``uuid:1-5:tag:1-3``
+    holds ``uuid:1`` to ``uuid:5`` and ``uuid:tag:1`` to ``uuid:tag:3``; tags are
+    case-insensitive) or MariaDB's ``domain-server-seq`` ones, comma-separated."""
 
-    intervals: dict[str, tuple[tuple[int, int], ...]]
+    intervals: dict[tuple[str, str], tuple[tuple[int, int], ...]]
     maria: frozenset[str]
 
     @classmethod
     def parse(cls, text: str) -> "GtidSet":
-        intervals: dict[str, list[tuple[int, int]]] = {}
+        intervals: dict[tuple[str, str], list[tuple[int, int]]] = {}
         maria: set[str] = set()
         for item in (part.strip() for part in text.split(",")):
             if not item:
@@ -49,20 +54,22 @@ class GtidSet:
                     raise SelectionError(f"malformed GTID set: {text}")
                 maria.add("-".join(str(int(p)) for p in pieces))
                 continue
-            sid, *ranges = item.split(":")
-            sid = sid.strip().lower()
-            if len(sid.replace("-", "")) != 32 or not ranges:
+            if not is_gtid_set(item):
                 raise SelectionError(f"malformed GTID set: {text}")
-            for interval in ranges:
-                low, _, high = interval.partition("-")
-                try:
-                    start, end = int(low), int(high or low)
-                except ValueError:
-                    raise SelectionError(f"malformed GTID set: {text}") from None
-                if start < 1 or end < start:
-                    raise SelectionError(f"malformed GTID set: {text}")
-                intervals.setdefault(sid, []).append((start, end))
-        return cls({sid: tuple(v) for sid, v in intervals.items()}, frozenset(maria))
+            sid, *parts = (part.strip() for part in item.split(":"))
+            sid = sid.strip("{}").lower()
+            if "-" not in sid:
+                sid = f"{sid[:8]}-{sid[8:12]}-{sid[12:16]}-{sid[16:20]}-{sid[20:]}"
+            tag = ""
+            for part in parts:
+                if not part[0].isdigit():
+                    tag = part.lower()
+                    continue
+                low, _, high = part.partition("-")
+                start, end = int(low), int(high.strip() or low)
+                if end >= start:  # an interval ending below its start is dropped, not refused
+                    intervals.setdefault((sid, tag), []).append((start, end))
+        return cls({key: tuple(v) for key, v in intervals.items()}, frozenset(maria))
 
     def __contains__(self, gtid: str | None) -> bool:
         if gtid is None:
@@ -72,7 +79,8 @@ class GtidSet:
         sid, _, gno = gtid.rpartition(":")
         if not sid:
             return False
-        return any(start <= int(gno) <= end for start, end in self.intervals.get(sid.lower(), ()))
+        sid, _, tag = sid.partition(":")  # uuid:gno or uuid:tag:gno
+        return any(start <= int(gno) <= end for start, end in self.intervals.get((sid.lower(), tag.lower()), ()))
 
 
 @dataclass(frozen=True)
