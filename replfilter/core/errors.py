@@ -132,6 +132,17 @@ class ER(Enum):
         "'%s' is deprecated and will be removed in a future release. Please use %s instead",
     )
     NO_DB_ERROR = ErrorSpec(1046, "3D000", "No database selected")
+    # the protocol's own errors (replfilter serve), in 8.4's words
+    CON_COUNT_ERROR = ErrorSpec(1040, "08004", "Too many connections")
+    HANDSHAKE_ERROR = ErrorSpec(1043, "08S01", "Bad handshake")
+    ACCESS_DENIED_ERROR = ErrorSpec(1045, "28000", "Access denied for user '%-.48s'@'%-.64s' (using password: %s)")
+    UNKNOWN_COM_ERROR = ErrorSpec(1047, "08S01", "Unknown command")
+    SERVER_SHUTDOWN = ErrorSpec(1053, "08S01", "Server shutdown in progress")
+    NET_PACKET_TOO_LARGE = ErrorSpec(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
+    NET_PACKETS_OUT_OF_ORDER = ErrorSpec(1156, "08S01", "Got packets out of order")
+    UNKNOWN_STMT_HANDLER = ErrorSpec(1243, "HY000", "Unknown prepared statement handler (%s) given to %s")
+    SECURE_TRANSPORT_REQUIRED = ErrorSpec(3159, "HY000", "Connections using insecure transport are prohibited while --require_secure_transport=ON.")
+    CLIENT_INTERACTION_TIMEOUT = ErrorSpec(4031, "HY000", "The client was disconnected by the server because of inactivity. See wait_timeout and interactive_timeout for configuring this behavior.")
     NO_SUCH_TABLE = ErrorSpec(1146, "42S02", "Table '%s.%s' doesn't exist")
     NO_REFERENCED_ROW_2 = ErrorSpec(1452, "23000", "Cannot add or update a child row: a foreign key constraint fails (%.192s)")
     FK_CANNOT_OPEN_PARENT = ErrorSpec(1824, "HY000", "Failed to open the referenced table '%s'")

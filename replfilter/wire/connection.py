@@ -34,7 +34,7 @@ from mysql_mimic.stream import ConnectionClosed, MysqlStream
 from mysql_mimic.types import Capabilities, Commands, ServerStatus, str_fixed, uint_1, uint_2
 from mysql_mimic.variables import GlobalVariables, SessionVariables
 
-from ..core.errors import MySQLError
+from ..core.errors import ER, MySQLError
 from ..core.results import Ok, Result, ResultSet
 from ..dialect.parser import split_multi_statements
 from ..server.session import Session
@@ -61,30 +61,20 @@ SERVER_CAPABILITIES = (
 offered: no statement of the dialect reads them)."""
 
 
-@dataclass(frozen=True)
-class WireError:
-    """An error the protocol itself sends (not a statement's): number, SQLSTATE, 8.4's text."""
-
-    code: int
-    sqlstate: str
-    message: str
-
-
-BAD_HANDSHAKE = WireError(1043, "08S01", "Bad handshake")
-UNKNOWN_COMMAND = WireError(1047, "08S01", "Unknown command")
-PACKET_TOO_LARGE = WireError(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
-PACKETS_OUT_OF_ORDER = WireError(1156, "08S01", "Got packets out of order")
-TOO_MANY_CONNECTIONS = WireError(1040, "08004", "Too many connections")
-SERVER_SHUTDOWN = WireError(1053, "08S01", "Server shutdown in progress")
-INACTIVITY = WireError(4031, "HY000", "The client was disconnected by the server because of inactivity. "
-                       "See wait_timeout and interactive_timeout for configuring this behavior.")
-INSECURE_TRANSPORT = WireError(3159, "HY000", "Connections using insecure transport are prohibited "
-                               "while --require_secure_transport=ON.")
-UNKNOWN_STATEMENT_HANDLER = WireError(1243, "HY000", "Unknown prepared statement handler (0) given to mysqld_stmt_execute")
+# The errors the protocol itself sends (not a statement's), from the error catalogue.
+BAD_HANDSHAKE = MySQLError.of(ER.HANDSHAKE_ERROR)
+UNKNOWN_COMMAND = MySQLError.of(ER.UNKNOWN_COM_ERROR)
+PACKET_TOO_LARGE = MySQLError.of(ER.NET_PACKET_TOO_LARGE)
+PACKETS_OUT_OF_ORDER = MySQLError.of(ER.NET_PACKETS_OUT_OF_ORDER)
+TOO_MANY_CONNECTIONS = MySQLError.of(ER.CON_COUNT_ERROR)
+SERVER_SHUTDOWN = MySQLError.of(ER.SERVER_SHUTDOWN)
+INACTIVITY = MySQLError.of(ER.CLIENT_INTERACTION_TIMEOUT)
+INSECURE_TRANSPORT = MySQLError.of(ER.SECURE_TRANSPORT_REQUIRED)
+UNKNOWN_STATEMENT_HANDLER = MySQLError.of(ER.UNKNOWN_STMT_HANDLER, 0, "mysqld_stmt_execute")
 _MIMIC_CODES = {ErrorCode.UNKNOWN_COM_ERROR: UNKNOWN_COMMAND, ErrorCode.HANDSHAKE_ERROR: BAD_HANDSHAKE}
 
 
-def error_packet(error: WireError | MySQLError) -> bytes:
+def error_packet(error: MySQLError) -> bytes:
     """ERR_Packet with the ``#SQLSTATE`` marker (every client that gets this far speaks 4.1)."""
     message = error.message.encode("utf-8", "surrogateescape")
     return uint_1(0xFF) + uint_2(error.code) + str_fixed(1, b"#") + str_fixed(5, error.sqlstate.encode()) + message
@@ -308,8 +298,8 @@ class ReplicaConnection(Connection):
         code = kwargs.get("code")
         if code == ErrorCode.ACCESS_DENIED_ERROR:
             user = str(self.session.variables.get("external_user") or "")
-            return error_packet(WireError(1045, "28000", f"Access denied for user '{user[:48]}'@'{self.peer_host[:64]}' "
-                                                         f"(using password: {'YES' if self._used_password else 'NO'})"))
+            return error_packet(MySQLError.of(ER.ACCESS_DENIED_ERROR, user, self.peer_host,
+                                              "YES" if self._used_password else "NO"))
         return error_packet(_MIMIC_CODES.get(code, BAD_HANDSHAKE))  # type: ignore[arg-type]
 
     async def change_user(self, data: bytes) -> None:
@@ -407,5 +397,5 @@ class ReplicaConnection(Connection):
             header.append(self.eof())
         return header
 
-    async def send_error(self, error: WireError | MySQLError) -> None:
+    async def send_error(self, error: MySQLError) -> None:
         await self.stream.write(error_packet(error))
