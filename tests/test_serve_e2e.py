@@ -253,6 +253,22 @@ def test_max_connections_and_wait_timeout(tmp_path: Path):
         server.stop()
 
 
+def test_wait_timeout_counts_from_the_last_command_and_a_lowered_one_applies(server: ServeProcess):
+    """The idle clock restarts at every command, and ``SET SESSION wait_timeout`` lowered below
+    the server's setting closes the connection after the lower one, as in mysqld."""
+    connection = server.connect()
+    cursor = connection.cursor()
+    cursor.execute("SET SESSION wait_timeout = 1")
+    for _ in range(4):  # 2 s of commands 0.5 s apart: never idle for 1 s
+        time.sleep(0.5)
+        cursor.execute("SELECT @@wait_timeout")
+        assert cursor.fetchall() == ((1,),)
+    time.sleep(1.6)
+    with pytest.raises(pymysql.err.OperationalError) as caught:
+        cursor.execute("SELECT @@wait_timeout")
+    assert caught.value.args[0] in (4031, 2013)
+
+
 def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
