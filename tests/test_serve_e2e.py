@@ -192,6 +192,14 @@ def test_mysql_connector_errors_warnings_reset_change_user_prepared(server: Serv
     prepared.execute("SELECT FILTER_NAME, COUNTER FROM performance_schema.replication_applier_filters "
                      "WHERE CHANNEL_NAME = 'mc'")
     assert prepared.fetchall() == [("REPLICATE_WILD_IGNORE_TABLE", 0)]
+    # a ? where 8.4 takes an expression: the filter tables' WHERE; each value binds as itself
+    query = ("SELECT FILTER_NAME, COUNTER FROM performance_schema.replication_applier_filters "
+             "WHERE CHANNEL_NAME = ? AND COUNTER = ? AND FILTER_NAME <> '?'")
+    prepared.execute(query, ("mc", 0))
+    assert prepared.fetchall() == [("REPLICATE_WILD_IGNORE_TABLE", 0)]
+    for value in ("it's", "mc' OR 'a' = 'a", "mc\\"):
+        prepared.execute(query, (value, 0))
+        assert prepared.fetchall() == []
     with pytest.raises(mysql_connector.Error) as caught:
         prepared.execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST = ? FOR CHANNEL 'mc'", ("x",))
     assert caught.value.errno == 1064  # the dialect's statements take no placeholder, as in sql_yacc.yy

@@ -40,6 +40,7 @@ from ..core.results import Ok, Result, ResultSet
 from ..dialect.parser import split_multi_statements
 from ..server.session import Session
 from .columns import result_columns, result_header, wire_rows
+from .prepared import bind, execute_parameters, placeholder_positions
 
 SERVER_CAPABILITIES = (
     Capabilities.CLIENT_PROTOCOL_41
@@ -72,6 +73,7 @@ SERVER_SHUTDOWN = MySQLError.of(ER.SERVER_SHUTDOWN)
 INACTIVITY = MySQLError.of(ER.CLIENT_INTERACTION_TIMEOUT)
 INSECURE_TRANSPORT = MySQLError.of(ER.SECURE_TRANSPORT_REQUIRED)
 UNKNOWN_STATEMENT_HANDLER = MySQLError.of(ER.UNKNOWN_STMT_HANDLER, 0, "mysqld_stmt_execute")
+MALFORMED_PACKET = MySQLError.of(ER.MALFORMED_PACKET)
 _MIMIC_CODES = {ErrorCode.UNKNOWN_COM_ERROR: UNKNOWN_COMMAND, ErrorCode.HANDSHAKE_ERROR: BAD_HANDSHAKE}
 
 
@@ -238,6 +240,8 @@ class ReplicaConnection(Connection):
         self.status_flags = ServerStatus.SERVER_STATUS_AUTOCOMMIT
         self._used_password = False
         self.secure = False
+        self._placeholders: dict[int, tuple[int, ...]] = {}
+        """Each prepared statement's ``?`` positions in its text."""
 
     # ---- the connection's life
     async def serve(self) -> None:
@@ -330,7 +334,9 @@ class ReplicaConnection(Connection):
                 elif data[0] == Commands.COM_STMT_EXECUTE:
                     await self.execute_prepared(data[1:])
                 elif data[0] == Commands.COM_STMT_CLOSE:
-                    self.prepared_stmts.pop(int.from_bytes(data[1:5], "little"), None)  # no reply, as in mysqld
+                    stmt_id = int.from_bytes(data[1:5], "little")
+                    self.prepared_stmts.pop(stmt_id, None)  # no reply, as in mysqld
+                    self._placeholders.pop(stmt_id, None)
                 elif data[0] == Commands.COM_STMT_RESET:
                     await self.stream.write(self.ok())
                 elif data[0] in (Commands.COM_PING, Commands.COM_DEBUG):
@@ -391,29 +397,49 @@ class ReplicaConnection(Connection):
 
     async def prepare(self, data: bytes) -> None:
         """COM_STMT_PREPARE: the text is parsed now, so a statement the server would refuse to
-        prepare gets its refusal here (1064, 1235...). The dialect's statements take literals
-        only (sql_yacc.yy gives them no ``?``), so a prepared statement has no parameters."""
+        prepare gets its refusal here (1064, 1235...). A ``?`` may stand where 8.4 takes one: in
+        a SELECT on the filter tables (:mod:`.prepared`); the replication statements take
+        literals only, so there it is the parser's 1064."""
+        from ..dialect import ast
         from ..dialect.parser import parse_statement
 
         text = data.decode("utf-8", "surrogateescape")
         try:
-            parse_statement(text, self.replica.state.version)
+            parsed = parse_statement(text, self.replica.state.version)
         except MySQLError as error:
             await self.send_error(error)
             return
-        statement = PreparedStatement(stmt_id=next(self.prepared_stmt_seq), sql=text, num_params=0)
+        positions = placeholder_positions(text) if isinstance(parsed, ast.QueryPerformanceSchema) else ()
+        statement = PreparedStatement(stmt_id=next(self.prepared_stmt_seq), sql=text, num_params=len(positions))
         self.prepared_stmts[statement.stmt_id] = statement
-        await self.stream.write(packets.make_com_stmt_prepare_ok(statement))
+        self._placeholders[statement.stmt_id] = positions
+        reply = [packets.make_com_stmt_prepare_ok(statement)]
+        if positions:  # one definition per parameter, as mysqld sends them
+            reply += [packets.make_column_definition_41(server_charset=self.server_charset, name="?")] * len(positions)
+            if not self._deprecate_eof:
+                reply.append(eof_packet(self._reply_capabilities, self.status_flags))
+        self.stream.write_many(reply)
+        await self.stream.drain()
 
     async def execute_prepared(self, data: bytes) -> None:
-        """COM_STMT_EXECUTE: the statement runs as its text would; rows in the binary protocol."""
+        """COM_STMT_EXECUTE: the statement runs as its text would, the values bound in place of
+        its ``?``; rows in the binary protocol."""
         try:
-            command = packets.parse_com_stmt_execute(self.capabilities, self.client_charset, data, self.get_stmt)
+            statement = self.get_stmt(int.from_bytes(data[:4], "little"))
         except MysqlError:
             await self.send_error(UNKNOWN_STATEMENT_HANDLER)
             return
+        positions = self._placeholders.get(statement.stmt_id, ())
+        text = statement.sql
+        if positions:
+            try:
+                values = execute_parameters(self.capabilities, self.client_charset, data, len(positions))
+            except Exception:  # a packet whose parameters cannot be read: the server's answer to a malformed one
+                await self.send_error(MALFORMED_PACKET)
+                return
+            text = bind(text, positions, values)
         try:
-            result = self.replica.execute_text(command.sql)
+            result = self.replica.execute_text(text)
         except MySQLError as error:
             await self.send_error(error)
             return
