@@ -114,6 +114,8 @@ def ok_packet(capabilities: Capabilities, status: ServerStatus, affected_rows: i
 @lru_cache(maxsize=1024)
 def eof_packet(capabilities: Capabilities, status: ServerStatus, warnings: int = 0, more: int = 0) -> bytes:
     return packets.make_eof(capabilities=capabilities, status_flags=status, warnings=warnings, flags=more)
+
+
 SSL_REQUEST_BYTES = 4 + 32
 """An SSLRequest packet: header and payload (capabilities, max packet, character set, filler)."""
 
