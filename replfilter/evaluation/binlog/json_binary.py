@@ -11,6 +11,7 @@ MariaDB stores JSON as text: its rows hold the text, not this form.
 from __future__ import annotations
 
 import struct
+from dataclasses import dataclass
 from typing import Any
 
 SMALL_OBJECT, LARGE_OBJECT, SMALL_ARRAY, LARGE_ARRAY = 0, 1, 2, 3
@@ -30,6 +31,16 @@ _SCALARS = {
 
 class JsonFormatError(ValueError):
     """Bytes that are not MySQL binary JSON."""
+
+
+@dataclass(frozen=True)
+class JsonDiff:
+    """One change of a partial JSON update (``enum_json_diff_operation``: 0 REPLACE, 1 INSERT,
+    2 REMOVE) at ``path``; ``value`` is absent for REMOVE."""
+
+    operation: str
+    path: str
+    value: Any = None
 
 
 class Opaque(tuple):
