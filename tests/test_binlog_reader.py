@@ -573,9 +573,28 @@ def _info_of(type_code: int, body: bytes) -> str:
     (_user_var("b`q", 0, b"ab\xff", 255), "@`b``q`=_utf8mb4 0x6162FF COLLATE utf8mb4_0900_ai_ci"),
     (_user_var("a", 0, b"", 8), '@`a`=_latin1 "" COLLATE latin1_swedish_ci'),
     (_user_var("a", 0, b"x", 999), "@`a`=_? 0x78 COLLATE (collation id 999)"),
+    (_user_var("a", 0, b"x", 76), "@`a`=_utf8mb3 0x78 COLLATE utf8mb3_tolower_ci"),
+    (_user_var("a", 0, b"x", 245), "@`a`=_utf8mb4 0x78 COLLATE utf8mb4_croatian_ci"),
+    (_user_var("a", 0, b"x", 323), "@`a`=_utf8mb4 0x78 COLLATE utf8mb4_mn_cyrl_0900_as_cs"),
+    (_user_var("a", 0, b"x", 2304), "@`a`=_? 0x78 COLLATE (collation id 2304)"),  # MariaDB's, not MySQL's
 ])
 def test_user_var_info(body, info):
     assert _info_of(T.USER_VAR, body) == info
+
+
+@pytest.mark.parametrize("charset, named", [
+    (245, "_utf8mb4 0x78 COLLATE utf8mb4_croatian_mysql561_ci"),  # MySQL's 245 is utf8mb4_croatian_ci
+    (2304, "_utf8mb4 0x78 COLLATE utf8mb4_uca1400_ai_ci"),
+    (1033, "_latin2 0x78 COLLATE latin2_general_nopad_ci"),
+    (255, "_? 0x78 COLLATE (collation id 255)"),  # MySQL's utf8mb4_0900_ai_ci; not in MariaDB 10.11
+])
+def test_user_var_collations_are_the_writers(charset, named):
+    """A file written by MariaDB (its Format_description says so) names collation ids as
+    MariaDB does (collations.py: read from MariaDB 10.11's own tables)."""
+    w = W.BinlogWriter(version="10.11.19-MariaDB-log")
+    w.add(T.USER_VAR, _user_var("a", 0, b"x", charset))
+    rows = list(show_rows(read_stream(io.BytesIO(bytes(w)), "binlog.000001")))
+    assert rows[1][5] == "@`a`=" + named
 
 
 def test_incident_intvar_xa_and_rows_query_info():
