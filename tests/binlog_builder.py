@@ -444,6 +444,9 @@ def _json_value(value: Any) -> tuple[int, bytes]:
     if isinstance(value, dict):
         keys = sorted(value, key=lambda k: (len(k.encode()), k.encode()))
         return 1, _container(keys, [value[k] for k in keys])
+    if isinstance(value, tuple):  # (mysql_type, bytes): an opaque scalar (json_binary.cc, OPAQUE)
+        mysql_type, data = value
+        return 15, bytes([mysql_type]) + _varlen(len(data)) + data
     raise ValueError(f"no JSON encoding for {value!r}")
 
 

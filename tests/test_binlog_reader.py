@@ -545,6 +545,36 @@ def test_a_tagged_gtid_with_unknown_fields(tmp_path):
     assert items[3].body.xid == 1
 
 
+def _packed_datetime(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0, micro: int = 0) -> bytes:
+    """``TIME_to_longlong_datetime_packed`` (mysys/my_time.cc), as JSON stores it: 8 bytes, little-endian."""
+    ymd, hms = (year * 13 + month) << 5 | day, hour << 12 | minute << 6 | second
+    return (((ymd << 17 | hms) << 24) + micro).to_bytes(8, "little", signed=True)
+
+
+def test_opaque_json_scalars_print_as_mysql_prints_them(tmp_path):
+    """Json_wrapper::to_string (sql-common/json_dom.cc): DECIMAL by its digits, temporal values
+    with six fractional digits, any other opaque type as base64:type<N>:<base64>."""
+    doc = {
+        "dec": (C.NEWDECIMAL, bytes([10, 2]) + W.encode_decimal(Decimal("-12.34"), (10 << 8) | 2)),
+        "dt": (C.DATETIME, _packed_datetime(2024, 5, 7, 13, 5, 9, 120)),
+        "d": (C.DATE, _packed_datetime(2024, 5, 7)),
+        "t": (C.TIME, (-int.from_bytes(_packed_datetime(0, 0, 0, 838, 59, 59, 5), "little")).to_bytes(8, "little", signed=True)),
+        "ts": (C.TIMESTAMP, _packed_datetime(1999, 12, 31, 23, 59, 59)),
+        "blob": (C.BLOB, b"\x00\xffab"),
+        "short": (C.DATETIME, b"\x01"),  # not a packed time: printed as its bytes
+    }
+    w = W.BinlogWriter()
+    w.add(T.TABLE_MAP, W.table_map(7, "d", "t", [(C.JSON, 4)], names=["doc"]))
+    w.add(T.WRITE_ROWS, W.rows_event(7, 1, [W.image([(C.JSON, 4)], [doc])]))
+    path = tmp_path / "binlog.000001"
+    path.write_bytes(bytes(w))
+    [values] = [r.values for r in decide_files(LineEvaluator(Session().state), [str(path)], decode_rows=True) if r.values]
+    assert values == [{"after": {"doc": {
+        "dec": "-12.34", "dt": "2024-05-07 13:05:09.000120", "d": "2024-05-07", "t": "-838:59:59.000005",
+        "ts": "1999-12-31 23:59:59.000000", "blob": "base64:type252:AP9hYg==", "short": "base64:type12:AQ==",
+    }}}]
+
+
 # --- Info texts as 8.4's pack_info writes them (sql/log_event.cc) ------------------------------
 
 def _user_var(name: str, value_type: int | None, value: bytes = b"", charset: int = 255, flags: bytes = b"") -> bytes:

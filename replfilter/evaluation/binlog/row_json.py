@@ -2,7 +2,8 @@
 character and binary strings as UTF-8 text when they are, else ``{"base64": ...}``; DECIMAL
 and fractional TIMESTAMP as their exact text; ENUM and SET as their member names where the
 Table_map lists them (``binlog_row_metadata=FULL``), else their index and bit pattern; MySQL
-JSON documents as JSON (an opaque scalar inside one as its MySQL type and base64).
+JSON documents as JSON, an opaque scalar inside one as MySQL prints it
+(:func:`opaque_text`).
 
 The conversion is chosen once per column (:func:`json_converter`), not per value; the compiled
 readers (row_codegen.py) inline the common ones.
@@ -62,7 +63,7 @@ def json_value(value: Any) -> Any:
     if isinstance(value, decimal.Decimal):
         return format(value, "f")
     if isinstance(value, Opaque):
-        return {"mysql_type": value[0], "base64": base64.b64encode(value[1]).decode()}
+        return opaque_text(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return text_or_base64(bytes(value))
     if isinstance(value, dict):
@@ -74,3 +75,43 @@ def json_value(value: Any) -> Any:
     if isinstance(value, (dt.date, dt.time)):
         return value.isoformat()
     return str(value)
+
+
+# enum_field_types of the opaque scalars MySQL prints by value (json_dom.cc, wrapper_to_string)
+_TIMESTAMP, _DATE, _TIME, _DATETIME, _NEWDATE, _NEWDECIMAL = 7, 10, 11, 12, 14, 246
+
+
+def opaque_text(value: Opaque) -> str:
+    """What ``Json_wrapper::to_string`` prints for an opaque scalar (sql-common/json_dom.cc,
+    ``wrapper_to_string``): a DECIMAL its digits (``J_DECIMAL``: precision, scale, then
+    ``bin2decimal``'s bytes), a DATE, TIME, DATETIME or TIMESTAMP its text with six fractional
+    digits (``J_DATE``... : the 8-byte little-endian packed value, ``my_TIME_to_str(t, 6)``),
+    any other type ``base64:type<type>:<base64 of the bytes>`` (``J_OPAQUE``). MySQL prints the
+    DECIMAL as a JSON number; here it is its exact text, as DECIMAL columns are."""
+    mysql_type, data = value
+    try:
+        if mysql_type == _NEWDECIMAL:
+            number, _ = C.decoder_for(C.NEWDECIMAL)(data, 2, (data[0] << 8) | data[1], False)
+            return format(number, "f")
+        if mysql_type in (_DATE, _NEWDATE, _TIME, _DATETIME, _TIMESTAMP) and len(data) == 8:
+            return _packed_time_text(mysql_type, int.from_bytes(data, "little", signed=True))
+    except (IndexError, ValueError):
+        pass  # not what the type says: printed as its bytes
+    return f"base64:type{mysql_type}:{base64.b64encode(data).decode()}"
+
+
+def _packed_time_text(mysql_type: int, packed: int) -> str:
+    """``TIME_from_longlong_*_packed`` then ``my_TIME_to_str``: the packed value is
+    ``(ymd << 17 | hms) << 24 | microseconds`` (``ymd = (year * 13 + month) << 5 | day``,
+    ``hms = hour << 12 | minute << 6 | second``); a TIME packs ``hms << 24 | microseconds``,
+    negated when negative."""
+    sign = "-" if packed < 0 else ""
+    packed = abs(packed)
+    micro, rest = packed % (1 << 24), packed >> 24
+    if mysql_type == _TIME:  # TIME_from_longlong_time_packed: no date part, the hour has 10 bits
+        return f"{sign}{rest >> 12 & 1023:02d}:{rest >> 6 & 63:02d}:{rest & 63:02d}.{micro:06d}"
+    hms, ymd = rest % (1 << 17), rest >> 17
+    clock = f"{hms >> 12:02d}:{hms >> 6 & 63:02d}:{hms & 63:02d}.{micro:06d}"
+    year_month = ymd >> 5
+    date = f"{year_month // 13:04d}-{year_month % 13:02d}-{ymd & 31:02d}"
+    return date if mysql_type in (_DATE, _NEWDATE) else f"{date} {clock}"
