@@ -47,8 +47,11 @@ from pyspark.sql.window import Window
 from ..evaluation.event_lines import JSON_BLANKS
 from ..evaluation.events import CommandKind, TransactionKind
 from ..replica.state import ReplicaState
-from .schema import DEAD_LETTER_SCHEMA, EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, INGESTED_SCHEMA, TABLE_SCHEMA, Ingested
-from .sql_tables import needs_sql_tables, resolve_sql_tables
+from .schema import (
+    DEAD_LETTER_SCHEMA, EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, INGESTED_SCHEMA, TABLE_SCHEMA_V1,
+    UPDATING_UNKNOWN, Ingested,
+)
+from .sql_tables import decide_unknown_updating, needs_sql_tables, resolve_sql_tables
 from .source_schemas import SourceSchemas
 
 _TYPE_FIELDS = {
@@ -58,10 +61,32 @@ _TYPE_FIELDS = {
 }
 _COMMANDS = [c.value for c in CommandKind]
 _KINDS = [k.value for k in TransactionKind]
-_TABLES_TYPE = f"array<{TABLE_SCHEMA.simpleString()}>"
 
 
 # --- helpers ---------------------------------------------------------------------------------
+
+
+def _defaulted_table(t: Column) -> Column:
+    """One table entry with ``updating``'s default (true) filled in, unless whether it is
+    updating is not known (``updating_unknown``: then NULL, schema.py)."""
+    unknown = F.coalesce(t[UPDATING_UNKNOWN], F.lit(False))
+    return F.struct(
+        t["db"].alias("db"), t["table"].alias("table"),
+        F.when(unknown, F.lit(None).cast("boolean")).otherwise(F.coalesce(t["updating"], F.lit(True))).alias("updating"),
+        F.when(unknown, F.lit(True)).alias(UPDATING_UNKNOWN),
+    )
+
+
+def _current_tables(df: DataFrame) -> DataFrame:
+    """``df`` with a ``tables`` column of :data:`~.schema.TABLE_SCHEMA_V1` (written before
+    ``updating_unknown`` existed) given that field, NULL: the same events."""
+    element = getattr(df.schema["tables"].dataType, "elementType", None)
+    if element is None or element.names != TABLE_SCHEMA_V1.names:
+        return df
+    upgraded = F.transform(F.col("tables"), lambda t: F.struct(
+        t["db"].alias("db"), t["table"].alias("table"), t["updating"].alias("updating"),
+        F.lit(None).cast("boolean").alias(UPDATING_UNKNOWN)))
+    return df.withColumn("tables", upgraded)
 
 
 def _source(df: DataFrame, source_col: str | None) -> Column:
@@ -121,6 +146,9 @@ def _parse_in_python(df: DataFrame, how: str, channels: Sequence[str] | None = N
                         else:  # a Parquet row: the fields of its own type, NULLs left out
                             data = json.loads(record)
                             own = _TYPE_FIELDS.get(data.get("type"))
+                            for t in data.get("tables") or ():  # a field of the row form only
+                                if isinstance(t, dict):
+                                    t.pop(UPDATING_UNKNOWN, None)
                             event = _from_dict({k: v for k, v in data.items() if own is None or k in own})
                     except _UnknownTables as err:  # an event: its text is read again (sql_tables.py)
                         event = err.event
@@ -252,6 +280,8 @@ def _values_ok(e: Column) -> Column:
     names = e["tables"]["table"]
     tables_ok = e["tables"].isNull() | (
         ~F.array_contains(names, F.lit("")) & (F.size(F.array_compact(names)) == F.size(e["tables"]))
+        # (a key of the row form only, schema.py: from_dict refuses it in a line)
+        & (F.size(F.array_compact(e["tables"][UPDATING_UNKNOWN])) == 0)
     )
     query = (typ == "query") & e["command"].isin(*_COMMANDS) & tables_ok
     row = (typ == "row") & e["db"].isNotNull() & e["table"].isNotNull()
@@ -278,10 +308,7 @@ def _native_event_columns() -> list[Column]:
     tables = e["tables"]
     # updating defaults to true; the (interpreted) lambda runs only for the rows that have an
     # entry without it
-    defaulted = F.transform(
-        tables,
-        lambda t: F.struct(t["db"].alias("db"), t["table"].alias("table"), F.coalesce(t["updating"], F.lit(True)).alias("updating")),
-    )
+    defaulted = F.transform(tables, _defaulted_table)
     lacks_updating = F.size(F.array_compact(tables["updating"])) != F.size(tables)
     return [
         F.lit(1).cast("long").alias("v"),
@@ -422,13 +449,11 @@ def mark_event_rows(
     missing = [c for c in EVENT_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"not an event DataFrame: missing column(s) {', '.join(missing)}")
+    df = _current_tables(df)
     is_query = F.col("type") == "query"
     # updating defaults to true; the (interpreted) lambda runs only for the rare rows that have
     # an element without it
-    defaulted = F.transform(
-        F.col("tables"),
-        lambda t: F.struct(t["db"].alias("db"), t["table"].alias("table"), F.coalesce(t["updating"], F.lit(True)).alias("updating")),
-    )
+    defaulted = F.transform(F.col("tables"), _defaulted_table)
     lacks_updating = F.size(F.array_compact(F.col("tables.updating"))) != F.size(F.col("tables"))
     tables = F.when(is_query, F.when(lacks_updating, defaulted).otherwise(F.col("tables")))
     if not keep_tables_null:
@@ -530,7 +555,8 @@ def parse_debezium(
     parsed = parsed.withColumn("_kind", kind)
     null = F.lit(None).cast("string")
     ch = F.lit(channel)
-    table_list = F.array(F.struct(db.alias("db"), table.alias("table"), F.lit(True).alias("updating")))
+    table_list = F.array(F.struct(db.alias("db"), table.alias("table"), F.lit(True).alias("updating"),
+                                  F.lit(None).cast("boolean").alias(UPDATING_UNKNOWN)))
     is_kind = F.col("_kind")
     rows = parsed.select(
         F.lit(1).cast("long").alias("v"),
@@ -616,7 +642,7 @@ def read_events(
     if fmt == "binlog":  # binary and relay log files: parsed per file, in parallel (binlog_files.py)
         from .binlog_files import read_binlog_events
 
-        return read_binlog_events(spark, path, channel)
+        return read_binlog_events(spark, path, channel, state)
     if fmt == "parquet":
         df = spark.read.schema(_parquet_read_schema()).parquet(path)
         ingested = normalize_event_rows(df.withColumn("_file", F.col("_metadata.file_path")), source_col="_file")
@@ -633,7 +659,11 @@ def read_events(
         return ingested
     sources = SourceSchemas.of(state) if state is not None else None
     resolved = resolve_sql_tables(ingested.events, sources, state)
-    return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
+    dead = ingested.dead.unionByName(resolved.dead)
+    if state is not None:  # rows that carry tables whose updating flag is not known (schema.py)
+        decided = decide_unknown_updating(resolved.events, state, F.lit(None))
+        resolved, dead = decided, dead.unionByName(decided.dead)
+    return Ingested(resolved.events, dead, ingested.parsed)
 
 
 def _read_event_lines(lines: DataFrame, resolve_sql: bool, state: ReplicaState | None) -> Ingested:
