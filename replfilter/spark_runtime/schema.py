@@ -23,8 +23,9 @@ read without the source's schema: :class:`~replfilter.evaluation.events.TableRef
 ``updating=None``, written ``"updating": null`` in ``evaluate``'s output); ``updating`` is then
 NULL and means nothing. NULL or false: ``updating`` says it, NULL meaning true as before. So a
 file written before the field existed (no such field) reads the same, and a DataFrame built
-with the earlier table entry (:data:`TABLE_SCHEMA_V1`) is still an event frame. The JSON reader refuses the key, as ``evaluate``'s does:
-only the readers of SQL text set it (:mod:`.sql_tables`, :mod:`.binlog_files`).
+with the earlier table entry (:data:`TABLE_SCHEMA_V1`) is still an event frame. The JSON
+reader refuses the key, as ``evaluate``'s does: only the readers of SQL text and binlogs set
+it (:mod:`.sql_tables`, :mod:`.binlog_files`).
 
 ``record`` is not part of the event: it carries the original input record when the input has
 more than the event (a Debezium envelope with ``before``/``after``), so the applied output still
@@ -39,7 +40,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
     BinaryType,
@@ -155,3 +157,9 @@ class Ingested:
 def ddl(schema: StructType) -> str:
     """The schema as a DDL string (what ``spark.read.schema`` also accepts)."""
     return schema.simpleString()[len("struct<") : -1]
+
+
+def source_column(df: DataFrame, source_col: str | None) -> Column:
+    """The column naming each record's file (``source_col``) as a string, NULL without one: what
+    dead letters keep in ``source_file``."""
+    return F.col(source_col).cast("string") if source_col else F.lit(None).cast("string")
