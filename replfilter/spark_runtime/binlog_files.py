@@ -22,12 +22,15 @@ import os
 from typing import Any, Iterator
 
 from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 
 from ..evaluation.binlog.as_events import EventMapper, Mapped
 from ..evaluation.binlog.framing import MAGIC, NotABinlog, ReadProblem
 from ..evaluation.binlog.reader import read_binlog
 from ..evaluation.events import QueryEvent, RowEvent, TransactionEvent
-from .schema import DEAD_LETTER_SCHEMA, INGESTED_SCHEMA, Ingested
+from ..replica.state import ReplicaState
+from .sql_tables import decide_unknown_updating
+from .schema import DEAD_LETTER_SCHEMA, INGESTED_SCHEMA, Ingested, table_values
 
 
 def binlog_paths(path: str) -> list[str]:
@@ -103,7 +106,7 @@ def _event_row(mapped: Mapped) -> tuple[Any, ...]:
         record["rows"] = 0
         return (1, "row", event.channel, None, None, None, None, None, None, event.db, event.table, None, None, record)
     if isinstance(event, QueryEvent):
-        tables = [(t.db, t.table, t.updating) for t in event.tables]
+        tables = [tuple(table_values(t).values()) for t in event.tables]  # updating=None: unknown
         return (1, "query", event.channel, event.default_db, event.command.value, tables, event.sql,
                 event.temporary, event.if_exists, None, None, None, None, record)
     assert isinstance(event, TransactionEvent)
@@ -111,8 +114,11 @@ def _event_row(mapped: Mapped) -> tuple[Any, ...]:
             event.kind.value, event.gtid, record)
 
 
-def read_binlog_events(spark: SparkSession, path: str, channel: str = "") -> Ingested:
-    """Events and dead letters of the binlog files of ``path``, parsed in parallel."""
+def read_binlog_events(spark: SparkSession, path: str, channel: str = "", state: ReplicaState | None = None) -> Ingested:
+    """Events and dead letters of the binlog files of ``path``, parsed in parallel. A statement
+    whose updating tables are not known (a multi-table UPDATE with unqualified SET columns and
+    no ``Q_TABLE_MAP_FOR_UPDATE``) is decided by ``state``'s rules where they decide it, as
+    ``evaluate`` decides it (:func:`.sql_tables.decide_unknown_updating`); else it is a dead letter."""
     paths = binlog_paths(path)
     if not paths:
         empty = spark.sparkContext.emptyRDD()
@@ -121,4 +127,7 @@ def read_binlog_events(spark: SparkSession, path: str, channel: str = "") -> Ing
     tagged = tagged.persist()  # one parse of each file feeds both frames
     events = spark.createDataFrame(tagged.filter(lambda t: t[0] == "event").map(lambda t: t[1]), INGESTED_SCHEMA)
     dead = spark.createDataFrame(tagged.filter(lambda t: t[0] == "dead").map(lambda t: t[1]), DEAD_LETTER_SCHEMA)
-    return Ingested(events, dead, None)
+    # (a dead letter names its file as the reader's do: the record names the log by its base name)
+    files = F.create_map(*[F.lit(x) for p in paths for x in (os.path.basename(p), p)])
+    decided = decide_unknown_updating(events, state, source=files[F.get_json_object(F.col("record"), "$.log_name")])
+    return Ingested(decided.events, dead.unionByName(decided.dead), None)
