@@ -29,7 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
     BinaryType,
@@ -117,3 +118,9 @@ class Ingested:
 def ddl(schema: StructType) -> str:
     """The schema as a DDL string (what ``spark.read.schema`` also accepts)."""
     return schema.simpleString()[len("struct<") : -1]
+
+
+def source_column(df: DataFrame, source_col: str | None) -> Column:
+    """The column naming each record's file (``source_col``) as a string, NULL without one: what
+    dead letters keep in ``source_file``."""
+    return F.col(source_col).cast("string") if source_col else F.lit(None).cast("string")
