@@ -84,13 +84,21 @@ def compile_counter(types: tuple[int, ...], metadata: tuple[int, ...], present: 
                     present_after: tuple[int, ...] | None) -> Counter:
     """``count(data, pos, end) -> rows``: walks every row by the sizes of its values (an
     update row is its before and its after image), decoding none."""
-    lines = ["def count(data, pos, end):", "    n = 0", "    while pos < end:"]
+    lines = ["def count(data, pos, end):", "    n = 0", *_no_columns_guard(present, present_after), "    while pos < end:"]
     lines += ["        " + s for s in _image_skip(types, metadata, present)]
     if present_after is not None:
         lines += ["        " + s for s in _image_skip(types, metadata, present_after)]
     lines += ["        n += 1", "    if pos > end:", "        raise RowFormatError('row image runs past the end of the event')",
               "    return n"]
     return _compile("\n".join(lines), "count", {})
+
+
+def _no_columns_guard(present: tuple[int, ...], present_after: tuple[int, ...] | None) -> list[str]:
+    """Images of no column take no byte: bytes after them cannot be rows (and the loop would
+    never advance)."""
+    if present or present_after:
+        return []
+    return ["    if pos < end:", "        raise RowFormatError('rows event with no column present has bytes left')"]
 
 
 def _image_skip(types: tuple[int, ...], metadata: tuple[int, ...], present: tuple[int, ...]) -> list[str]:
@@ -167,7 +175,8 @@ def compile_rows(types: tuple[int, ...], metadata: tuple[int, ...], unsigned: tu
     lists = {column: (what, values) for column, what, values in members}
     columns = _Columns(types, metadata, unsigned or (False,) * len(types), nullable, json_names, lists, text)
     images = [present] if present_after is None else [present, present_after]
-    lines = ["def read(data, pos, end):", "    rows = []", "    append = rows.append", "    while pos < end:"]
+    lines = ["def read(data, pos, end):", "    rows = []", "    append = rows.append", *_no_columns_guard(present, present_after),
+             "    while pos < end:"]
     for tag, image in enumerate(images):
         lines += ["        " + s for s in columns.image(image, f"img{tag}", tag)]
     if kind == UPDATE:
