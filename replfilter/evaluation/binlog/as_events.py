@@ -26,7 +26,6 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ..events import CommandKind, Event, QueryEvent, RowEvent, TableRef, TransactionEvent, TransactionKind
 from . import bodies as B
-from . import event_types as T
 from .column_values import RowFormatError
 from .framing import ReadProblem
 from .reader import BinlogEvent, Item
@@ -65,7 +64,9 @@ Catalogs = Callable[[str], Any]
 class EventMapper:
     """Turns a file's events into :class:`Mapped` items, keeping the table maps in force and
     the current transaction's GTID. ``decode_rows`` leaves the rows to be decoded with their
-    values (else they are counted here)."""
+    values (else they are counted here). Table maps are forgotten when a transaction's GTID
+    opens it, not at a Format_description or Rotate: a replica's relay log may rotate in the
+    middle of a transaction, whose rows events then follow their Table_map in the next file."""
 
     def __init__(self, channel: str = "", source_catalog: Catalogs | None = None, decode_rows: bool = False):
         self.channel = channel
@@ -78,10 +79,12 @@ class EventMapper:
         body = item.body
         raw = item.raw
         if isinstance(body, B.Gtid):
+            self._tables.clear()  # a transaction's rows events follow its own Table_maps
             self.gtid = body.gtid
             kind = TransactionKind.ANONYMOUS_GTID if body.anonymous else TransactionKind.GTID
             return Mapped(item, TransactionEvent(self.channel, kind, body.gtid), self.gtid)
         if isinstance(body, B.MariaGtid):
+            self._tables.clear()
             self.gtid = body.gtid
             return Mapped(item, TransactionEvent(self.channel, TransactionKind.GTID, body.gtid), self.gtid)
         if isinstance(body, B.Query):
@@ -94,8 +97,6 @@ class EventMapper:
         kind = _TRANSACTION_BODIES.get(type(body))
         if kind is not None:
             return Mapped(item, TransactionEvent(self.channel, kind), self.gtid)
-        if raw.type_code == T.ROTATE or raw.type_code == T.FORMAT_DESCRIPTION:
-            self._tables.clear()
         return Mapped(item, None, self.gtid)
 
     def _query(self, item: BinlogEvent, body: B.Query) -> Mapped:
