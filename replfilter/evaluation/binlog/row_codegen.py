@@ -295,7 +295,7 @@ class _Columns:
         if kind == C.NEWDECIMAL and size:
             return None, v, self._decimal(column, at)
         if kind == C.DATETIME2 and meta <= 6:
-            return f"{size}s", raw, self._datetime2(column, raw, meta)
+            return None, v, self._datetime2(column, at, meta)
         if kind == C.TIMESTAMP2 and meta <= 6:
             return f"{size}s", raw, self._timestamp2(column, raw, meta)
         decoder = self.text.bind(f"d{kind}", C.decoder_for(kind))
@@ -308,6 +308,10 @@ class _Columns:
         what, values = self.lists[column]
         names = self.text.bind(f"m{column}", [n.decode("utf-8", "replace") for n in values])
         v = f"v{column}"
+        if what == "enum" and self.metadata[column] == 1:  # every byte's name, '' for no member
+            table = tuple(([""] + self.text.namespace[names])[:256]) + ("",) * (255 - len(values))
+            self.text.bind(names, table)
+            return [f"{v} = {names}[{v}]"]
         if what == "enum":
             return [f"{v} = {names}[{v} - 1] if 0 < {v} <= {len(values)} else ''"]
         return [f"{v} = ','.join([n for i, n in enumerate({names}) if {v} >> i & 1])"]
@@ -355,23 +359,26 @@ class _Columns:
             lines.append(f"{v} = Decimal({v})")
         return lines
 
-    def _datetime2(self, column: int, raw: str, fsp: int) -> list[str]:
-        """column_values._datetime2 inlined: the fraction read with the seconds as one integer,
-        the date, the time of day and the fraction as texts looked up (:class:`Texts`)."""
+    def _datetime2(self, column: int, at: str, fsp: int) -> list[str]:
+        """column_values._datetime2 inlined: the five bytes read big-endian as ``y`` (four) and
+        ``z`` (one), so that, the offset 2**39 taken off, the date part ``packed >> 17`` is
+        ``(y >> 9) - 2**22`` and the time of day ``packed & 0x1FFFF`` is ``(y & 511) << 8 | z``;
+        date, time of day and fraction are looked up as texts (:class:`Texts`)."""
         v = f"v{column}"
-        lines = [f"x = int.from_bytes({raw}, 'big')"]
         frac_bytes = (fsp + 1) // 2
-        if frac_bytes:
-            lines += [f"f = x & {(1 << 8 * frac_bytes) - 1}", f"x >>= {8 * frac_bytes}"]
+        codes, names, fraction = {0: ("", [], ""), 1: ("B", ["f"], "f"), 2: ("H", ["f"], "f"),
+                                  3: ("BH", ["f", "e"], "(f << 16 | e)")}[frac_bytes]
+        unpack = self.text.struct(">IB" + codes)
         self.text.bind("days", DAYS)
         self.text.bind("times", TIMES)
-        lines += ["x -= 0x8000000000"]
+        text = "days[(y >> 9) - 4194304] + times[(y & 511) << 8 | z]"
+        lines = [f"{', '.join(['y', 'z', *names])}, = {unpack}(data, {at})"]
         if fsp in FRACTIONS:
             fractions = self.text.bind(f"fractions{fsp}", FRACTIONS[fsp])
-            return lines + [f"{v} = days[x >> 17] + times[x & 0x1FFFF] + {fractions}[f]"]
+            return lines + [f"{v} = {text} + {fractions}[{fraction}]"]
         if frac_bytes:
-            return lines + [f"{v} = days[x >> 17] + times[x & 0x1FFFF] + ('.%06d' % f)[:{fsp + 1}]"]
-        return lines + [f"{v} = days[x >> 17] + times[x & 0x1FFFF]"]
+            return lines + [f"{v} = {text} + ('.%06d' % {fraction})[:{fsp + 1}]"]
+        return lines + [f"{v} = {text}"]
 
     def _timestamp2(self, column: int, raw: str, fsp: int) -> list[str]:
         v = f"v{column}"
