@@ -9,9 +9,9 @@ file, README "Binary logs and relay logs": 0.07 x mariadb-binlog -v's rows per s
 0.22 x after):
 
 * every run of NOT NULL fixed-width columns is read by one precompiled ``struct.Struct``
-  (little-endian integers and floats as values, DATETIME2 and TIMESTAMP2 as one byte string
-  each, turned into one integer by ``int.from_bytes``); a DECIMAL's groups of nine digits are
-  read by one big-endian struct of its own;
+  (little-endian integers and floats as values, TIMESTAMP2 as one byte string turned into one
+  integer by ``int.from_bytes``); a DECIMAL's groups of nine digits and a DATETIME2's parts
+  are read by big-endian structs of their own;
 * DECIMAL, DATETIME2 and TIMESTAMP2 are decoded by inlined integer arithmetic specialised to
   the column's precision, dates, times of day and fractions looked up as texts (:class:`Texts`);
 * the JSON form (``evaluate --rows``) is built in the same pass: DECIMAL stays its text, strings
