@@ -24,6 +24,7 @@ from typing import Any, Iterator, Sequence
 from pyspark.sql import SparkSession
 
 from ..evaluation.binlog.as_events import EventMapper, Mapped
+from ..evaluation.binlog.decide import row_values
 from ..evaluation.binlog.framing import NotABinlog, ReadProblem
 from ..evaluation.binlog.reader import read_binlog
 from ..evaluation.binlog.tail import log_files
@@ -47,10 +48,14 @@ def file_rows(path: str, channel: str = "") -> Iterator[tuple[str, tuple[Any, ..
     return segment_rows([(path, 4, None, ())], channel)
 
 
-def segment_rows(segments: Sequence[Segment], channel: str = "") -> Iterator[tuple[str, tuple[Any, ...]]]:
+def segment_rows(
+    segments: Sequence[Segment], channel: str = "", decode_rows: bool = False
+) -> Iterator[tuple[str, tuple[Any, ...]]]:
     """The rows of consecutive pieces of files, read as one log: a transaction a relay log
-    continues in its next file keeps its Table_maps and its row counts."""
-    mapper = EventMapper(channel)
+    continues in its next file keeps its Table_maps and its row counts. ``decode_rows``: each
+    Table_map row's record also holds ``values``, its rows events' row images as ``replfilter
+    evaluate --rows`` prints them."""
+    mapper = EventMapper(channel, decode_rows=decode_rows)
     pending: list[list[Any]] = []  # Table_map rows waiting for the row counts of their rows events
     for path, start, stop, formats_at in segments:
         try:
@@ -80,6 +85,8 @@ def _item_rows(item, mapper: EventMapper, pending: list[list[Any]], path: str) -
         for row in reversed(pending):
             if row[-1] is mapped.rows_of:
                 row[-2]["rows"] += mapped.row_count or 0
+                if mapped.rows is not None:
+                    row[-2].setdefault("values", []).extend(row_values(mapped))
                 break
         return
     if mapped.event is None:

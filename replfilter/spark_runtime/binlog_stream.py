@@ -69,6 +69,7 @@ class LogPiece(InputPartition):
 
     segments: tuple[Segment, ...]
     channel: str
+    decode_rows: bool = False
 
 
 class BinlogSource(DataSource):
@@ -90,6 +91,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def __init__(self, options: dict[str, str]):
         self.directory = options["path"]
         self.channel = options.get("channel", "")
+        self.decode_rows = options.get("rows", "false") == "true"
         self.max_files = int(options.get("maxFilesPerTrigger") or 0) or None
         self.split_bytes = int(options.get("splitBytes") or SPLIT_BYTES)
         self._until: dict[str, int] | None = None
@@ -154,7 +156,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                     continue
                 segments.append((path, at.pos, stop, at.formats_at))
             if segments:
-                pieces.append(LogPiece(tuple(segments), self.channel))
+                pieces.append(LogPiece(tuple(segments), self.channel, self.decode_rows))
         return pieces
 
     def read(self, partition: LogPiece) -> Iterator[tuple]:
@@ -226,7 +228,7 @@ def piece_rows(piece: LogPiece) -> Iterator[tuple]:
     """The rows of one piece in :data:`SOURCE_SCHEMA` (runs on an executor)."""
     blank = (None,) * len(INGESTED_COLUMNS[:-1])
     first_path, first_start = piece.segments[0][0], piece.segments[0][1]
-    for ordinal, (tag, row) in enumerate(segment_rows(piece.segments, piece.channel)):
+    for ordinal, (tag, row) in enumerate(segment_rows(piece.segments, piece.channel, piece.decode_rows)):
         if tag == "event":
             yield (*row, first_path, first_start, ordinal, None)
             continue
@@ -240,11 +242,14 @@ def piece_rows(piece: LogPiece) -> Iterator[tuple]:
 
 
 def binlog_source(
-    spark, events_dir: str, channel: str = "", max_files: int | None = None, split_bytes: int | None = None
+    spark, events_dir: str, channel: str = "", max_files: int | None = None, split_bytes: int | None = None,
+    decode_rows: bool = False,
 ) -> DataFrame:
-    """The streaming DataFrame of :data:`SOURCE_SCHEMA` over ``events_dir``."""
+    """The streaming DataFrame of :data:`SOURCE_SCHEMA` over ``events_dir``; ``decode_rows``
+    puts the row images in each Table_map row's ``record`` (``values``)."""
     spark.dataSource.register(BinlogSource)
     reader = spark.readStream.format(SOURCE_NAME).option("path", events_dir).option("channel", channel)
+    reader = reader.option("rows", "true" if decode_rows else "false")
     if split_bytes:
         reader = reader.option("splitBytes", str(split_bytes))
     if max_files:

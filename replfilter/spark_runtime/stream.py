@@ -118,6 +118,8 @@ class StreamConfig:
     input_format: str = "json"
     """``json``, ``parquet``, ``debezium`` or ``binlog`` (binary or relay log files:
     :mod:`.binlog_stream`; ``debezium_channel`` is then the channel of their events)."""
+    binlog_rows: bool = False
+    """``binlog``: decode row images into the ``record`` of each Table_map row (``values``)."""
     debezium_channel: str = ""
     max_files_per_trigger: int | None = None
     trigger_seconds: float = 1.0
@@ -181,7 +183,7 @@ class EventStream:
         c = self.config
         if c.input_format == "binlog":  # binary or relay log files, read as they grow
             channel = c.relay_channel if c.relay_channel is not None else c.debezium_channel
-            return binlog_source(self.spark, c.events_dir, channel, c.max_files_per_trigger)
+            return binlog_source(self.spark, c.events_dir, channel, c.max_files_per_trigger, decode_rows=c.binlog_rows)
         reader = self.spark.readStream
         if c.max_files_per_trigger:
             reader = reader.option("maxFilesPerTrigger", str(c.max_files_per_trigger))

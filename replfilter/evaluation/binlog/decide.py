@@ -180,7 +180,7 @@ def decide_transaction(evaluator: LineEvaluator, group: Transaction) -> Iterator
             continue
         if item.rows_of is not None and item.event is None:  # a rows event: its Table_map's decision
             table_event, decision = by_table.get(id(item.rows_of), (None, None))
-            values = _values(item, _schema_columns(evaluator, table_event, item.rows_of)) if item.rows is not None else None
+            values = row_values(item, _schema_columns(evaluator, table_event, item.rows_of)) if item.rows is not None else None
             results.append(BinlogResult(item, table_event, decision, values=values))
             continue
         if item.event is None:
@@ -220,7 +220,7 @@ def _schema_columns(evaluator: LineEvaluator, event: Event | None, table: TableM
     return definition.columns if definition is not None else None
 
 
-def _values(item: Mapped, schema_columns: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+def row_values(item: Mapped, schema_columns: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
     """The row images as JSON-ready objects keyed by column name (from the optional metadata,
     else the source schema when its column count fits, else ``col_N``)."""
     table = item.rows_of
