@@ -42,3 +42,23 @@ def test_binlog_directory_decides_as_evaluate(spark, tmp_path):
     assert [t["rows"] for t in tables] == [2, 2]
     dead = ingested.dead.collect()
     assert [(d["source_file"].endswith("binlog.000002"), "truncated" in d["reason"]) for d in dead] == [(True, True)]
+
+
+def test_a_relay_log_rotated_mid_transaction_reads_as_one_log(spark, tmp_path):
+    """A transaction the relay log continues in its next file (MariaDB rotates its relay log
+    so) is read by one task: its rows keep their Table_map, no dead letter; a file given alone
+    is read to its end."""
+    from test_binlog_tail import relay_log
+    from replfilter.spark_runtime.ingest import read_events
+
+    first, _second = relay_log(tmp_path)
+    ingested = read_events(spark, str(tmp_path), "binlog")
+    assert ingested.dead.count() == 0
+    rows = [json.loads(r["record"]) for r in ingested.events.collect() if r["type"] == "row"]
+    assert [(r["log_name"], r["rows"]) for r in rows] == [
+        ("relay-bin.000001", 1), ("relay-bin.000001", 1), ("relay-bin.000002", 1)
+    ]
+    alone = read_events(spark, first, "binlog")
+    assert [json.loads(r["record"])["rows"] for r in alone.events.collect() if r["type"] == "row"] == [1, 0]
+    missing = read_events(spark, str(tmp_path / "nope"), "binlog").dead.collect()
+    assert [d["reason"] for d in missing] == [f"{tmp_path / 'nope'}: No such file or directory"]

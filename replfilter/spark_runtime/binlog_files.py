@@ -1,11 +1,7 @@
-"""``read_events(spark, path, "binlog")``: binary and relay log files as event rows, the files
-parsed in parallel (one task per file) by the same reader and mapping as ``replfilter
-evaluate`` (:mod:`replfilter.evaluation.binlog`), so a binlog decides alike in both.
-
-``path`` is a file or a directory. In a directory, the files with the binlog magic are read, in
-the order of the directory's ``*.index`` file when it has one (a server's ``binlog.index``, a
-replica's ``relay-bin.index``), else in name order; other files are not events and are skipped
-(an index, ``relay-log.info``...).
+"""Binary and relay log files as event rows (what ``read_events(spark, path, "binlog")`` and
+the stream over log files, :mod:`.binlog_stream`, are made of), read by the same reader and
+mapping as ``replfilter evaluate`` (:mod:`replfilter.evaluation.binlog`), so a binlog decides
+alike in both.
 
 Each event the applier decides on is one row of :data:`~.schema.INGESTED_SCHEMA` (query events
 with their command and table list already read from the SQL text, a Table_map as a row event,
@@ -18,34 +14,17 @@ not parse, a file that is not a binlog) is a dead letter naming file and positio
 from __future__ import annotations
 
 import json
-import os
 from typing import Any, Iterator, Sequence
-
-from pyspark.sql import SparkSession
 
 from ..evaluation.binlog.as_events import EventMapper, Mapped
 from ..evaluation.binlog.decide import row_values
 from ..evaluation.binlog.framing import NotABinlog, ReadProblem
 from ..evaluation.binlog.reader import read_binlog
-from ..evaluation.binlog.tail import log_files
 from ..evaluation.events import QueryEvent, RowEvent, TransactionEvent
-from .schema import DEAD_LETTER_SCHEMA, INGESTED_SCHEMA, Ingested
-
-
-def binlog_paths(path: str) -> list[str]:
-    """The binlog files of ``path`` (a file, or a directory read as described above)."""
-    if not os.path.isdir(path):
-        return [path]
-    return log_files(path)
 
 
 Segment = tuple[str, int, "int | None", Sequence[int]]
 """One file's part of a read: ``(path, start, stop, formats_at)`` (:func:`~.framing.read_frames`)."""
-
-
-def file_rows(path: str, channel: str = "") -> Iterator[tuple[str, tuple[Any, ...]]]:
-    """``("event", row)`` and ``("dead", row)`` for one file, in file order (runs on an executor)."""
-    return segment_rows([(path, 4, None, ())], channel)
 
 
 def segment_rows(
@@ -121,16 +100,3 @@ def _event_row(mapped: Mapped) -> tuple[Any, ...]:
     assert isinstance(event, TransactionEvent)
     return (1, "transaction", event.channel, None, None, None, None, None, None, None, None,
             event.kind.value, event.gtid, record)
-
-
-def read_binlog_events(spark: SparkSession, path: str, channel: str = "") -> Ingested:
-    """Events and dead letters of the binlog files of ``path``, parsed in parallel."""
-    paths = binlog_paths(path)
-    if not paths:
-        empty = spark.sparkContext.emptyRDD()
-        return Ingested(spark.createDataFrame(empty, INGESTED_SCHEMA), spark.createDataFrame(empty, DEAD_LETTER_SCHEMA))
-    tagged = spark.sparkContext.parallelize(paths, len(paths)).flatMap(lambda p: file_rows(p, channel))
-    tagged = tagged.persist()  # one parse of each file feeds both frames
-    events = spark.createDataFrame(tagged.filter(lambda t: t[0] == "event").map(lambda t: t[1]), INGESTED_SCHEMA)
-    dead = spark.createDataFrame(tagged.filter(lambda t: t[0] == "dead").map(lambda t: t[1]), DEAD_LETTER_SCHEMA)
-    return Ingested(events, dead, None)

@@ -16,7 +16,8 @@ and ``Relay_Log_Pos``.
   there when more is written (a truncated last event waits, it is not an error).
 * A batch's range is parsed in parallel: one task per file, and a big file split at transaction
   ends every :data:`~replfilter.evaluation.binlog.tail.SPLIT_BYTES`. Each task maps events as
-  ``read_events(spark, path, "binlog")`` does (:func:`.binlog_files.file_rows`).
+  ``read_events(spark, path, "binlog")`` does (:func:`.binlog_files.segment_rows`; that reads
+  the same pieces, with every file closed: :func:`read_binlog_events`).
 * A checksum mismatch, an event that does not parse, a file that is not a binlog: a dead letter
   naming file and position (``_reason`` set), and the stream goes on.
 * ``maxFilesPerTrigger`` bounds the files a batch reads; ``Trigger.AvailableNow`` reads what the
@@ -39,7 +40,7 @@ from pyspark.sql.types import LongType, StringType, StructField, StructType
 from ..evaluation.binlog.framing import NotABinlog
 from ..evaluation.binlog.tail import NO_TRANSACTION, SPLIT_BYTES, Cut, Scan, log_files, scan
 from .binlog_files import Segment, segment_rows
-from .schema import INGESTED_COLUMNS, INGESTED_SCHEMA
+from .schema import DEAD_LETTER_SCHEMA, INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
 from .sink import join_path
 
 SOURCE_NAME = "replfilter_binlog"
@@ -92,6 +93,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self.directory = options["path"]
         self.channel = options.get("channel", "")
         self.decode_rows = options.get("rows", "false") == "true"
+        self.all_closed = options.get("closed", "false") == "true"
         self.max_files = int(options.get("maxFilesPerTrigger") or 0) or None
         self.split_bytes = int(options.get("splitBytes") or SPLIT_BYTES)
         self._until: dict[str, int] | None = None
@@ -168,6 +170,8 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     # -- helpers -------------------------------------------------------------------------------
 
     def _files(self, all_now: bool = False) -> list[str]:
+        if os.path.isfile(self.directory):  # one file (read_events)
+            return [self.directory]
         files = log_files(self.directory) if os.path.isdir(self.directory) else []
         if self._until is not None and not all_now:
             files = [p for p in files if os.path.basename(p) in self._until]
@@ -179,7 +183,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         being written, and nothing after a file that is not closed is read."""
         carried = NO_TRANSACTION
         for path, begin in _remaining(files, start):
-            closed = path != files[-1]
+            closed = path != files[-1] or self.all_closed
             found = self._scan(path, begin, closed, carried)
             yield path, begin, found
             if not closed:
@@ -299,6 +303,28 @@ def _logged_offset(store, checkpoint_dir: str, batch_id: int) -> dict | None:
         return json.loads(found) if isinstance(found, str) else found
     except ValueError:
         return None
+
+
+def read_binlog_events(spark, path: str, channel: str = "") -> Ingested:
+    """``read_events(spark, path, "binlog")``: the events and dead letters of a file or of a
+    directory's log files (in its index's order) as they are now, the last file read to its end
+    (a truncated last event is a dead letter), parsed in parallel in the stream's pieces, so a
+    transaction a relay log continues in its next file is read by one task."""
+    reader = BinlogStreamReader({"path": path, "channel": channel, "closed": "true"})
+    files = reader._files()
+    # to the very end, a transaction left open there included (a crashed writer's)
+    end = {"log": os.path.basename(files[-1]), "pos": os.path.getsize(files[-1]), "format_pos": 4} if files else START
+    pieces = reader.partitions(dict(START), end)
+    if not os.path.exists(path):  # one dead letter saying so
+        pieces = [LogPiece(((path, 4, None, ()),), channel)]
+    if not pieces:
+        empty = spark.sparkContext.emptyRDD()
+        return Ingested(spark.createDataFrame(empty, INGESTED_SCHEMA), spark.createDataFrame(empty, DEAD_LETTER_SCHEMA))
+    tagged = spark.sparkContext.parallelize(pieces, len(pieces)).flatMap(lambda p: segment_rows(p.segments, p.channel))
+    tagged = tagged.persist()  # one parse of each piece feeds both frames
+    events = spark.createDataFrame(tagged.filter(lambda t: t[0] == "event").map(lambda t: t[1]), INGESTED_SCHEMA)
+    dead = spark.createDataFrame(tagged.filter(lambda t: t[0] == "dead").map(lambda t: t[1]), DEAD_LETTER_SCHEMA)
+    return Ingested(events, dead, None)
 
 
 def unread(directory: str, position: dict | None) -> str | None:
