@@ -14,8 +14,9 @@ and ``Relay_Log_Pos``.
   (:func:`~replfilter.evaluation.binlog.tail.log_files`). A file another one follows is closed
   and read to its end; the last one is read up to its last complete transaction and resumed
   there when more is written (a truncated last event waits, it is not an error).
-* A batch's range is parsed in parallel: one task per file, and a big file split at transaction
-  ends every :data:`~replfilter.evaluation.binlog.tail.SPLIT_BYTES`. Each task maps events as
+* A batch's range is parsed in parallel: cut at transaction ends into pieces of about
+  :data:`~replfilter.evaluation.binlog.tail.SPLIT_BYTES` (small files together, a big file in
+  several; a piece may run from one file into the next), one task each. Each task maps events as
   ``read_events(spark, path, "binlog")`` does (:func:`.binlog_files.segment_rows`; that reads
   the same pieces, with every file closed: :func:`read_binlog_events`).
 * A checksum mismatch, an event that does not parse, a file that is not a binlog: a dead letter
