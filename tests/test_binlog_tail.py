@@ -116,6 +116,11 @@ def test_log_files_follow_the_index_else_the_names(tmp_path):
     paths = relay_log(tmp_path)
     (tmp_path / "relay-bin.index").write_text("./relay-bin.000002\n./relay-bin.000001\n")
     assert log_files(str(tmp_path)) == paths[::-1]  # the index's order, other files left out
+    (tmp_path / "binlog.000001").write_bytes(mysql84_file())  # a replica's own binlog beside its relay log
+    (tmp_path / "binlog.index").write_text("./binlog.000001\n")
+    assert log_files(str(tmp_path)) == paths[::-1]  # the relay log's index wins
+    os.remove(tmp_path / "binlog.index")
+    os.remove(tmp_path / "binlog.000001")
     os.remove(tmp_path / "relay-bin.index")
     assert log_files(str(tmp_path)) == paths  # the binlog files by name; relay-log.info is not one
 

@@ -108,7 +108,12 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def prepareForTriggerAvailableNow(self) -> None:
         """What the files hold now is all this query reads: their list and sizes."""
-        self._until = {os.path.basename(p): os.path.getsize(p) for p in log_files(self.directory)}
+        self._until = {}
+        for path in self._files(all_now=True):
+            try:
+                self._until[os.path.basename(path)] = os.path.getsize(path)
+            except OSError:  # gone meanwhile: not part of what this query reads
+                continue
 
     def latestOffset(self, start: dict, limit) -> dict:
         max_files = limit.max_files if isinstance(limit, ReadMaxFiles) else None
@@ -173,7 +178,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def _files(self, all_now: bool = False) -> list[str]:
         if os.path.isfile(self.directory):  # one file (read_events)
             return [self.directory]
-        files = log_files(self.directory) if os.path.isdir(self.directory) else []
+        files = _listed(self.directory)
         if self._until is not None and not all_now:
             files = [p for p in files if os.path.basename(p) in self._until]
         return files
@@ -210,6 +215,15 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             found = Scan((Cut(size, 4),) if closed else (), None, size)
         self._scans[key] = (size, found)
         return found
+
+
+def _listed(directory: str) -> list[str]:
+    """The directory's log files; none while it cannot be listed (removed, no permission): the
+    stream waits rather than fails, as a replica's SQL thread waits for its relay log."""
+    try:
+        return log_files(directory) if os.path.isdir(directory) else []
+    except OSError:
+        return []
 
 
 def _remaining(files: list[str], start: dict) -> Iterator[tuple[str, Cut]]:
@@ -284,7 +298,7 @@ def batch_position(store, checkpoint_dir: str, directory: str, batch_id: int) ->
         return [], None
     start = (_logged_offset(store, checkpoint_dir, batch_id - 1) if batch_id > 0 else None) or START
     names = []
-    files = log_files(directory) if os.path.isdir(directory) else []
+    files = _listed(directory)
     for path, _begin in _remaining(files, start):
         names.append(os.path.basename(path))
         if names[-1] == end["log"]:

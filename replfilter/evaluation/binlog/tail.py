@@ -177,12 +177,13 @@ def _body(frame, fde: FormatDescription):
 
 def log_files(directory: str) -> list[str]:
     """The binary or relay log files of ``directory``, in the order of its ``*.index`` file
-    (a server's ``binlog.index``, a replica's ``relay-bin.index``) when it has one, else the
+    (a server's ``binlog.index``, a replica's ``relay-bin.index``, which wins when both are
+    there) when it has one, else the
     files that start with the binlog magic, in name order (which is the numbering order of
     ``name.000001``, ``name.000002``...)."""
     names = sorted(os.listdir(directory))
-    for name in names:
-        if name.endswith(".index"):
+    # a replica's datadir may hold both its binlog.index and its relay-bin.index: the relay log's wins
+    for name in sorted((n for n in names if n.endswith(".index")), key=lambda n: "relay" not in n):
             with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as handle:
                 listed = [os.path.join(directory, os.path.basename(line.strip())) for line in handle if line.strip()]
             return [p for p in listed if os.path.isfile(p)]
