@@ -17,10 +17,12 @@ import json
 from typing import Any, Iterator, Sequence
 
 from ..evaluation.binlog.as_events import EventMapper, Mapped
-from ..evaluation.binlog.decide import row_values
 from ..evaluation.binlog.framing import NotABinlog, ReadProblem
 from ..evaluation.binlog.reader import read_binlog
+from ..evaluation.binlog.column_values import RowFormatError
+from ..evaluation.binlog.rows import read_rows_json
 from ..evaluation.events import QueryEvent, RowEvent, TransactionEvent
+from .schema import table_values
 
 
 Segment = tuple[str, int, "int | None", Sequence[int]]
@@ -61,11 +63,22 @@ def _item_rows(item, mapper: EventMapper, pending: list[list[Any]], path: str) -
         yield "dead", (mapped.error, json.dumps({"pos": raw.pos, "event_type": raw.type_name}), path, None, None)
         return
     if mapped.event is None and mapped.rows_of is not None:  # a rows event: count on its Table_map
+        values = None
+        if mapped.decode:  # its values wanted: decoded (and so counted) here
+            table, body = mapped.rows_of, mapped.source.body
+            try:
+                values = read_rows_json(body.header, table, body.body, table.column_names(None))
+            except (RowFormatError, ValueError, IndexError) as err:
+                yield from _flush(pending)
+                raw = mapped.source.raw
+                yield "dead", (f"row image does not parse: {err}", json.dumps({"pos": raw.pos, "event_type": raw.type_name}),
+                               path, None, None)
+                return
         for row in reversed(pending):
             if row[-1] is mapped.rows_of:
-                row[-2]["rows"] += mapped.row_count or 0
-                if mapped.rows is not None:
-                    row[-2].setdefault("values", []).extend(row_values(mapped))
+                row[-2]["rows"] += len(values) if values is not None else mapped.row_count or 0
+                if values is not None:
+                    row[-2].setdefault("values", []).extend(values)
                 break
         return
     if mapped.event is None:
@@ -94,7 +107,7 @@ def _event_row(mapped: Mapped) -> tuple[Any, ...]:
         record["rows"] = 0
         return (1, "row", event.channel, None, None, None, None, None, None, event.db, event.table, None, None, record)
     if isinstance(event, QueryEvent):
-        tables = [(t.db, t.table, t.updating) for t in event.tables]
+        tables = [tuple(table_values(t).values()) for t in event.tables]  # updating=None: unknown
         return (1, "query", event.channel, event.default_db, event.command.value, tables, event.sql,
                 event.temporary, event.if_exists, None, None, None, None, record)
     assert isinstance(event, TransactionEvent)

@@ -39,10 +39,12 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxFiles, Sup
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
 from ..evaluation.binlog.framing import NotABinlog
+from ..replica.state import ReplicaState
 from ..evaluation.binlog.tail import NO_TRANSACTION, SPLIT_BYTES, Cut, Scan, log_files, scan
 from .binlog_files import Segment, segment_rows
 from .schema import DEAD_LETTER_SCHEMA, INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
 from .sink import join_path
+from .sql_tables import decide_unknown_updating
 
 SOURCE_NAME = "replfilter_binlog"
 SOURCE_SCHEMA = StructType([
@@ -320,11 +322,15 @@ def _logged_offset(store, checkpoint_dir: str, batch_id: int) -> dict | None:
         return None
 
 
-def read_binlog_events(spark, path: str, channel: str = "") -> Ingested:
+def read_binlog_events(spark, path: str, channel: str = "", state: ReplicaState | None = None) -> Ingested:
     """``read_events(spark, path, "binlog")``: the events and dead letters of a file or of a
     directory's log files (in its index's order) as they are now, the last file read to its end
     (a truncated last event is a dead letter), parsed in parallel in the stream's pieces, so a
-    transaction a relay log continues in its next file is read by one task."""
+    transaction a relay log continues in its next file is read by one task. A statement whose
+    updating tables are not known (a multi-table UPDATE with unqualified SET columns and no
+    ``Q_TABLE_MAP_FOR_UPDATE``) is decided by ``state``'s rules where they decide it, as
+    ``evaluate`` decides it (:func:`.sql_tables.decide_unknown_updating`); else it is a dead
+    letter."""
     reader = BinlogStreamReader({"path": path, "channel": channel, "closed": "true"})
     files = reader._files()
     # to the very end, a transaction left open there included (a crashed writer's)
@@ -339,7 +345,10 @@ def read_binlog_events(spark, path: str, channel: str = "") -> Ingested:
     tagged = tagged.persist()  # one parse of each piece feeds both frames
     events = spark.createDataFrame(tagged.filter(lambda t: t[0] == "event").map(lambda t: t[1]), INGESTED_SCHEMA)
     dead = spark.createDataFrame(tagged.filter(lambda t: t[0] == "dead").map(lambda t: t[1]), DEAD_LETTER_SCHEMA)
-    return Ingested(events, dead, None)
+    # (a dead letter names its file as the reader's do: the record names the log by its base name)
+    names = F.create_map(*[F.lit(x) for p in (files or [path]) for x in (os.path.basename(p), p)])
+    decided = decide_unknown_updating(events, state, source=names[F.get_json_object(F.col("record"), "$.log_name")])
+    return Ingested(decided.events, dead.unionByName(decided.dead), None)
 
 
 def unread(directory: str, position: dict | None) -> str | None:

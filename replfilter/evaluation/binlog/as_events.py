@@ -29,7 +29,7 @@ from . import bodies as B
 from .column_values import RowFormatError
 from .framing import ReadProblem
 from .reader import BinlogEvent, Item
-from .rows import TableMap, count_rows, read_rows
+from .rows import TableMap, count_rows
 
 _BOUNDARY_SQL = {"BEGIN": TransactionKind.BEGIN, "COMMIT": TransactionKind.COMMIT, "ROLLBACK": TransactionKind.ROLLBACK}
 _TRANSACTION_BODIES = {
@@ -45,15 +45,17 @@ _TRANSACTION_BODIES = {
 class Mapped:
     """One binlog event and what the applier decides on for it. ``event`` is None for events
     that are not decided; ``rows_of`` is the Table_map a rows event belongs to (its decision is
-    that Table_map's); ``error`` says why an event that should be decided cannot be."""
+    that Table_map's); ``error`` says why an event that should be decided cannot be.
+    ``decode`` marks a rows event whose values are wanted: they are decoded where they are
+    output (decide.py), in one pass with their JSON form, and counted there."""
 
     source: BinlogEvent
     event: Event | None
     gtid: str | None = None
     rows_of: TableMap | None = None
     row_count: int | None = None
-    rows: list[tuple[dict[int, Any] | None, dict[int, Any] | None]] | None = None
     error: str | None = None
+    decode: bool = False
 
 
 Catalogs = Callable[[str], Any]
@@ -61,10 +63,10 @@ Catalogs = Callable[[str], Any]
 
 class EventMapper:
     """Turns a file's events into :class:`Mapped` items, keeping the table maps in force and
-    the current transaction's GTID. ``decode_rows`` decodes row values (else rows are only
-    counted). Table maps are forgotten when a transaction's GTID opens it, not at a
-    Format_description or Rotate: a replica's relay log may rotate in the middle of a
-    transaction, whose rows events then follow their Table_map in the next file."""
+    the current transaction's GTID. ``decode_rows`` leaves the rows to be decoded with their
+    values (else they are counted here). Table maps are forgotten when a transaction's GTID
+    opens it, not at a Format_description or Rotate: a replica's relay log may rotate in the
+    middle of a transaction, whose rows events then follow their Table_map in the next file."""
 
     def __init__(self, channel: str = "", source_catalog: Catalogs | None = None, decode_rows: bool = False):
         self.channel = channel
@@ -128,10 +130,9 @@ class EventMapper:
         table = self._tables.get(header.table_id)
         if table is None:
             return Mapped(item, None, self.gtid, error=f"rows event for table_id {header.table_id} without its Table_map")
+        if self._decode:
+            return Mapped(item, None, self.gtid, table, decode=True)
         try:
-            if self._decode:
-                rows = read_rows(header, table, body.body)
-                return Mapped(item, None, self.gtid, table, len(rows), rows)
             return Mapped(item, None, self.gtid, table, count_rows(header, table, body.body))
         except (RowFormatError, ValueError, IndexError) as err:
             return Mapped(item, None, self.gtid, table, error=f"row image does not parse: {err}")
