@@ -17,7 +17,7 @@ from typing import Callable
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from .schema import INGESTED_COLUMNS, Ingested, source_column
+from .schema import INGESTED_COLUMNS, UPDATING_UNKNOWN, Ingested, source_column
 
 
 def parse_debezium(
@@ -64,7 +64,8 @@ def parse_debezium(
     parsed = parsed.withColumn("_kind", kind)
     null = F.lit(None).cast("string")
     ch = F.lit(channel)
-    table_list = F.array(F.struct(db.alias("db"), table.alias("table"), F.lit(True).alias("updating")))
+    table_list = F.array(F.struct(db.alias("db"), table.alias("table"), F.lit(True).alias("updating"),
+                                  F.lit(None).cast("boolean").alias(UPDATING_UNKNOWN)))
     is_kind = F.col("_kind")
     rows = parsed.select(
         F.lit(1).cast("long").alias("v"),

@@ -12,9 +12,9 @@ from typing import Sequence
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from .event_checks import values_ok
+from .event_checks import defaulted_tables, values_ok
 from .fallback_reader import parse_in_python, split_python
-from .schema import EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, Ingested, source_column
+from .schema import EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, TABLE_SCHEMA_V1, UPDATING_UNKNOWN, Ingested, source_column
 
 
 def _row_ok() -> Column:
@@ -25,6 +25,18 @@ def _row_ok() -> Column:
     names of NULL elements), so both kinds of bad element make the row not ok."""
     own = F.struct(*[F.col(c) for c in ("v", "type", "command", "tables", "db", "table", "kind")])
     return F.coalesce(values_ok(own), F.lit(False))
+
+
+def _current_tables(df: DataFrame) -> DataFrame:
+    """``df`` with a ``tables`` column of :data:`~.schema.TABLE_SCHEMA_V1` (written before
+    ``updating_unknown`` existed) given that field, NULL: the same events."""
+    element = getattr(df.schema["tables"].dataType, "elementType", None)
+    if element is None or element.names != TABLE_SCHEMA_V1.names:
+        return df
+    upgraded = F.transform(F.col("tables"), lambda t: F.struct(
+        t["db"].alias("db"), t["table"].alias("table"), t["updating"].alias("updating"),
+        F.lit(None).cast("boolean").alias(UPDATING_UNKNOWN)))
+    return df.withColumn("tables", upgraded)
 
 
 def mark_event_rows(
@@ -38,15 +50,9 @@ def mark_event_rows(
     missing = [c for c in EVENT_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"not an event DataFrame: missing column(s) {', '.join(missing)}")
+    df = _current_tables(df)
     is_query = F.col("type") == "query"
-    # updating defaults to true; the (interpreted) lambda runs only for the rare rows that have
-    # an element without it
-    defaulted = F.transform(
-        F.col("tables"),
-        lambda t: F.struct(t["db"].alias("db"), t["table"].alias("table"), F.coalesce(t["updating"], F.lit(True)).alias("updating")),
-    )
-    lacks_updating = F.size(F.array_compact(F.col("tables.updating"))) != F.size(F.col("tables"))
-    tables = F.when(is_query, F.when(lacks_updating, defaulted).otherwise(F.col("tables")))
+    tables = F.when(is_query, defaulted_tables(F.col("tables")))
     if not keep_tables_null:
         tables = F.when(is_query, F.coalesce(tables, F.array().cast(EVENT_SCHEMA["tables"].dataType)))
     return df.select(

@@ -14,7 +14,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
 from pyspark.sql.window import Window
 
-from .schema import INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
+from .schema import INGESTED_COLUMNS, INGESTED_SCHEMA, UPDATING_UNKNOWN, Ingested
 
 _TYPE_FIELDS = {
     "query": ("v", "type", "channel", "default_db", "command", "tables", "sql", "temporary", "if_exists"),
@@ -76,6 +76,9 @@ def parse_in_python(df: DataFrame, how: str, channels: Sequence[str] | None = No
                         else:  # a Parquet row: the fields of its own type, NULLs left out
                             data = json.loads(record)
                             own = _TYPE_FIELDS.get(data.get("type"))
+                            for t in data.get("tables") or ():  # a field of the row form only
+                                if isinstance(t, dict):
+                                    t.pop(UPDATING_UNKNOWN, None)
                             event = _from_dict({k: v for k, v in data.items() if own is None or k in own})
                     except _UnknownTables as err:  # an event: its text is read again (sql_tables.py)
                         event = err.event

@@ -27,7 +27,7 @@ from .debezium import parse_debezium
 from .event_rows import mark_event_rows, normalize_event_rows, rows_fallback
 from .json_lines import checked_lines, lines_fallback, parse_event_lines
 from .schema import DEAD_LETTER_SCHEMA, EVENT_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
-from .sql_tables import needs_sql_tables, resolve_sql_tables
+from .sql_tables import decide_unknown_updating, needs_sql_tables, resolve_sql_tables
 from .source_schemas import SourceSchemas
 
 
@@ -75,7 +75,7 @@ def read_events(
     if fmt == "binlog":  # binary and relay log files: parsed per file, in parallel (binlog_files.py)
         from .binlog_files import read_binlog_events
 
-        return read_binlog_events(spark, path, channel)
+        return read_binlog_events(spark, path, channel, state)
     if fmt == "parquet":
         df = spark.read.schema(_parquet_read_schema()).parquet(path)
         ingested = normalize_event_rows(df.withColumn("_file", F.col("_metadata.file_path")), source_col="_file")
@@ -92,7 +92,11 @@ def read_events(
         return ingested
     sources = SourceSchemas.of(state) if state is not None else None
     resolved = resolve_sql_tables(ingested.events, sources, state)
-    return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
+    dead = ingested.dead.unionByName(resolved.dead)
+    if state is not None:  # rows that carry tables whose updating flag is not known (schema.py)
+        decided = decide_unknown_updating(resolved.events, state, F.lit(None))
+        resolved, dead = decided, dead.unionByName(decided.dead)
+    return Ingested(resolved.events, dead, ingested.parsed)
 
 
 def _read_event_lines(lines: DataFrame, resolve_sql: bool, state: ReplicaState | None) -> Ingested:

@@ -21,10 +21,10 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..evaluation.event_lines import JSON_BLANKS
-from .event_checks import values_ok
+from .event_checks import defaulted_tables, values_ok
 from .fallback_reader import parse_in_python, split_python
 from .line_shapes import shaped_columns
-from .schema import EVENT_SCHEMA, INGESTED_COLUMNS, Ingested, source_column
+from .schema import EVENT_SCHEMA, INGESTED_COLUMNS, UPDATING_UNKNOWN, Ingested, source_column
 
 _OWN_FIELDS = {
     "row": ("v", "type", "channel", "db", "table"),
@@ -104,7 +104,9 @@ def _parsed_ok(e: Column, text: Column) -> Column:
     Measured in CPU seconds per 1,000,000 lines (the machine was shared): ``from_json`` 2.4 (Spark's
     ``read.json`` 2.1); ``try_parse_json`` 1.4, but the variant's fields cost 2.7 more to get as a
     struct, 0.6 each with ``variant_get``; this check 0.9."""
-    return F.coalesce(e.isNotNull() & values_ok(e) & _read_alike(e, text), F.lit(False))
+    # (updating_unknown is a field of the row form only, schema.py: from_dict refuses it in a line)
+    json_form = F.coalesce(F.size(F.array_compact(e["tables"][UPDATING_UNKNOWN])) == 0, F.lit(True))
+    return F.coalesce(e.isNotNull() & values_ok(e) & json_form & _read_alike(e, text), F.lit(False))
 
 
 def _native_event_columns() -> list[Column]:
@@ -112,20 +114,13 @@ def _native_event_columns() -> list[Column]:
     typ = e["type"]
     is_query, is_row, is_trx = typ == "query", typ == "row", typ == "transaction"
     tables = e["tables"]
-    # updating defaults to true; the (interpreted) lambda runs only for the rows that have an
-    # entry without it
-    defaulted = F.transform(
-        tables,
-        lambda t: F.struct(t["db"].alias("db"), t["table"].alias("table"), F.coalesce(t["updating"], F.lit(True)).alias("updating")),
-    )
-    lacks_updating = F.size(F.array_compact(tables["updating"])) != F.size(tables)
     return [
         F.lit(1).cast("long").alias("v"),
         typ.alias("type"),
         F.coalesce(e["channel"], F.lit("")).alias("channel"),
         F.when(is_query, F.coalesce(e["default_db"], F.lit(""))).alias("default_db"),
         F.when(is_query, e["command"]).alias("command"),
-        F.when(is_query, F.when(lacks_updating, defaulted).otherwise(tables)).alias("tables"),
+        F.when(is_query, defaulted_tables(tables)).alias("tables"),
         F.when(is_query, e["sql"]).alias("sql"),
         F.when(is_query, F.coalesce(e["temporary"], F.lit(False))).alias("temporary"),
         F.when(is_query, F.coalesce(e["if_exists"], F.lit(False))).alias("if_exists"),
