@@ -1,10 +1,12 @@
 """Event JSON lines (the format of :mod:`replfilter.evaluation.events`) -> events + dead letters,
 read exactly as :func:`~replfilter.evaluation.event_json.from_json` reads them.
 
-Each line is parsed natively (Spark's ``from_json`` with ``EVENT_SCHEMA``); a line is accepted
-natively only when it is, byte for byte, the JSON text of the values Spark read (written back
-with ``to_json``, up to white space and the NULLs an event may spell out) and those values make
-an event. Every other line — malformed, a wrong type, an unknown key, but also valid lines
+Three steps, each for the lines the one before doubts. A row or transaction event in replfilter's
+or Spark's writing — nearly every line of a relay log — is read without a JSON parser
+(:mod:`.line_shapes`). Any other line is parsed natively (Spark's ``from_json`` with
+``EVENT_SCHEMA``) and accepted only when it is, byte for byte, the JSON text of the values
+Spark read (written back with ``to_json``, up to white space and the NULLs an event may spell
+out) and those values make an event. Every other line — malformed, a wrong type, an unknown key, but also valid lines
 Spark's parser reads differently from Python's (duplicate keys, lone surrogates) or writes
 differently (keys in another order, ``\\u`` escapes) — goes to the reference reader
 (:mod:`.fallback_reader`), which runs ``from_json`` itself: it becomes an event if ``from_json``

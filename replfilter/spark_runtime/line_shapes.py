@@ -12,8 +12,9 @@ taken out), whose values hold no ``"``, no ``\\`` (so no escape), no control cha
 forbids them raw, and ``from_json`` refuses them) and only UTF-8 text, is valid JSON with no key
 twice, no unknown key and no value of another type: ``from_json`` reads it as the event of those
 values, byte for byte. Each check is a byte-wise string function (``startswith``,
-``substring_index``, ``concat``, ``==``); only the values, a few bytes, meet a regular
-expression. So neither a JSON parser nor a pass over each character runs for these lines.
+``substring_index``, ``concat``, ``==``, ``is_valid_utf8``); only the values, a few bytes, meet
+a regular expression. So no JSON parser runs for these lines, nor a regular expression over the
+whole line (which cost more than Spark's parser: README, "Benchmarks").
 
 Every other line — a query event, another key order or spacing, an escape, a byte order mark,
 a key the shape does not have — is not doubted to be wrong, only not read here: it goes on to
@@ -62,9 +63,10 @@ shape of that type it can be."""
 _ROW, _WITH_GTID, _NULL_GTID, _NO_GTID = SHAPES
 
 _SPACED = (('{"v": 1, "', '{"v":1,"'), ('": ', '":'), ('", "', '","'))
-"""replfilter's writing made compact. In a line of a shape each ``"`` is a string's end (no
-value holds one), so these spaces stand outside every string: JSON white space, which takes
-nothing from the values."""
+"""replfilter's writing made compact. A line of a shape has no backslash, so its ``"`` open and
+close strings in turn, in the line as in its compact form (the same ``"``, in the same order);
+each space taken out follows a closing ``"`` and its ``:`` or ``,``, or starts the line: JSON
+white space outside every string, which takes nothing from the values."""
 
 _NOT_IN_VALUES = r'[\x00-\x1f\\\x{FFFD}]'
 """What no value of a line read here holds, besides ``"`` (a value ends at the first): a control
