@@ -1,6 +1,7 @@
 """Reading binary logs: decisions-only MB/s per core, and rows decoded per second beside
-``mariadb-binlog -v`` (C++) and the pure-Python ``mysql-replication`` decoders, on the same file
-in one run (the machine is shared and noisy: compare the ratios).
+``mariadb-binlog -v`` (C++), the pure-Python ``mysql-replication`` decoders and
+``mysql-event-stream``'s C++ engine (each when installed), on the same file in one run (the
+machine is shared and noisy: compare the ratios).
 
 The binlog is written by a real MariaDB (tests/mariadb_server.py) in a temporary datadir:
 ``--tenants`` databases (a database per tenant) each with an ``orders`` table of realistic row
@@ -142,6 +143,27 @@ def mysql_replication(paths: list[Path]) -> tuple[float, int] | None:
     return time.process_time() - cpu, rows
 
 
+def mysql_event_stream(paths: list[Path]) -> tuple[float, int] | None:
+    """mysql-event-stream's engine (C++ behind ctypes, PyPI; ``pip install mysql-event-stream``)
+    fed each file's bytes after the magic, as its README shows; one change event per row."""
+    try:
+        from mysql_event_stream import CdcEngine
+    except ImportError:
+        return None
+    rows = 0
+    cpu = time.process_time()
+    for path in paths:
+        data = path.read_bytes()
+        with CdcEngine() as engine:
+            offset = 4
+            while offset < len(data) or engine.has_events():
+                while engine.next_event() is not None:
+                    rows += 1
+                if offset < len(data):
+                    offset += engine.feed(data[offset:])
+    return time.process_time() - cpu, rows
+
+
 def big_copy(path: Path, target_bytes: int, out: Path) -> Path:
     """A file of about ``target_bytes``: the magic and Format_description of ``path``, then its
     other events again and again (positions in the headers repeat; the reader does not need
@@ -206,6 +228,11 @@ def main() -> None:
             print(f"memory: {paths[0].stat().st_size / 1e6:.0f} MB file: peak RSS {small_rss:.0f} MB ({small_cpu:.1f} s CPU); "
                   f"{big_mb:,.0f} MB file: peak RSS {big_rss:.0f} MB ({big_cpu:.1f} s CPU, {big_mb / big_cpu:.1f} MB/s per core)")
             big.unlink()
+        native = mysql_event_stream(paths)
+        if native is not None:
+            cpu_n, rows_n = native
+            print(f"mysql-event-stream (C++ via ctypes): {rows_n / cpu_n:,.0f} rows/s ({cpu_n:.2f} s CPU, {rows_n} rows); "
+                  f"replfilter / mysql-event-stream = {cpu_n / cpu_rows:.2f}")
         other = mysql_replication(paths)
         if other is not None:
             cpu_p, rows_p = other

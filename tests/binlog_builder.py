@@ -31,7 +31,7 @@ from __future__ import annotations
 import struct
 import uuid
 import zlib
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from typing import Any, Sequence
 
 from replfilter.evaluation.binlog import column_values as C
@@ -208,7 +208,11 @@ def column_metadata(column_type: int, meta: int) -> tuple[int, bytes]:
 
 
 def table_map(table_id: int, db: str, table: str, columns: Sequence[tuple[int, int]],
-              names: Sequence[str] | None = None, unsigned: Sequence[bool] | None = None) -> bytes:
+              names: Sequence[str] | None = None, unsigned: Sequence[bool] | None = None,
+              nullable: Sequence[bool] | None = None, members: dict[int, Sequence[bytes]] | None = None) -> bytes:
+    """``nullable`` per column (all nullable by default); ``members`` the ENUM and SET member
+    lists by column, written as the ENUM_STR_VALUE and SET_STR_VALUE optional metadata (one
+    list per column of that type, in column order)."""
     types, metas = b"", b""
     for column_type, meta in columns:
         code, meta_bytes = column_metadata(column_type, meta)
@@ -218,7 +222,7 @@ def table_map(table_id: int, db: str, table: str, columns: Sequence[tuple[int, i
     db_bytes, table_bytes = db.encode(), table.encode()
     out += bytes([len(db_bytes)]) + db_bytes + b"\0" + bytes([len(table_bytes)]) + table_bytes + b"\0"
     out += write_packed(len(columns)) + types + write_packed(len(metas)) + metas
-    out += bitmap([True] * len(columns))
+    out += bitmap(list(nullable) if nullable is not None else [True] * len(columns))
     if unsigned is not None:
         numeric = [u for (t, _), u in zip(columns, unsigned) if t in C.NUMERIC_TYPES]
         value = bytearray((len(numeric) + 7) // 8)
@@ -229,6 +233,11 @@ def table_map(table_id: int, db: str, table: str, columns: Sequence[tuple[int, i
     if names is not None:
         value = b"".join(write_packed(len(n.encode())) + n.encode() for n in names)
         out += bytes([4]) + write_packed(len(value)) + value
+    for field, kind in ((6, C.ENUM), (5, C.SET)):
+        lists = [(members or {}).get(i) for i, (t, _) in enumerate(columns) if t == kind]
+        if members and any(v is not None for v in lists):
+            value = b"".join(write_packed(len(v or ())) + b"".join(write_packed(len(m)) + m for m in v or ()) for v in lists)
+            out += bytes([field]) + write_packed(len(value)) + value
     return out
 
 
@@ -266,13 +275,19 @@ def image(columns: Sequence[tuple[int, int]], values: Sequence[Any], unsigned: S
 
 
 def rows_event(table_id: int, column_count: int, rows: Sequence[bytes], v2: bool = True, flags: int = 1,
-               update: bool = False) -> bytes:
+               update: bool = False, present: Sequence[int] | None = None,
+               present_after: Sequence[int] | None = None) -> bytes:
+    """``present`` (and for an update ``present_after``): the columns the images hold, all by
+    default; each image then holds exactly those, in column order."""
     out = table_id.to_bytes(6, "little") + struct.pack("<H", flags)
     if v2:
         out += struct.pack("<H", 2)
-    out += write_packed(column_count) + bitmap([True] * column_count)
+    every = range(column_count)
+    before = set(every if present is None else present)
+    out += write_packed(column_count) + bitmap([i in before for i in every])
     if update:
-        out += bitmap([True] * column_count)
+        after = set(every if present_after is None else present_after)
+        out += bitmap([i in after for i in every])
     return out + b"".join(rows)
 
 
@@ -383,7 +398,8 @@ def encode_decimal(value: Decimal, meta: int) -> bytes:
     precision, scale = meta >> 8, meta & 0xFF
     dig2bytes = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
     negative = value < 0
-    text = format(abs(value), f".{scale}f")
+    with localcontext(prec=100):  # the default 28 digits would round DECIMAL(65, 30)
+        text = format(abs(value), f".{scale}f")
     integer, _, frac = text.partition(".")
     intg = precision - scale
     integer = integer.rjust(intg, "0")[-intg:] if intg else ""
@@ -428,6 +444,9 @@ def _json_value(value: Any) -> tuple[int, bytes]:
     if isinstance(value, dict):
         keys = sorted(value, key=lambda k: (len(k.encode()), k.encode()))
         return 1, _container(keys, [value[k] for k in keys])
+    if isinstance(value, tuple):  # (mysql_type, bytes): an opaque scalar (json_binary.cc, OPAQUE)
+        mysql_type, data = value
+        return 15, bytes([mysql_type]) + _varlen(len(data)) + data
     raise ValueError(f"no JSON encoding for {value!r}")
 
 

@@ -30,6 +30,8 @@ def event_row(event, **extra) -> dict:
         "v", "type", "channel", "default_db", "command", "tables", "sql", "temporary", "if_exists",
         "db", "table", "kind", "gtid")}
     row.update(d)
+    if row.get("tables"):  # a table whose updating flag is not known: the row form's own field
+        row["tables"] = [{**t, "updating_unknown": True} if t["updating"] is None else t for t in row["tables"]]
     row.update(extra)
     return row
 
@@ -95,6 +97,23 @@ events = st.one_of(
     ),
     st.builds(TransactionEvent, st.sampled_from(CHANNELS), st.sampled_from(list(TransactionKind)), st.none() | st.just("uuid:1")),
 )
+
+_maybe_updating_refs = st.lists(
+    st.builds(TableRef, st.none() | _db, _table, st.none() | st.booleans()), max_size=3
+).map(tuple)
+
+events_maybe_updating = st.one_of(
+    events,
+    st.builds(
+        QueryEvent,
+        channel=st.sampled_from(CHANNELS),
+        default_db=st.sampled_from(DBS),
+        command=st.just(CommandKind.UPDATE_MULTI),
+        tables=_maybe_updating_refs,
+    ),
+)
+""":data:`events`, and multi-table UPDATEs some of whose tables may or may not be updating
+(``updating=None``: an unqualified SET column's owner read without the source's schema)."""
 
 
 def expected(state: ReplicaState, evs):

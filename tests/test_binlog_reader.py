@@ -259,17 +259,85 @@ def test_written_row_events_read_back_to_the_same_values(tmp_path_factory, colum
     assert name == "Write_rows"
     decoded = rows[0][1]
     for i, value in enumerate(values):
-        got = decoded[i]
-        if isinstance(value, float) and types[i][0] == C.FLOAT:
-            import struct
+        _assert_same_value(types[i][0], value, decoded[i])
 
-            assert got == struct.unpack("<f", struct.pack("<f", value))[0]
-        elif isinstance(value, Decimal):
-            assert format(got, "f") == format(value, "f")
-        elif isinstance(value, (dict, list)):
-            assert json.dumps(got, sort_keys=True) == json.dumps(value, sort_keys=True)
-        else:
-            assert got == value, (types[i], value, got)
+
+def _assert_same_value(kind: int, expected, got) -> None:
+    if isinstance(expected, float) and kind == C.FLOAT:
+        assert got == struct.unpack("<f", struct.pack("<f", expected))[0]
+    elif isinstance(expected, Decimal):
+        assert format(got, "f") == format(expected, "f")
+    elif isinstance(expected, (dict, list)):
+        assert json.dumps(got, sort_keys=True) == json.dumps(expected, sort_keys=True)
+    else:
+        assert got == expected, (kind, expected, got)
+
+
+_ROWS_KINDS = {T.WRITE_ROWS: (False, True), T.DELETE_ROWS: (True, False), T.UPDATE_ROWS: (True, True)}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(column_and_value(), min_size=1, max_size=10), st.data())
+def test_compiled_rows_readers_read_every_shape_back(tmp_path_factory, columns, data):
+    """The generated readers' branches (row_codegen.py): runs of NOT NULL fixed-width columns
+    read by one struct, nullable columns NULL or not, a NOT NULL column flagged NULL (read value
+    by value instead), write, delete and update events holding a subset of the columns, several
+    rows per event, and the JSON form built in the same pass equal to the typed values
+    converted one by one (row_json.json_converter), ENUM and SET by their member names."""
+    from replfilter.evaluation.binlog.bodies import Rows
+    from replfilter.evaluation.binlog.row_json import json_converter
+    from replfilter.evaluation.binlog.rows import TableMap, count_rows, read_rows, read_rows_json
+
+    n = len(columns)
+    types = [(kind, meta) for kind, meta, _, _ in columns]
+    unsigned = [u for _, _, _, u in columns]
+    nullable = data.draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    kind = data.draw(st.sampled_from(sorted(_ROWS_KINDS)))
+    has_before, has_after = _ROWS_KINDS[kind]
+    subsets = st.lists(st.sampled_from(range(n)), min_size=1, unique=True).map(sorted)
+    present = data.draw(subsets)
+    present_after = data.draw(subsets) if kind == T.UPDATE_ROWS else None
+    members = {i: [b"new", "pay\u00e9".encode(), b"x"] for i, (k, _) in enumerate(types) if k in (C.ENUM, C.SET)}
+    members = {i: v for i, v in members.items() if data.draw(st.booleans())}
+    names = [f"c\u00e9{i}" for i in range(n)]
+    # mostly the drawn value; NULL now and then, also in a NOT NULL column (which the fast path hands on)
+    value_or_null = lambda c: data.draw(st.sampled_from([columns[c][2]] * 3 + [None]))  # noqa: E731
+    rows, images = [], []
+    for _ in range(data.draw(st.integers(1, 4))):
+        row = []
+        for wanted, cols in ((has_before, present), (has_after, present_after if kind == T.UPDATE_ROWS else present)):
+            if wanted:
+                values = {c: value_or_null(c) for c in cols}
+                images.append(W.image([types[c] for c in cols], [values[c] for c in cols], [unsigned[c] for c in cols]))
+                row.append(values)
+            else:
+                row.append(None)
+        rows.append(tuple(row))
+    w = W.BinlogWriter()
+    w.add(T.TABLE_MAP, W.table_map(7, "d", "t", types, names=names, unsigned=unsigned, nullable=nullable, members=members))
+    w.add(kind, W.rows_event(7, n, images, update=kind == T.UPDATE_ROWS, present=present, present_after=present_after))
+    path = tmp_path_factory.mktemp("shapes") / "b"
+    path.write_bytes(bytes(w))
+    [table] = [i.body for i in read_binlog(str(path)) if isinstance(i.body, TableMap)]
+    [event] = [i.body for i in read_binlog(str(path)) if isinstance(i.body, Rows)]
+    typed = read_rows(event.header, table, event.body)
+    assert count_rows(event.header, table, event.body) == len(typed) == len(rows)
+    for expected_row, got_row in zip(rows, typed):
+        for expected, got in zip(expected_row, got_row):
+            assert (expected is None) == (got is None)
+            if expected is not None:
+                assert list(got) == list(expected)
+                for c, value in expected.items():
+                    if value is None:
+                        assert got[c] is None
+                    else:
+                        _assert_same_value(types[c][0], value, got[c])
+    assert all(({**table.enum_values, **table.set_values})[i] == tuple(v) for i, v in members.items())
+    convert = [json_converter(k, table.enum_values.get(i), table.set_values.get(i)) for i, (k, _) in enumerate(types)]
+    as_json = [{side: {names[c]: convert[c](v) for c, v in image.items()}
+                for side, image in (("before", before), ("after", after)) if image is not None}
+               for before, after in typed]
+    assert json.dumps(read_rows_json(event.header, table, event.body, tuple(names)), sort_keys=True) == json.dumps(as_json, sort_keys=True)
 
 
 @pytest.mark.parametrize("bitmap, updating", [(0b11, (True, True)), (0b10, (False, True))])
@@ -477,6 +545,36 @@ def test_a_tagged_gtid_with_unknown_fields(tmp_path):
     assert items[3].body.xid == 1
 
 
+def _packed_datetime(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0, micro: int = 0) -> bytes:
+    """``TIME_to_longlong_datetime_packed`` (mysys/my_time.cc), as JSON stores it: 8 bytes, little-endian."""
+    ymd, hms = (year * 13 + month) << 5 | day, hour << 12 | minute << 6 | second
+    return (((ymd << 17 | hms) << 24) + micro).to_bytes(8, "little", signed=True)
+
+
+def test_opaque_json_scalars_print_as_mysql_prints_them(tmp_path):
+    """Json_wrapper::to_string (sql-common/json_dom.cc): DECIMAL by its digits, temporal values
+    with six fractional digits, any other opaque type as base64:type<N>:<base64>."""
+    doc = {
+        "dec": (C.NEWDECIMAL, bytes([10, 2]) + W.encode_decimal(Decimal("-12.34"), (10 << 8) | 2)),
+        "dt": (C.DATETIME, _packed_datetime(2024, 5, 7, 13, 5, 9, 120)),
+        "d": (C.DATE, _packed_datetime(2024, 5, 7)),
+        "t": (C.TIME, (-int.from_bytes(_packed_datetime(0, 0, 0, 838, 59, 59, 5), "little")).to_bytes(8, "little", signed=True)),
+        "ts": (C.TIMESTAMP, _packed_datetime(1999, 12, 31, 23, 59, 59)),
+        "blob": (C.BLOB, b"\x00\xffab"),
+        "short": (C.DATETIME, b"\x01"),  # not a packed time: printed as its bytes
+    }
+    w = W.BinlogWriter()
+    w.add(T.TABLE_MAP, W.table_map(7, "d", "t", [(C.JSON, 4)], names=["doc"]))
+    w.add(T.WRITE_ROWS, W.rows_event(7, 1, [W.image([(C.JSON, 4)], [doc])]))
+    path = tmp_path / "binlog.000001"
+    path.write_bytes(bytes(w))
+    [values] = [r.values for r in decide_files(LineEvaluator(Session().state), [str(path)], decode_rows=True) if r.values]
+    assert values == [{"after": {"doc": {
+        "dec": "-12.34", "dt": "2024-05-07 13:05:09.000120", "d": "2024-05-07", "t": "-838:59:59.000005",
+        "ts": "1999-12-31 23:59:59.000000", "blob": "base64:type252:AP9hYg==", "short": "base64:type12:AQ==",
+    }}}]
+
+
 # --- Info texts as 8.4's pack_info writes them (sql/log_event.cc) ------------------------------
 
 def _user_var(name: str, value_type: int | None, value: bytes = b"", charset: int = 255, flags: bytes = b"") -> bytes:
@@ -505,9 +603,28 @@ def _info_of(type_code: int, body: bytes) -> str:
     (_user_var("b`q", 0, b"ab\xff", 255), "@`b``q`=_utf8mb4 0x6162FF COLLATE utf8mb4_0900_ai_ci"),
     (_user_var("a", 0, b"", 8), '@`a`=_latin1 "" COLLATE latin1_swedish_ci'),
     (_user_var("a", 0, b"x", 999), "@`a`=_? 0x78 COLLATE (collation id 999)"),
+    (_user_var("a", 0, b"x", 76), "@`a`=_utf8mb3 0x78 COLLATE utf8mb3_tolower_ci"),
+    (_user_var("a", 0, b"x", 245), "@`a`=_utf8mb4 0x78 COLLATE utf8mb4_croatian_ci"),
+    (_user_var("a", 0, b"x", 323), "@`a`=_utf8mb4 0x78 COLLATE utf8mb4_mn_cyrl_0900_as_cs"),
+    (_user_var("a", 0, b"x", 2304), "@`a`=_? 0x78 COLLATE (collation id 2304)"),  # MariaDB's, not MySQL's
 ])
 def test_user_var_info(body, info):
     assert _info_of(T.USER_VAR, body) == info
+
+
+@pytest.mark.parametrize("charset, named", [
+    (245, "_utf8mb4 0x78 COLLATE utf8mb4_croatian_mysql561_ci"),  # MySQL's 245 is utf8mb4_croatian_ci
+    (2304, "_utf8mb4 0x78 COLLATE utf8mb4_uca1400_ai_ci"),
+    (1033, "_latin2 0x78 COLLATE latin2_general_nopad_ci"),
+    (255, "_? 0x78 COLLATE (collation id 255)"),  # MySQL's utf8mb4_0900_ai_ci; not in MariaDB 10.11
+])
+def test_user_var_collations_are_the_writers(charset, named):
+    """A file written by MariaDB (its Format_description says so) names collation ids as
+    MariaDB does (collations.py: read from MariaDB 10.11's own tables)."""
+    w = W.BinlogWriter(version="10.11.19-MariaDB-log")
+    w.add(T.USER_VAR, _user_var("a", 0, b"x", charset))
+    rows = list(show_rows(read_stream(io.BytesIO(bytes(w)), "binlog.000001")))
+    assert rows[1][5] == "@`a`=" + named
 
 
 def test_incident_intvar_xa_and_rows_query_info():

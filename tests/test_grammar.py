@@ -742,6 +742,30 @@ def test_two_statements_in_one_text_are_a_syntax_error_near_the_second() -> None
     assert error_of("SHOW REPLICA STATUS FOR CHANNEL 'a;b'; SHOW WARNINGS") == syntax_error("SHOW WARNINGS")
 
 
+
+@pytest.mark.parametrize("version", list(ServerVersion))
+def test_errors_that_lex_the_text_build_no_lexer_per_statement(version: ServerVersion, monkeypatch) -> None:
+    """The near text of a second statement, and 8.0's parse-time warnings, lex the text with
+    the grammar's lexer built once per version (Lark's own ``lex`` builds one for each text)."""
+    from lark import Lark
+
+    texts = ["SHOW WARNINGS; -- ;\n SHOW WARNINGS", "CHANGE MASTER TO MASTER_HOST = 'h' junk",
+             "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (a); SHOW WARNINGS"]
+    first = [error_of_version(text, version) for text in texts]
+    built = []
+    build = Lark._build_lexer
+    monkeypatch.setattr(Lark, "_build_lexer", lambda *args, **kwargs: built.append(args) or build(*args, **kwargs))
+    assert [error_of_version(text, version) for text in texts] == first
+    assert not built
+    assert first[0][1] == syntax_error("SHOW WARNINGS", line=2).message
+
+
+def error_of_version(text: str, version: ServerVersion) -> tuple[int, str, tuple[str, ...]]:
+    with pytest.raises(MySQLError) as caught:
+        parse_statement(text, version)
+    return caught.value.code, caught.value.message, tuple(w.message for w in caught.value.warnings)
+
+
 def test_trailing_semicolon_is_accepted() -> None:
     assert parse_statement("SHOW WARNINGS;") == ast.ShowWarnings()
 

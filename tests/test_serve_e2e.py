@@ -192,6 +192,14 @@ def test_mysql_connector_errors_warnings_reset_change_user_prepared(server: Serv
     prepared.execute("SELECT FILTER_NAME, COUNTER FROM performance_schema.replication_applier_filters "
                      "WHERE CHANNEL_NAME = 'mc'")
     assert prepared.fetchall() == [("REPLICATE_WILD_IGNORE_TABLE", 0)]
+    # a ? where 8.4 takes an expression: the filter tables' WHERE; each value binds as itself
+    query = ("SELECT FILTER_NAME, COUNTER FROM performance_schema.replication_applier_filters "
+             "WHERE CHANNEL_NAME = ? AND COUNTER = ? AND FILTER_NAME <> '?'")
+    prepared.execute(query, ("mc", 0))
+    assert prepared.fetchall() == [("REPLICATE_WILD_IGNORE_TABLE", 0)]
+    for value in ("it's", "mc' OR 'a' = 'a", "mc\\"):
+        prepared.execute(query, (value, 0))
+        assert prepared.fetchall() == []
     with pytest.raises(mysql_connector.Error) as caught:
         prepared.execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST = ? FOR CHANNEL 'mc'", ("x",))
     assert caught.value.errno == 1064  # the dialect's statements take no placeholder, as in sql_yacc.yy
@@ -251,6 +259,22 @@ def test_max_connections_and_wait_timeout(tmp_path: Path):
         del second
     finally:
         server.stop()
+
+
+def test_wait_timeout_counts_from_the_last_command_and_a_lowered_one_applies(server: ServeProcess):
+    """The idle clock restarts at every command, and ``SET SESSION wait_timeout`` lowered below
+    the server's setting closes the connection after the lower one, as in mysqld."""
+    connection = server.connect()
+    cursor = connection.cursor()
+    cursor.execute("SET SESSION wait_timeout = 1")
+    for _ in range(4):  # 2 s of commands 0.5 s apart: never idle for 1 s
+        time.sleep(0.5)
+        cursor.execute("SELECT @@wait_timeout")
+        assert cursor.fetchall() == ((1,),)
+    time.sleep(1.6)
+    with pytest.raises(pymysql.err.OperationalError) as caught:
+        cursor.execute("SELECT @@wait_timeout")
+    assert caught.value.args[0] in (4031, 2013)
 
 
 def _self_signed(tmp_path: Path) -> tuple[Path, Path]:

@@ -4,6 +4,7 @@ after STOP, CHANGE, START the new rules apply from the next batch; SHOW REPLICA 
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -137,21 +138,60 @@ def test_parquet_relay_log_batches_of_known_keys_take_one_pass(spark, tmp_path):
     session.execute_text("STOP REPLICA")
 
 
-def test_start_refuses_a_relay_log_directory_of_binlog_files(tmp_path):
-    """A real replica's relay-log directory (binlog magic, with its .index) is not read as JSON
-    lines: START REPLICA fails with 1593 naming why, nothing starts, no JVM."""
-    import binlog_builder as W
+def test_a_relay_log_directory_of_binlog_files_is_applied_transaction_by_transaction(spark, tmp_path):
+    """CHANGE REPLICATION SOURCE names a replica's relay-log directory (binlog files and their
+    .index): START REPLICA applies it as it is written, STOP stops where a transaction ends,
+    START goes on from there, every event once; SHOW REPLICA STATUS gives the relay log's and
+    the source's coordinates of the last applied transaction; RESET REPLICA moves the outputs
+    aside as for event files."""
+    from test_binlog_tail import relay_log
+    from replfilter.evaluation.binlog.tail import IN_BEGIN, scan
     from replfilter.spark_runtime.applier import detect_format, install_applier
+    from replfilter.spark_runtime.binlog_stream import START, BinlogStreamReader, piece_rows
+    from pyspark.sql.streaming.datasource import ReadAllAvailable
 
     relay = tmp_path / "relay"
     relay.mkdir()
-    (relay / "replica-relay-bin.000001").write_bytes(bytes(W.BinlogWriter()))
-    (relay / "replica-relay-bin.index").write_text("./replica-relay-bin.000001\n")
+    first, second = relay_log(relay)
+    whole = open(second, "rb").read()
+    ends = [cut.pos for cut in scan(second, split_bytes=1, open_at_start=IN_BEGIN).cuts]
+    cut_at = ends[1] + 30  # the writer is inside the transaction after the DDL
+    with open(second, "wb") as handle:
+        handle.write(whole[:cut_at])
     assert detect_format(str(relay)) == "binlog"
     session = Session()
-    applier = install_applier(session, applier_dir=str(tmp_path / "applier"))
+    applier = install_applier(session, applier_dir=str(tmp_path / "applier"), trigger_seconds=0.5)
     session.execute_text(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='src', RELAY_LOG_FILE='{relay}' FOR CHANNEL 'c'")
-    with pytest.raises(MySQLError) as info:
-        session.execute_text("START REPLICA FOR CHANNEL 'c'")
-    assert info.value.code == 1593 and "binary or relay-log files" in str(info.value)
-    assert session.state.channel("c").sql_running is False and applier.runner("c") is None
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB=(d) FOR CHANNEL 'c'")
+    session.execute_text("START REPLICA FOR CHANNEL 'c'")
+    applier.wait_idle("c")
+    status = _status(session, "c")
+    assert (status["Relay_Log_File"], status["Relay_Log_Pos"]) == ("relay-bin.000002", ends[1])
+    assert (status["Relay_Source_Log_File"], status["Exec_Source_Log_Pos"]) == ("source-bin.000001", 1000 + ends[1])
+
+    session.execute_text("STOP REPLICA FOR CHANNEL 'c'")
+    with open(second, "ab") as handle:  # the rest is written while the applier is stopped
+        handle.write(whole[cut_at:])
+    assert applier.runner("c").pending_files() == ["relay-bin.000002"]
+    session.execute_text("START REPLICA FOR CHANNEL 'c'")
+    applier.wait_idle("c")
+    status = _status(session, "c")
+    assert (status["Relay_Log_File"], status["Relay_Log_Pos"]) == ("relay-bin.000002", len(whole))
+    assert status["Exec_Source_Log_Pos"] == 1000 + len(whole)
+    base = tmp_path / "applier" / "c"
+    written = spark.read.parquet(str(base / "applied")).collect() + spark.read.parquet(str(base / "skipped")).collect()
+    places = sorted((json.loads(r["record"])["log_name"], json.loads(r["record"])["pos"]) for r in written)
+    reader = BinlogStreamReader({"path": str(relay)})
+    end = reader.latestOffset(dict(START), ReadAllAvailable())
+    expected = sorted(
+        (json.loads(row[13])["log_name"], json.loads(row[13])["pos"])
+        for piece in reader.partitions(dict(START), end) for row in piece_rows(piece) if row[-1] is None
+    )
+    assert places == expected and len(places) == len(set(places))  # every event once
+    assert {r["channel"] for r in written} == {"c"}
+    assert _counter(session, "c", FilterType.IGNORE_DB) == 4  # the d.t Table_maps and the DDL, once each
+
+    session.execute_text("STOP REPLICA FOR CHANNEL 'c'")
+    session.execute_text("RESET REPLICA FOR CHANNEL 'c'")
+    names = sorted(p.name for p in (tmp_path / "applier").iterdir())
+    assert len(names) == 1 and names[0].startswith("c.reset-")

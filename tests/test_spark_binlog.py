@@ -42,3 +42,42 @@ def test_binlog_directory_decides_as_evaluate(spark, tmp_path):
     assert [t["rows"] for t in tables] == [2, 2]
     dead = ingested.dead.collect()
     assert [(d["source_file"].endswith("binlog.000002"), "truncated" in d["reason"]) for d in dead] == [(True, True)]
+
+
+def test_unknown_updating_tables_from_a_binlog_decide_as_evaluate(spark, tmp_path):
+    """A multi-table UPDATE logged without ``Q_TABLE_MAP_FOR_UPDATE`` and read with no source
+    schema: which of its tables are updating is not known. The row says so
+    (``updating_unknown``, not a NULL ``updating``, which means true), and the events decide as
+    ``evaluate`` decides them: by the rules where no such table meets one, else a dead letter
+    with its reason; without the replica's state, a dead letter."""
+    import binlog_builder as W
+    from replfilter.evaluation.binlog import event_types as T
+    from replfilter.spark_runtime.ingest import read_events
+    from replfilter.spark_runtime.sql_tables import UNKNOWN_UPDATING
+    from replfilter.spark_runtime.transform import apply_filters
+
+    w = W.BinlogWriter()
+    for sql, status in (("UPDATE a, b SET c = 1", b""), ("UPDATE x, b SET c = 1", b""),
+                        ("UPDATE x, b SET c = 1", W.table_map_for_update(0b10))):  # b alone: the bitmap says
+        w.add(T.QUERY, W.query(sql, "d", status=status))
+    path = tmp_path / "binlog.000001"
+    path.write_bytes(bytes(w))
+    session = Session()
+    session.execute_sql("CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (d.x)")
+
+    ingested = read_events(spark, str(path), "binlog", state=session.state)
+    rows = apply_filters(ingested.events, session.state).collect()
+    got = sorted((json.loads(r["record"])["pos"], r["decision"], [(t.table, t.updating, t.updating_unknown) for t in r.tables])
+                 for r in rows)
+    want = [r for r in decide_files(LineEvaluator(session.state), [str(path)]) if r.item is not None and r.item.event is not None]
+    assert [r.decision.decision.value if r.decision.decision else None for r in want] == ["APPLY", None, "APPLY"]
+    assert got == [
+        (w.positions[1], "APPLY", [("a", None, True), ("b", None, True)]),
+        (w.positions[3], "APPLY", [("x", False, None), ("b", True, None)]),
+    ]
+    [dead] = ingested.dead.collect()
+    assert dead.reason == want[1].decision.reason and dead.source_file == str(path)
+
+    without = read_events(spark, str(path), "binlog")
+    assert sorted(r.reason for r in without.dead.collect()) == [f"undecided: {UNKNOWN_UPDATING}"] * 2
+    assert without.events.count() == 1

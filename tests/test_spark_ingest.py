@@ -50,6 +50,8 @@ def _spark_result(spark, lines):
 def _comparable(event: dict) -> dict:
     """An event dict as the reference produces it (tables defaulted, no foreign keys)."""
     d = {k: v for k, v in event.items() if v is not None and k in EVENT_KEYS}
+    if d.get("tables"):  # (the row form's updating_unknown: NULL for every table a line gives)
+        d["tables"] = [{k: v for k, v in t.items() if not (k == "updating_unknown" and v is None)} for t in d["tables"]]
     if d.get("type") == "query":
         d.setdefault("tables", [])
         d.setdefault("sql", None)

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from replfilter.evaluation.events import QueryEvent, RowEvent, CommandKind, TableRef
-from spark_helpers import event_row, events, expected, states
+from spark_helpers import event_row, events, events_maybe_updating, expected, states
 
 pytestmark = pytest.mark.spark
 
@@ -43,6 +43,29 @@ def test_decisions_and_counters_equal_the_evaluator(spark, where, state, evs):
     exact = [e for e in evs if not _compiled_path(state, e)]
     assert decided.decisions.exact_events == len(exact)
     assert bool(decided.decisions.key_rows) == (where == "driver" and bool(exact))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(state=states(), evs=st.lists(events_maybe_updating, min_size=1, max_size=40))
+def test_unknown_updating_flags_decide_as_the_evaluator(spark, state, evs):
+    """Tables whose updating flag is not known (``updating_unknown`` in the row form): the
+    events the evaluator decides are decided alike, with the same counters; those it leaves
+    undecided (such a table meets a rule) are dead letters with its reason, as ``read_events``
+    makes them (:func:`~replfilter.spark_runtime.sql_tables.decide_unknown_updating`)."""
+    from replfilter.evaluation.evaluator import apply_events
+    from replfilter.spark_runtime.sql_tables import decide_unknown_updating
+    from replfilter.spark_runtime.transform import decide_frame
+
+    decisions, want_state = apply_events(state, evs)
+    ingested = decide_unknown_updating(_frame(spark, evs), state)
+    assert sorted(r.reason for r in ingested.dead.collect()) == sorted(d.reason for d in decisions if d.decision is None)
+    decided = decide_frame(ingested.events, state)
+    got = [(r.id, r.decision, r.filter_type, r.filter_rule, r.rewritten_db) for r in decided.df.orderBy("id").collect()]
+    assert got == [
+        (i, d.decision.value, d.filter_type.keyword if d.filter_type else None, d.rule, d.rewritten_db)
+        for i, d in enumerate(decisions) if d.decision is not None
+    ]
+    assert decided.new_state() == want_state
 
 
 def _compiled_path(state, event) -> bool:

@@ -25,7 +25,7 @@ from ..replica.option_files import read_option_file
 from ..replica.startup_options import StartupError, canonical_option_name
 from ..wire.accounts import CLIENT_GROUPS, AccountError, AccountProvider, Accounts, SkipGrantProvider, read_password_file
 from ..wire.connection import Limits
-from ..wire.listener import ListenSettings, ReplicaListener
+from ..wire.listener import ListenSettings, ReplicaListener, event_loop_factory
 from .startup import add_startup_arguments, install_applier_for, split_startup_arguments, start_with_schemas, startup_error_text
 
 SERVER_OPTIONS = {
@@ -203,7 +203,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         return 1
     applier = install_applier_for(startup, args)
     try:
-        return asyncio.run(_serve(startup.session, accounts, options, context, stderr))
+        with asyncio.Runner(loop_factory=event_loop_factory(context)) as runner:
+            return runner.run(_serve(startup.session, accounts, options, context, stderr))
     finally:
         applier.shutdown()  # channels applying with Spark stop at a batch boundary
         startup.close()  # the datadir's lock goes last: every acknowledged change is on disk

@@ -2,7 +2,7 @@
 
     replfilter stream [startup options | --init script.sql] EVENTS_DIR OUTPUT_DIR CHECKPOINT_DIR
                       [--skipped DIR] [--dead-letter DIR] [--master URL] [--available-now]
-                      [--format json|parquet|debezium] [--channel NAME]
+                      [--format json|parquet|debezium|binlog] [--channel NAME]
                       [--trigger SECONDS] [--max-files-per-trigger N]
 
 The replica is built as ``replfilter`` builds it (startup options, ``--defaults-file``,
@@ -10,6 +10,10 @@ The replica is built as ``replfilter`` builds it (startup options, ``--defaults-
 (Ctrl-C or SIGTERM stop it at a batch boundary); with it, every file present is processed and
 the command ends (a backfill), one progress line per batch on standard error. Kill it at any
 moment and run the same command again: the outputs hold every event exactly once.
+
+EVENTS_DIR may be a directory of binary or relay log files (a server's binlog directory, a
+replica's relay-log directory with its index): they are read in the index's order as they grow,
+committed at transaction ends (:mod:`~replfilter.spark_runtime.binlog_stream`).
 """
 
 from __future__ import annotations
@@ -37,8 +41,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--dead-letter", metavar="DIR", help="malformed records (default OUTPUT_DIR/_dead_letter)")
     parser.add_argument("--master", metavar="URL", default=None, help="Spark master URL (default local[*])")
     parser.add_argument("--available-now", action="store_true", help="process the files present now, then exit")
-    parser.add_argument("--format", choices=("json", "parquet", "debezium"), default="json", help="event file format (default json lines)")
-    parser.add_argument("--channel", default="", help="replication channel of Debezium events (default: the default channel)")
+    parser.add_argument(
+        "--format", choices=("json", "parquet", "debezium", "binlog"), default=None,
+        help="event file format (default: binlog when EVENTS_DIR holds binary or relay log files, else json lines)",
+    )
+    parser.add_argument(
+        "--channel", default="", help="replication channel of Debezium or binlog events (default: the default channel)"
+    )
     parser.add_argument("--trigger", type=float, default=1.0, metavar="SECONDS", help="micro-batch interval (default 1)")
     parser.add_argument("--max-files-per-trigger", type=int, default=None, metavar="N")
     parser.add_argument(
@@ -125,12 +134,22 @@ def config_from_args(args: argparse.Namespace):
         checkpoint_dir=args.checkpoint_dir,
         skipped_dir=args.skipped,
         dead_letter_dir=args.dead_letter,
-        input_format=args.format,
+        input_format=args.format or _detected_format(args.events_dir),
         debezium_channel=args.channel,
         max_files_per_trigger=args.max_files_per_trigger,
         trigger_seconds=args.trigger,
         one_pass=not args.two_pass,
     )
+
+
+def _detected_format(events_dir: str) -> str:
+    """``binlog`` for a directory of binary or relay log files (a server's binlog directory, a
+    replica's relay-log directory), else ``json``."""
+    import os
+
+    from ..evaluation.binlog.tail import log_files
+
+    return "binlog" if os.path.isdir(events_dir) and log_files(events_dir) else "json"
 
 
 def _stream(session, args, stderr: TextIO) -> int:

@@ -141,6 +141,7 @@ class ER(Enum):
     NET_PACKET_TOO_LARGE = ErrorSpec(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
     NET_PACKETS_OUT_OF_ORDER = ErrorSpec(1156, "08S01", "Got packets out of order")
     UNKNOWN_STMT_HANDLER = ErrorSpec(1243, "HY000", "Unknown prepared statement handler (%s) given to %s")
+    MALFORMED_PACKET = ErrorSpec(1835, "HY000", "Malformed communication packet.")
     SECURE_TRANSPORT_REQUIRED = ErrorSpec(3159, "HY000", "Connections using insecure transport are prohibited while --require_secure_transport=ON.")
     CLIENT_INTERACTION_TIMEOUT = ErrorSpec(4031, "HY000", "The client was disconnected by the server because of inactivity. See wait_timeout and interactive_timeout for configuring this behavior.")
     NO_SUCH_TABLE = ErrorSpec(1146, "42S02", "Table '%s.%s' doesn't exist")

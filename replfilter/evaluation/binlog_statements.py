@@ -24,7 +24,7 @@ from .binlog.decide import decide_files, decide_transaction
 from .binlog.framing import NotABinlog, ReadProblem
 from .binlog.reader import read_binlog
 from .binlog.selection import Selection
-from .binlog.show_events import COLUMNS, info
+from .binlog.show_events import COLUMNS, info, written_by_mariadb
 from .event_lines import LineEvaluator
 from .events import QueryEvent, RowEvent
 from .explain import describe_event
@@ -47,6 +47,7 @@ def show_log_events(state: ReplicaState, stmt: ast.ShowLogEvents) -> ResultSet:
     warnings: list[Condition] = []
     found_start = start == 4
     seen = 0
+    mariadb = False
     try:
         for item in read_binlog(stmt.path, open_payloads=False):
             if isinstance(item, ReadProblem):
@@ -55,13 +56,14 @@ def show_log_events(state: ReplicaState, stmt: ast.ShowLogEvents) -> ResultSet:
                     break
                 raise MySQLError.of(ER.ERROR_WHEN_EXECUTING_COMMAND, command, item.text())
             raw = item.raw
+            mariadb = written_by_mariadb(item, mariadb)
             found_start = found_start or raw.pos == start
             if raw.pos < start:
                 continue
             if not found_start:
                 break
             if seen >= offset and (limit is None or len(rows) < limit):
-                rows.append((raw.log_name, raw.pos, raw.type_name, raw.server_id, raw.log_pos, info(item)))
+                rows.append((raw.log_name, raw.pos, raw.type_name, raw.server_id, raw.log_pos, info(item, mariadb)))
             seen += 1
             if limit is not None and len(rows) >= limit:
                 break

@@ -8,6 +8,7 @@ happens here; persistence (``--datadir``) and the Spark runtime observe state ch
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from typing import Iterator
 
 from ..core.filters import EMPTY_FILTERS, FilterSet, NameCollation
@@ -139,10 +140,13 @@ class ReplicaState:
         return iter(self.channels)
 
     def channel(self, name: str) -> Channel | None:
-        for channel in self.channels:
-            if channel.name == name:
-                return channel
-        return None
+        return self._channels_by_name.get(name)
+
+    @cached_property
+    def _channels_by_name(self) -> dict[str, Channel]:
+        """Built on first lookup, once per state (a state never changes): the applier and the
+        filter tables look up every channel after each statement, which a scan made quadratic."""
+        return {channel.name: channel for channel in reversed(self.channels)}  # the first of a name wins
 
     @property
     def channel_names(self) -> tuple[str, ...]:

@@ -7,23 +7,31 @@ events, the relay log::
     START REPLICA FOR CHANNEL 'c1';          -- or START REPLICA SQL_THREAD ...
 
 On a real replica the receiver (IO) thread writes the relay log and the SQL thread applies it; here
-the relay log is a directory of event files (JSON lines, Parquet or Debezium JSON, detected from its
-files) that something else fills, and the SQL thread is a Spark Structured Streaming query over it
-(:class:`~.stream.EventStream`). ``RELAY_LOG_POS`` keeps its stored value and is not used: the
-position in the relay log is the stream's checkpoint. The IO thread stays simulated.
+the relay log is a directory that something else fills — event files (JSON lines, Parquet or
+Debezium JSON), or a real replica's relay-log directory (binary log files and their ``.index``,
+read as they grow: :mod:`.binlog_stream`), detected from its files — and the SQL thread is a Spark
+Structured Streaming query over it (:class:`~.stream.EventStream`). ``RELAY_LOG_POS`` keeps its
+stored value and is not used: the position in the relay log is the stream's checkpoint. The IO
+thread stays simulated.
 
 * ``START REPLICA [SQL_THREAD] [FOR CHANNEL]`` starts the query for each channel whose SQL thread
   starts and that has a relay log; Spark itself starts then, not before (a channel without a
   relay log keeps the simulated behaviour). A relay log directory that does not exist makes the
-  statement fail with error 29 and nothing starts; one holding binary or relay-log files (a real
-  replica's relay-log directory) fails it with 1593, as the stream has no binlog source yet.
+  statement fail with error 29 and nothing starts.
 * ``STOP REPLICA [SQL_THREAD]`` returns once the query has stopped at a batch boundary: a batch
-  is either fully applied (outputs and counters) or not at all, and is then read again.
+  is either fully applied (outputs and counters) or not at all, and is then read again. Over
+  binary log files a batch ends where a transaction ends, so STOP stops at a transaction
+  boundary, and START goes on from there.
 * ``SHOW REPLICA STATUS`` shows ``Replica_SQL_Running`` and the applier's progress:
   ``Replica_SQL_Running_State`` (starting Spark / applying batch N / waiting for more events),
-  ``Relay_Log_Pos`` (events read from the relay log so far), ``Exec_Source_Log_Pos`` (events
-  applied), and on failure ``Last_SQL_Errno`` 1593 with the error, as a replica whose SQL
-  thread stopped with an error shows it (``Replica_SQL_Running`` then goes to No).
+  and on failure ``Last_SQL_Errno`` 1593 with the error, as a replica whose SQL thread stopped
+  with an error shows it (``Replica_SQL_Running`` then goes to No). Over event files,
+  ``Relay_Log_Pos`` counts the events read and ``Exec_Source_Log_Pos`` the events applied (the
+  files have no positions); over binary log files they are MySQL's: ``Relay_Log_File`` and
+  ``Relay_Log_Pos`` the place in the relay log where the last applied transaction ends, and
+  ``Relay_Source_Log_File`` and ``Exec_Source_Log_Pos`` the same place in the source's binary
+  log (the source's file named by the relay log's last Rotate, the position by the last event's
+  ``log_pos``, :func:`~replfilter.evaluation.binlog.tail.source_position`).
 * ``CHANGE REPLICATION FILTER`` on a channel whose SQL thread runs fails with 3085, exactly as in
   MySQL (the executor's own check); after STOP, CHANGE, START the new rules apply from the next
   batch. Each batch applies the state as it is when the batch starts.
@@ -40,6 +48,7 @@ Importing this module does not import pyspark.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -117,6 +126,8 @@ class ChannelProgress:
     error: str | None = None
     error_time: str = ""
     files: set = field(default_factory=set)
+    position: dict | None = None
+    """Over binary log files: where the last committed batch ended (``{"log", "pos", ...}``)."""
 
 
 class _ChannelRunner:
@@ -127,6 +138,7 @@ class _ChannelRunner:
         self.channel = channel
         self.relay_dir = relay_dir
         self.progress = ChannelProgress()
+        self.input_format = detect_format(relay_dir)
         self.stream = None
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name=f"replfilter-applier-{channel or 'default'}", daemon=True)
@@ -149,7 +161,7 @@ class _ChannelRunner:
                 checkpoint_dir=os.path.join(base, "checkpoint"),
                 skipped_dir=os.path.join(base, "skipped"),
                 dead_letter_dir=os.path.join(base, "dead-letter"),
-                input_format=detect_format(self.relay_dir),
+                input_format=self.input_format,
                 trigger_seconds=self.applier.trigger_seconds,
                 max_files_per_trigger=self.applier.max_files_per_trigger,
                 relay_channel=self.channel,
@@ -184,6 +196,8 @@ class _ChannelRunner:
         p.dead += stats.dead
         p.last_batch = stats.batch_id
         p.files.update(stats.file_names)
+        if stats.position is not None:
+            p.position = stats.position
         p.state_text = STATE_WAITING
 
     def _failed(self, message: str) -> None:
@@ -204,7 +218,13 @@ class _ChannelRunner:
 
     def pending_files(self) -> list[str]:
         """Relay log files not yet applied (the committed batches' manifests list theirs, so
-        this holds across STOP/START and restarts)."""
+        this holds across STOP/START and restarts); over binary log files, the file where
+        complete transactions wait to be applied, if any."""
+        if self.input_format == "binlog":
+            from .binlog_stream import unread
+
+            waiting = unread(self.relay_dir, self.position())
+            return [waiting] if waiting is not None else []
         try:
             names = [n for n in os.listdir(self.relay_dir) if not n.startswith((".", "_"))]
         except OSError:
@@ -219,6 +239,13 @@ class _ChannelRunner:
         except (OSError, ValueError):
             pass
         return [n for n in names if n not in done]
+
+    def position(self) -> dict | None:
+        """Over binary log files, where the applied transactions end: the last batch's, else
+        the latest manifest's (a restarted shell with the same applier directory)."""
+        if self.progress.position is None:
+            self.progress.position = last_position(os.path.join(self.applier.channel_dir(self.channel), "applied"))
+        return self.progress.position
 
 
 class ReplicaApplier:
@@ -280,15 +307,6 @@ class ReplicaApplier:
             path = channel.source.relay_log_file
             if not os.path.isdir(path):
                 raise MySQLError.of(ER.FILE_NOT_FOUND, path, 2, "No such file or directory")
-            if detect_format(path) == "binlog":
-                # Not read as JSON lines (every event would be a dead letter): the streaming
-                # query has no binlog source yet, so the applier cannot start on it.
-                raise MySQLError.of(
-                    ER.REPLICA_FATAL_ERROR,
-                    f"the applier of channel '{channel.name}' cannot start: relay log '{path}' holds binary or "
-                    "relay-log files, which the Spark applier does not stream; decide them with "
-                    "'replfilter evaluate' or read_events(spark, path, \"binlog\")",
-                )
 
     def _changed(self, old: ReplicaState, new: ReplicaState) -> None:
         for before in old.channels:
@@ -377,7 +395,10 @@ class ReplicaApplier:
         if runner is None:
             return {}
         p = runner.progress
-        columns: dict[str, Any] = {"Relay_Log_Pos": p.events, "Exec_Source_Log_Pos": p.applied}
+        if runner.input_format == "binlog":
+            columns: dict[str, Any] = _relay_log_columns(runner.relay_dir, runner.position())
+        else:
+            columns = {"Relay_Log_Pos": p.events, "Exec_Source_Log_Pos": p.applied}
         running = channel in self.runners
         if running:
             columns["Replica_SQL_Running_State"] = p.state_text
@@ -406,6 +427,49 @@ class ReplicaApplier:
                 return runner.progress
             time.sleep(0.2)
         raise TimeoutError(f"channel {channel!r} did not catch up within {timeout} s")
+
+
+def last_position(applied_dir: str) -> dict | None:
+    """The ``position`` of the latest batch manifest in ``applied_dir`` (:mod:`.sink`)."""
+    manifests = os.path.join(applied_dir, "_replfilter")
+    try:
+        names = [n for n in os.listdir(manifests) if n.startswith("batch_id=") and n.endswith(".json")]
+    except OSError:
+        return None
+    for name in sorted(names, key=lambda n: int(n[len("batch_id="):-len(".json")]), reverse=True):
+        try:
+            with open(os.path.join(manifests, name), encoding="utf-8") as handle:
+                position = json.load(handle).get("position")
+        except (OSError, ValueError):
+            continue
+        if position:
+            return position
+    return None
+
+
+def _relay_log_columns(relay_dir: str, position: dict | None) -> dict[str, Any]:
+    """SHOW REPLICA STATUS's relay log coordinates over binary log files: where the applied
+    transactions end in the relay log and in the source's binary log (nothing applied yet: the
+    first relay log file, at 4)."""
+    from ..evaluation.binlog.tail import log_files
+
+    if position is None or not position.get("log"):
+        files = log_files(relay_dir) if os.path.isdir(relay_dir) else []
+        return {"Relay_Log_File": os.path.basename(files[0]) if files else "", "Relay_Log_Pos": 4}
+    columns: dict[str, Any] = {"Relay_Log_File": position["log"], "Relay_Log_Pos": position["pos"]}
+    source = _source_coordinates(relay_dir, position["log"], position["pos"])
+    if source is not None:
+        columns["Relay_Source_Log_File"], columns["Exec_Source_Log_Pos"] = source
+    return columns
+
+
+@functools.lru_cache(maxsize=64)
+def _source_coordinates(relay_dir: str, log: str, pos: int) -> tuple[str, int] | None:
+    """The source's coordinates of a committed relay-log place, read once per place (the relay
+    log up to it no longer changes)."""
+    from ..evaluation.binlog.tail import log_files, source_position
+
+    return source_position(log_files(relay_dir), log, pos)
 
 
 def install_applier(session: Session, **kwargs: Any) -> ReplicaApplier:

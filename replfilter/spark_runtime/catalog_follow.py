@@ -35,13 +35,14 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..core.errors import MySQLError
-from ..evaluation.applier_errors import applier_error, error_text, last_sql_error
+from ..evaluation.applier_errors import FIRES, applier_error, error_text, last_sql_error
 from ..evaluation.evaluator import Decision, channel_filters, compile_filters, decide_compiled
 from ..evaluation.events import Event, QueryEvent, RowEvent
 from ..evaluation.catalog.follow import CatalogFollower
 from ..evaluation.catalog.text import first_word, is_schema_statement
 from ..replica.catalog import Catalog, CatalogBuilder
 from ..replica.state import ReplicaState
+from .schema import UPDATING_UNKNOWN, table_ref, table_values
 
 APPLIER_ERROR = "applier_error"
 DDL_CANDIDATE = r"(?i)^[^a-z_]*(create|alter|drop|rename|use)"
@@ -138,7 +139,8 @@ def _text(error: MySQLError | None, seen: dict[str, MySQLError] | None = None) -
 
 def _opened_tables(event: Event, decision: Decision, follower: CatalogFollower) -> tuple[tuple[str, str], ...]:
     """The tables :func:`applier_error` looks up for this event (none when it cannot fail): its
-    own, then those the triggers it fires open (the triggers of the batch's starting catalog)."""
+    own, then those the triggers it fires open (the triggers of ``follower``'s catalog as it
+    stands: :func:`follow_batch` asks again where a DDL changed them)."""
     from ..evaluation.applier_errors import OPENS_ITS_TABLES, trigger_tables
 
     if not decision.applied or decision.db is None:
@@ -188,6 +190,20 @@ def follow_batch(
     interest: dict[str, dict[str, tuple[str, str]]] = {}
     result = FollowedBatch(start, model)
     hashes: dict[tuple, tuple[int, dict[str, Any]]] = {}
+    firing: dict[tuple[str, str], list[tuple]] = {}   # a table -> the keys that fire its triggers
+    fired: dict[tuple[str, str], tuple] = {}           # a table -> its triggers, as last seen
+    exists: dict[tuple[str, str], bool] = {}
+
+    def opens(canon: tuple, tables: tuple[tuple[str, str], ...]) -> None:
+        for db, table in tables:
+            k = (lookup.key(db), lookup.key(table))
+            keys_of = by_table.setdefault(k, [])
+            if canon not in keys_of:
+                keys_of.append(canon)
+            interest.setdefault(k[0], {})[k[1]] = (db, table)
+            if k not in exists:
+                exists[k] = lookup.table(db, table) is not None
+
     for h, values in keys:
         hashes[canonical(values)] = (h, values)
         event = event_from_key(values)
@@ -198,13 +214,16 @@ def follow_batch(
         canon = canonical(values)
         info[canon] = _Key(event, decision, tables)
         result.keys[canon] = (h, values)
-        for db, table in tables:
-            k = (lookup.key(db), lookup.key(table))
-            by_table.setdefault(k, []).append(canon)
-            interest.setdefault(k[0], {})[k[1]] = (db, table)
+        opens(canon, tables)
+        if isinstance(event, QueryEvent) and event.command in FIRES:
+            for ref in event.tables:
+                if ref.updating is True:
+                    db = ref.db if ref.db is not None else decision.db
+                    k = (lookup.key(db), lookup.key(ref.table))
+                    firing.setdefault(k, []).append(canon)
+                    fired.setdefault(k, tuple(lookup.triggers_on(db, ref.table)))
     current = {h: _text(applier_error(k.event, k.decision.decision, k.decision.db, follower), result.errors) for h, k in info.items()}
     initial = dict(current)
-    exists = {(dbk, tk): lookup.table(db, t) is not None for dbk, names in interest.items() for tk, (db, t) in names.items()}
     changes: dict[tuple, list[tuple[tuple, str | None]]] = {}
     ordered = sorted(ddl_rows, key=lambda row: _position_key(row[0]))
     by_key: dict[tuple, tuple[Event, Decision]] = {}   # a decision does not depend on the text
@@ -225,18 +244,35 @@ def follow_batch(
         if _text(stop, result.errors) != current.get(canon):
             result.pinned.append((position, canon, _text(stop, result.errors)))
             result.keys.setdefault(canon, hashes.get(canon, (0, values)))
+        recheck: dict[tuple, None] = {}   # (ordered: the changes are found in one order every run)
         for dbk in follower.touched:
             for tk, (db, t) in interest.get(dbk, {}).items():
                 now = lookup.table(db, t) is not None
                 if now == exists[(dbk, tk)]:
                     continue
                 exists[(dbk, tk)] = now
-                for kh in by_table[(dbk, tk)]:
-                    k = info[kh]
-                    text = _text(applier_error(k.event, k.decision.decision, k.decision.db, follower), result.errors)
-                    if text != current[kh]:
-                        current[kh] = text
-                        changes.setdefault(kh, []).append((position, text))
+                recheck.update(dict.fromkeys(by_table[(dbk, tk)]))
+        retrigger: dict[tuple, None] = {}
+        for (dbk, tk), firing_keys in firing.items():
+            if dbk in follower.touched:  # a trigger created or dropped (also with its table) fires anew
+                db, t = interest[dbk][tk]
+                now_fired = tuple(lookup.triggers_on(db, t))
+                if now_fired != fired[(dbk, tk)]:
+                    fired[(dbk, tk)] = now_fired
+                    retrigger.update(dict.fromkeys(firing_keys))
+        for kh in retrigger:
+            k = info[kh]
+            tables = _opened_tables(k.event, k.decision, follower)
+            if tables != k.tables:
+                info[kh] = k = replace(k, tables=tables)
+                opens(kh, tables)
+        recheck.update(retrigger)
+        for kh in recheck:
+            k = info[kh]
+            text = _text(applier_error(k.event, k.decision.decision, k.decision.db, follower), result.errors)
+            if text != current[kh]:
+                current[kh] = text
+                changes.setdefault(kh, []).append((position, text))
     for h, text in initial.items():
         if h in changes:
             result.varying[h] = (text, changes[h])
@@ -250,7 +286,7 @@ def canonical(values: dict[str, Any]) -> tuple:
     """One hashable value per distinct key (pass 1's rows and collected rows alike)."""
     tables = values.get("tables")
     if tables is not None:
-        tables = tuple((t["db"], t["table"], t["updating"]) for t in tables)
+        tables = tuple((ref.db, ref.table, ref.updating) for ref in map(table_ref, tables))
     return (values.get("channel"), values.get("type"), values.get("command"), values.get("kind"),
             values.get("default_db"), values.get("db"), values.get("table"), values.get("temporary"),
             values.get("if_exists"), tables)
@@ -329,8 +365,9 @@ def resolve_drop_triggers(
         else:
             at = (F.col("channel").eqNullSafe(F.lit(where[0]).cast("string"))
                   & F.col("default_db").eqNullSafe(F.lit(where[1]).cast("string")) & (F.col("sql") == F.lit(where[2])))
-        literal = F.array(*[F.struct(F.lit(t.db).cast("string").alias("db"), F.lit(t.table).alias("table"),
-                                     F.lit(t.updating).alias("updating")) for t in refs])
+        element = df.schema["tables"].dataType.elementType
+        literal = F.array(*[F.struct(*[F.lit(v).cast(element[name].dataType).alias(name)
+                                       for name, v in table_values(t).items() if name in element.names]) for t in refs])
         tables = F.when(waiting & at, literal.cast(df.schema["tables"].dataType)).otherwise(tables)
     return df.withColumn("tables", tables)
 
@@ -494,7 +531,8 @@ def _tables_json(tables) -> str:
     import json
 
     return json.dumps(
-        [{k: v for k, v in (("db", t["db"]), ("table", t["table"]), ("updating", t["updating"])) if v is not None} for t in tables],
+        [{k: v for k, v in (("db", t["db"]), ("table", t["table"]), ("updating", t["updating"]),
+                            (UPDATING_UNKNOWN, t.get(UPDATING_UNKNOWN))) if v is not None} for t in tables],
         separators=(",", ":"), ensure_ascii=False,
     )
 

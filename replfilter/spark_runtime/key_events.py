@@ -14,10 +14,10 @@ from ..evaluation.events import (
     Event,
     QueryEvent,
     RowEvent,
-    TableRef,
     TransactionEvent,
     TransactionKind,
 )
+from .schema import table_ref
 
 KEY_COLUMNS: tuple[str, ...] = (
     "channel", "type", "command", "kind", "default_db", "db", "table", "temporary", "if_exists", "tables",
@@ -49,10 +49,10 @@ def event_from_key(values: Mapping[str, Any]) -> Event:
             raise InvalidEventError(f"query event with unknown command {values.get('command')!r}") from None
         refs = []
         for t in values.get("tables") or ():
-            db, table, updating = (t["db"], t["table"], t["updating"]) if isinstance(t, Mapping) else tuple(t)
-            if not table:
+            ref = table_ref(t)
+            if not ref.table:
                 raise InvalidEventError(f"query event with an empty table name in tables: {dict(values)!r}")
-            refs.append(TableRef(db, table, True if updating is None else bool(updating)))
+            refs.append(ref)
         default_db = values.get("default_db")
         return QueryEvent(
             channel=channel,
@@ -71,8 +71,21 @@ def event_from_key(values: Mapping[str, Any]) -> Event:
     raise InvalidEventError(f"not an event type: {typ!r} (expected 'query', 'row' or 'transaction')")
 
 
+def has_unknown_updating(values: Mapping[str, Any]) -> bool:
+    """Whether a key's table list holds a table whose updating flag is not known (schema.py):
+    its decision depends on whether such a table meets a rule, so other rules may leave it
+    undecided (a dead letter of the readers, never a decision of the transform)."""
+    return any(table_ref(t).updating is None for t in values.get("tables") or ())
+
+
 def decision_values(decision: Decision) -> tuple[str, str | None, str | None, str | None]:
-    """The four decision columns for one decision."""
+    """The four decision columns for one decision. An undecided one (a table whose updating flag
+    is not known meets a rule) has none: the readers of SQL text make such an event a dead
+    letter first (:mod:`.sql_tables`), with the state's rules."""
+    if decision.decision is None:
+        raise InvalidEventError(
+            f"{decision.reason} (read_events with state= makes such an event a dead letter)"
+        )
     return (
         decision.decision.value,
         decision.filter_type.keyword if decision.filter_type else None,

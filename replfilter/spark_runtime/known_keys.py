@@ -47,6 +47,7 @@ from ..evaluation.evaluator import channel_filters, rules_key
 from ..core.filters import FilterType
 from ..replica.state import ReplicaState
 from . import literals, slot_table
+from .key_events import has_unknown_updating
 from .sql_tables import key_needs_sql
 from .transform import CODE_COLUMN, HASH_COLUMN, BatchDecisions, decided_keys, decision_values, key_hash
 
@@ -100,13 +101,14 @@ class KnownKeys:
         """Add a two-pass batch's keys (:attr:`BatchDecisions.key_rows`); ``clean``: the batch had
         no dead letter. A hash seen with two different keys is never looked up again; keys that
         may still wait for their tables from SQL text are not remembered (a row of the same key
-        with text must be resolved first)."""
+        with text must be resolved first), nor keys with a table whose updating flag is not known
+        (the readers decide those with each batch's rules: :mod:`.sql_tables`)."""
         fresh: dict[int, dict[str, Any]] = {}
         new = False
         for h, values, _code in key_rows:
             new = new or h not in self._keys
-            if h in self._ambiguous or key_needs_sql(values):
-                continue
+            if h in self._ambiguous or key_needs_sql(values) or has_unknown_updating(values):
+                continue  # (the latter: the rules of a later batch may leave it undecided)
             seen = fresh.get(h, self._keys.get(h))
             if seen is not None and seen != values:
                 self._ambiguous.add(h)

@@ -17,6 +17,16 @@ this schema understands. The fields that do not belong to a row's type are NULL.
 fields that are NULL take the JSON defaults (``channel`` and ``default_db`` ``""``, ``tables``
 empty, ``temporary``/``if_exists`` false, ``updating`` true).
 
+One field has no JSON key: ``tables[].updating_unknown``. True says that whether the table is
+updating is not known (a candidate owner of an unqualified SET column of a multi-table UPDATE
+read without the source's schema: :class:`~replfilter.evaluation.events.TableRef` with
+``updating=None``, written ``"updating": null`` in ``evaluate``'s output); ``updating`` is then
+NULL and means nothing. NULL or false: ``updating`` says it, NULL meaning true as before. So a
+file written before the field existed (no such field) reads the same, and a DataFrame built
+with the earlier table entry (:data:`TABLE_SCHEMA_V1`) is still an event frame. The JSON
+reader refuses the key, as ``evaluate``'s does: only the readers of SQL text and binlogs set
+it (:mod:`.sql_tables`, :mod:`.binlog_files`).
+
 ``record`` is not part of the event: it carries the original input record when the input has
 more than the event (a Debezium envelope with ``before``/``after``), so the applied output still
 holds the data. It is NULL for event files.
@@ -28,8 +38,10 @@ Outputs add :data:`DECISION_COLUMNS` (see :mod:`.transform`) and, in the streami
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Mapping
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
     BinaryType,
@@ -40,13 +52,41 @@ from pyspark.sql.types import (
     StructType,
 )
 
+from ..evaluation.events import TableRef
+
+UPDATING_UNKNOWN = "updating_unknown"
+
 TABLE_SCHEMA = StructType(
     [
         StructField("db", StringType(), True),
         StructField("table", StringType(), True),
         StructField("updating", BooleanType(), True),
+        StructField(UPDATING_UNKNOWN, BooleanType(), True),
     ]
 )
+"""One entry of a query event's table list (the module docstring says what each field means)."""
+
+TABLE_SCHEMA_V1 = StructType(TABLE_SCHEMA.fields[:3])
+"""The table entry before ``updating_unknown``: a DataFrame built with it is still an event
+frame (the missing field is NULL: ``updating`` says it all)."""
+
+
+def table_values(ref: TableRef) -> dict[str, Any]:
+    """A table reference as a :data:`TABLE_SCHEMA` value (``updating=None``: unknown)."""
+    unknown = ref.updating is None
+    return {"db": ref.db, "table": ref.table, "updating": None if unknown else ref.updating,
+            UPDATING_UNKNOWN: True if unknown else None}
+
+
+def table_ref(value: Any) -> TableRef:
+    """A :data:`TABLE_SCHEMA` (or :data:`TABLE_SCHEMA_V1`) value, as a dict, Row or tuple, as a
+    table reference: NULL ``updating`` is true, unless ``updating_unknown`` (then None)."""
+    if isinstance(value, Mapping):
+        db, table, updating, unknown = value["db"], value["table"], value["updating"], value.get(UPDATING_UNKNOWN)
+    else:
+        db, table, updating, *rest = tuple(value)
+        unknown = rest[0] if rest else None
+    return TableRef(db, table, None if unknown else (True if updating is None else bool(updating)))
 
 EVENT_FIELDS: tuple[StructField, ...] = (
     StructField("v", LongType(), True),
@@ -117,3 +157,9 @@ class Ingested:
 def ddl(schema: StructType) -> str:
     """The schema as a DDL string (what ``spark.read.schema`` also accepts)."""
     return schema.simpleString()[len("struct<") : -1]
+
+
+def source_column(df: DataFrame, source_col: str | None) -> Column:
+    """The column naming each record's file (``source_col``) as a string, NULL without one: what
+    dead letters keep in ``source_file``."""
+    return F.col(source_col).cast("string") if source_col else F.lit(None).cast("string")

@@ -135,6 +135,9 @@ class BatchStats:
     """Tried in one pass, but a row was new (or not valid): decided again by the two passes."""
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     file_names: list[str] = field(default_factory=list)
+    position: dict | None = None
+    """Binary or relay log input: where the batch ended, ``{"log", "pos", "format_pos"}`` (the
+    end of a transaction: :mod:`.binlog_stream`)."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

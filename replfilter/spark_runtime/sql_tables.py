@@ -12,7 +12,9 @@ For CREATE/ALTER/DROP DATABASE read from the text, the event's database becomes 
 database (the source logs it there). A text that cannot be read is a dead letter, not a guess;
 a text whose table list cannot be read is decided where the replica's rules decide it whatever
 its tables, as ``replfilter evaluate`` decides it (evaluation/undecided.py), when those rules
-are given; a DROP TRIGGER waits for the replica's catalog (:mod:`.catalog_follow`).
+are given; so is a multi-table UPDATE whose unqualified SET columns' tables are not known (no
+source schema: ``updating_unknown``, schema.py) where none of those tables meets a rule; a DROP
+TRIGGER waits for the replica's catalog (:mod:`.catalog_follow`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType, StringType, StructField, StructType
 
 from ..replica.state import ReplicaState
-from .schema import EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, Ingested
+from .schema import EVENT_COLUMNS, EVENT_SCHEMA, INGESTED_COLUMNS, UPDATING_UNKNOWN, Ingested
 from .source_schemas import SourceSchemas
 
 _RESULT = StructType(
@@ -38,6 +40,7 @@ _RESULT = StructType(
         StructField("_r_if_exists", BooleanType(), True),
         StructField("_r_error", StringType(), True),
         StructField("_r_unknown", StringType(), True),
+        StructField("_r_undecided", StringType(), True),
     ]
 )
 
@@ -93,6 +96,8 @@ def analyse_texts(
         from replfilter.evaluation.event_json import UNKNOWN_TABLES, EventFormatError, read_event_sql
         from replfilter.evaluation.events import CommandKind
 
+        from .schema import table_values
+
         for batch in batches:
             rows = []
             channels = batch.column("channel").to_pylist() if sources is not None else [None] * batch.num_rows
@@ -108,17 +113,19 @@ def analyse_texts(
                     row["_r_error"] = str(err).split(": ", 1)[1]
                 else:
                     if a.undecided is not None:  # never a silent APPLY or SKIP on a guessed table list
-                        row["_r_error"] = f"undecided: {a.undecided}"
+                        # (the rules decide it where no table that may be updating meets one)
+                        row["_r_undecided" if rules_known else "_r_error"] = f"undecided: {a.undecided}"
                     elif a.command is CommandKind.DROP_TRIGGER and (a.trigger is None or not replica_known):
                         row["_r_error"] = UNKNOWN_REPLICA
                     elif not a.tables_known and a.trigger is None:
+                        undecided = f"undecided: {UNKNOWN_TABLES}: {'; '.join(a.notes)}"
                         if rules_known:
-                            row["_r_unknown"] = "; ".join(a.notes)
+                            row["_r_unknown"], row["_r_undecided"] = "; ".join(a.notes), undecided
                         else:
-                            row["_r_error"] = f"undecided: {UNKNOWN_TABLES}: {'; '.join(a.notes)}"
+                            row["_r_error"] = undecided
                     row.update(
                         _r_command=a.command.value,
-                        _r_tables=[t.to_dict() for t in a.tables],
+                        _r_tables=[table_values(t) for t in a.tables],
                         _r_event_db=a.event_db,
                         _r_temporary=a.temporary,
                         _r_if_exists=a.if_exists,
@@ -149,7 +156,8 @@ def resolve_sql_tables(df: DataFrame, sources: SourceSchemas | None = None, stat
     the events, as ``evaluate`` has it: with its catalog a DROP TRIGGER stays an event
     (:func:`analyse_texts`), and with its channels' rules a statement whose table list the text
     cannot give is decided where the rules decide it whatever its tables
-    (:func:`_unless_tables_matter`); without it, both are dead letters."""
+    (:func:`unless_rules_decide`), as is one whose SET columns' tables are not known (no source
+    schema); without it, all three are dead letters."""
     need = needs_sql_tables()
     rest = df.where(~need)
     todo = df.where(need)
@@ -176,11 +184,11 @@ def resolve_sql_tables(df: DataFrame, sources: SourceSchemas | None = None, stat
             }.get(c, F.col(c)).alias(c)
             for c in INGESTED_COLUMNS
         ],
-        *carried, "_r_error", "_r_record", "_r_unknown",
+        *carried, "_r_error", "_r_record", "_r_unknown", "_r_undecided",
     )
     if state is not None:
-        unknown = F.coalesce(F.col("_r_unknown").isNotNull() & F.col("_r_error").isNull(), F.lit(False))
-        derived = derived.where(~unknown).unionByName(_unless_tables_matter(derived.where(unknown), state))
+        unknown = F.coalesce(F.col("_r_undecided").isNotNull() & F.col("_r_error").isNull(), F.lit(False))
+        derived = derived.where(~unknown).unionByName(unless_rules_decide(derived.where(unknown), state))
     resolved = derived.where(F.col("_r_error").isNull()).select(*INGESTED_COLUMNS, *carried)
     dead = derived.where(F.col("_r_error").isNotNull()).select(
         F.col("_r_error").alias("reason"),
@@ -192,12 +200,51 @@ def resolve_sql_tables(df: DataFrame, sources: SourceSchemas | None = None, stat
     return Ingested(rest.unionByName(resolved), dead)
 
 
-def _unless_tables_matter(unknown: DataFrame, state: ReplicaState) -> DataFrame:
-    """Events (with ``_r_unknown``: why their table list is not known) decided as ``evaluate``
-    decides them (:func:`~replfilter.evaluation.undecided.unless_tables_matter`): kept where the
-    channel's rules decide it whatever the tables (its key then decides it as the evaluator
-    does: the same event), else ``_r_error`` is the evaluator's undecided reason. Such texts are
-    rare (a statement the readers cannot parse): the rows go through Python as they are."""
+UNKNOWN_UPDATING = (
+    "which of the statement's tables it updates is not known (unqualified SET columns): give the "
+    "source's schema, or the replica's state, whose rules decide it where none of those tables meets one"
+)
+
+
+def decide_unknown_updating(events: DataFrame, state: ReplicaState | None, source: Column | None = None) -> Ingested:
+    """``events`` (``INGESTED_SCHEMA``) whose table lists already hold tables with an unknown
+    updating flag (``updating_unknown``, schema.py; from a binary log, say): each such event is
+    decided by ``state``'s rules where they decide it, as ``evaluate`` decides it
+    (:func:`unless_rules_decide`); else, or with no ``state``, it is a dead letter with the
+    evaluator's undecided reason (``source``: the dead letter's file). One compiled check of
+    the rows (no lambda), and Python only for those events."""
+    unknown = F.coalesce(
+        (F.col("type") == "query") & F.array_contains(F.col(f"tables.{UPDATING_UNKNOWN}"), F.lit(True)), F.lit(False)
+    )
+    flagged = events.where(unknown).withColumns({
+        "_r_error": F.lit(None if state is not None else f"undecided: {UNKNOWN_UPDATING}").cast("string"),
+        "_r_unknown": F.lit(None).cast("string"),
+        "_r_undecided": F.lit(f"undecided: {UNKNOWN_UPDATING}"),
+    })
+    if state is not None:
+        flagged = unless_rules_decide(flagged, state)
+    dead = flagged.where(F.col("_r_error").isNotNull()).select(
+        F.col("_r_error").alias("reason"),
+        F.coalesce(*[F.col(c) for c in ("record",) if c in events.columns],
+                   F.to_json(F.struct(*[F.col(c) for c in EVENT_COLUMNS]))).alias("record"),
+        (source if source is not None else F.lit(None)).cast("string").alias("source_file"),
+        F.lit(None).cast("long").alias("line"),
+        F.lit(None).cast("binary").alias("record_bytes"),
+    )
+    kept = flagged.where(F.col("_r_error").isNull()).select(*events.columns)
+    return Ingested(events.where(~unknown).unionByName(kept), dead)
+
+
+def unless_rules_decide(unknown: DataFrame, state: ReplicaState) -> DataFrame:
+    """Events whose table list is not known in full, decided as ``evaluate`` decides them: kept
+    where the channel's rules decide it anyway (its key then decides it as the evaluator does:
+    the same event), else ``_r_error`` is the evaluator's undecided reason. Two kinds, both
+    carrying ``_r_undecided`` (the reason when no event can be made of the row) and
+    ``_r_error``: a text whose table list cannot be read (``_r_unknown`` says why,
+    :func:`~replfilter.evaluation.undecided.unless_tables_matter`), and tables whose updating
+    flag is not known (``updating_unknown``, schema.py: decided by the rules where none of them
+    meets one, mysql-filter-evaluation.md, Table C). Such texts are rare (a statement the readers
+    cannot parse, unqualified SET columns with no schema): the rows go through Python as they are."""
     from ..evaluation.evaluator import channel_filters
 
     schema = unknown.schema
@@ -209,7 +256,6 @@ def _unless_tables_matter(unknown: DataFrame, state: ReplicaState) -> DataFrame:
         import pyarrow as pa
 
         from replfilter.evaluation.evaluator import compile_filters, decide_compiled
-        from replfilter.evaluation.event_json import UNKNOWN_TABLES
         from replfilter.evaluation.undecided import unless_tables_matter
 
         from .key_events import InvalidEventError, event_from_key
@@ -219,7 +265,7 @@ def _unless_tables_matter(unknown: DataFrame, state: ReplicaState) -> DataFrame:
             values = batch.to_pylist()
             errors = []
             for row in values:
-                error = f"undecided: {UNKNOWN_TABLES}: {row['_r_unknown']}"
+                error = row["_r_undecided"]
                 try:
                     event = event_from_key(row)
                 except InvalidEventError:
@@ -241,4 +287,6 @@ def _unless_tables_matter(unknown: DataFrame, state: ReplicaState) -> DataFrame:
     return unknown.mapInArrow(run, schema)
 
 
-__all__ = ["analyse_texts", "key_needs_sql", "needs_sql_tables", "resolve_sql_tables", "unresolved_drop_trigger"]
+__all__ = [
+    "UNKNOWN_UPDATING", "analyse_texts", "decide_unknown_updating", "key_needs_sql", "needs_sql_tables", "resolve_sql_tables", "unless_rules_decide", "unresolved_drop_trigger",
+]

@@ -1,7 +1,8 @@
 """Structured Streaming over a directory of events: decide, write, exactly once.
 
 :class:`EventStream` reads an events directory as a file stream (``json`` lines, ``parquet``
-or ``debezium`` JSON) and handles each micro-batch in ``foreachBatch``
+or ``debezium`` JSON), or binary and relay log files as they grow (``binlog``:
+:mod:`.binlog_stream`), and handles each micro-batch in ``foreachBatch``
 (:meth:`EventStream.process_batch`):
 
 1. take the session's state **as it is at the start of the batch** (filter changes made while a
@@ -42,9 +43,11 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
+from ..evaluation.binlog.tail import log_files
 from ..evaluation.evaluator import with_counts
 from ..server.session import Session, wall_clock_us
 from ..replica.state import ReplicaState
+from .binlog_stream import batch_position, binlog_source, split_log_rows
 from .ingest import (
     checked_lines,
     lines_fallback,
@@ -113,6 +116,8 @@ class StreamConfig:
     skipped_dir: str | None = None
     dead_letter_dir: str | None = None
     input_format: str = "json"
+    """``json``, ``parquet``, ``debezium`` or ``binlog`` (binary or relay log files:
+    :mod:`.binlog_stream`; ``debezium_channel`` is then the channel of their events)."""
     debezium_channel: str = ""
     max_files_per_trigger: int | None = None
     trigger_seconds: float = 1.0
@@ -174,6 +179,9 @@ class EventStream:
 
     def source(self) -> DataFrame:
         c = self.config
+        if c.input_format == "binlog":  # binary or relay log files, read as they grow
+            channel = c.relay_channel if c.relay_channel is not None else c.debezium_channel
+            return binlog_source(self.spark, c.events_dir, channel, c.max_files_per_trigger)
         reader = self.spark.readStream
         if c.max_files_per_trigger:
             reader = reader.option("maxFilesPerTrigger", str(c.max_files_per_trigger))
@@ -358,7 +366,11 @@ class EventStream:
             return frame
 
         try:
-            file_names = self.sink.batch_files(batch_id)
+            position = None
+            if self.config.input_format == "binlog":
+                file_names, position = batch_position(self.store, self.config.checkpoint_dir, self.config.events_dir, batch_id)
+            else:
+                file_names = self.sink.batch_files(batch_id)
             outputs = self.sink.outputs(batch_id)
             self._plan = None
             decisions, tried = self._decide_in_one_pass(df, state, outputs)
@@ -379,6 +391,7 @@ class EventStream:
             self._checkpointed = []
         stats = self._stats(batch_id, decisions, dead_count, file_names, one_pass)
         stats.one_pass_missed = tried and not one_pass
+        stats.position = position
         self.sink.commit(stats)
         if self._keys_file is not None and self.known_keys.dirty:
             self.known_keys.spill(self._keys_file)
@@ -393,7 +406,10 @@ class EventStream:
     ) -> tuple[BatchDecisions, int]:
         """Ingest, count the keys (pass 1), decide them, write the outputs (pass 2)."""
         order: tuple[str, ...] | None = None
-        if self.config.input_format == "parquet":
+        log_dead = None
+        if self.config.input_format == "binlog":  # parsed once; its events are checked as Parquet rows are
+            df, log_dead = split_log_rows(keep(df))
+        if self.config.input_format in ("parquet", "binlog"):
             channels = self._channels(state)
             positioned = state.replica_catalog is not None and "_pos" in df.columns
             order = LINE_ORDER if positioned else None
@@ -401,6 +417,8 @@ class EventStream:
                 self._marked(df, channels, positioned), lambda marked: rows_fallback(marked, channels, positioned),
                 state, keep, carry=order or (),
             )
+            if log_dead is not None:
+                batch = replace(batch, dead=batch.dead.unionByName(log_dead), dead_count=None)
         elif self.config.input_format == "json":
             # Kept whole: an accepted line carries only its event (text, file and position only
             # for refused lines), so the reference reader runs on the kept lines, not a new parse.
@@ -507,7 +525,9 @@ class EventStream:
     def start(self, available_now: bool = False):
         """Start the query (returns at once). ``available_now``: process what is there, then end."""
         c = self.config
-        if available_now and is_local(c.events_dir) and os.path.isdir(local_path(c.events_dir)):
+        if available_now and c.input_format == "binlog" and os.path.isdir(c.events_dir):
+            self._total_files = len(log_files(c.events_dir))
+        elif available_now and is_local(c.events_dir) and os.path.isdir(local_path(c.events_dir)):
             self._total_files = sum(
                 1 for name in os.listdir(local_path(c.events_dir)) if not name.startswith((".", "_"))
             )

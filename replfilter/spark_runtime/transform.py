@@ -56,7 +56,7 @@ from .key_counts import collided_hashes, distinct_keys, key_column, key_hash, ke
 from .key_events import HASH_COLUMN, KEY_COLUMNS, InvalidEventError, decision_values, event_from_key
 from .key_cache import KEY_CACHE, KeyCache, input_snapshot
 from .key_lookup import CODE_COLUMN, _quoted, join_decisions, rewrite_databases, with_outcome_columns
-from .schema import DECISION_COLUMNS, EVENT_SCHEMA
+from .schema import DECISION_COLUMNS, EVENT_SCHEMA, TABLE_SCHEMA_V1
 
 Counts = dict[str, dict[FilterType, int]]
 
@@ -184,6 +184,7 @@ def decide_keys(rows: Iterable, state: ReplicaState) -> BatchDecisions:
 
 
 _KEY_FIELDS = {f.name: f for f in EVENT_SCHEMA.fields}
+_TABLES_V1 = f"array<{TABLE_SCHEMA_V1.simpleString()}>"
 
 
 class DecidedFrame:
@@ -223,11 +224,13 @@ def _check_input(df: DataFrame) -> None:
     missing = [c for c in KEY_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"not an event DataFrame: missing column(s) {', '.join(missing)} (see schema.EVENT_SCHEMA)")
-    # simpleString leaves nullability out: a non-nullable column of the right type is fine
+    # simpleString leaves nullability out: a non-nullable column of the right type is fine (and
+    # a table list without ``updating_unknown``, as written before it existed: schema.py)
     wrong = [
         f"{c} is {df.schema[c].dataType.simpleString()}, expected {_KEY_FIELDS[c].dataType.simpleString()}"
         for c in KEY_COLUMNS
         if df.schema[c].dataType.simpleString() != _KEY_FIELDS[c].dataType.simpleString()
+        and not (c == "tables" and df.schema[c].dataType.simpleString() == _TABLES_V1)
     ]
     if wrong:
         raise ValueError(f"not an event DataFrame: {'; '.join(wrong)} (see schema.EVENT_SCHEMA)")

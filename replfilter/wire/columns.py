@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from mysql_mimic.charset import CharacterSet
-from mysql_mimic.packets import make_column_definition_41
+from mysql_mimic.packets import make_column_count, make_column_definition_41
 from mysql_mimic.results import ResultColumn
-from mysql_mimic.types import ColumnDefinition, ColumnType
+from mysql_mimic.types import Capabilities, ColumnDefinition, ColumnType
 
 from ..core.results import ResultSet, Value
 
@@ -70,13 +70,48 @@ def _unsigned_bigint(_column: ResultColumn, value: int) -> bytes:
     return struct.pack("<Q", value)
 
 
-def result_columns(result: ResultSet) -> list[WireColumn]:
-    columns = []
-    for index, name in enumerate(result.columns):
-        values = [row[index] for row in result.rows if row[index] is not None]
-        numeric = bool(values) and all(isinstance(v, int) for v in values)
-        columns.append(WireColumn.of(name, numeric))
-    return columns
+def result_columns(result: ResultSet) -> tuple[WireColumn, ...]:
+    return _columns(result.columns, _numeric(result))
+
+
+def _numeric(result: ResultSet) -> tuple[bool, ...]:
+    """Which columns hold integers and no text (a column of NULLs only is text)."""
+    rows = result.rows
+    if not rows:
+        return (False,) * len(result.columns)
+    kinds = []
+    for index in range(len(result.columns)):
+        values = [row[index] for row in rows if row[index] is not None]
+        kinds.append(bool(values) and all(isinstance(v, int) for v in values))
+    return tuple(kinds)
+
+
+@lru_cache(maxsize=1024)
+def _columns(names: tuple[str, ...], numeric: tuple[bool, ...]) -> tuple[WireColumn, ...]:
+    return tuple(WireColumn.of(name, kind) for name, kind in zip(names, numeric))
+
+
+@dataclass(frozen=True)
+class ResultHeader:
+    """The first packets of a result set, the column count and definitions (unframed), and
+    mimic's columns, which encode the rows. Built once per shape of result (names, types, connection character
+    set): a client repeats its statements, and mimic builds each packet field by field."""
+
+    packets: tuple[bytes, ...]
+    columns: tuple[ResultColumn, ...]
+
+
+def result_header(result: ResultSet, server_charset: CharacterSet, capabilities: Capabilities) -> ResultHeader:
+    return _header(result.columns, _numeric(result), server_charset, capabilities)
+
+
+@lru_cache(maxsize=1024)
+def _header(names: tuple[str, ...], numeric: tuple[bool, ...], server_charset: CharacterSet,
+            capabilities: Capabilities) -> ResultHeader:
+    columns = _columns(names, numeric)
+    packets = [make_column_count(capabilities=capabilities, column_count=len(columns))]
+    packets += [c.definition(server_charset) for c in columns]
+    return ResultHeader(tuple(packets), tuple(c.column for c in columns))
 
 
 def wire_rows(result: ResultSet) -> list[tuple[bytes | int | None, ...]]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import struct
 from dataclasses import dataclass
+from functools import lru_cache
 from ssl import SSLContext
 from typing import Any
 
@@ -38,7 +39,8 @@ from ..core.errors import ER, MySQLError
 from ..core.results import Ok, Result, ResultSet
 from ..dialect.parser import split_multi_statements
 from ..server.session import Session
-from .columns import WireColumn, result_columns, wire_rows
+from .columns import result_columns, result_header, wire_rows
+from .prepared import bind, execute_parameters, placeholder_positions
 
 SERVER_CAPABILITIES = (
     Capabilities.CLIENT_PROTOCOL_41
@@ -71,6 +73,7 @@ SERVER_SHUTDOWN = MySQLError.of(ER.SERVER_SHUTDOWN)
 INACTIVITY = MySQLError.of(ER.CLIENT_INTERACTION_TIMEOUT)
 INSECURE_TRANSPORT = MySQLError.of(ER.SECURE_TRANSPORT_REQUIRED)
 UNKNOWN_STATEMENT_HANDLER = MySQLError.of(ER.UNKNOWN_STMT_HANDLER, 0, "mysqld_stmt_execute")
+MALFORMED_PACKET = MySQLError.of(ER.MALFORMED_PACKET)
 _MIMIC_CODES = {ErrorCode.UNKNOWN_COM_ERROR: UNKNOWN_COMMAND, ErrorCode.HANDSHAKE_ERROR: BAD_HANDSHAKE}
 
 
@@ -94,6 +97,25 @@ NO_STATUS = ServerStatus(0)
 MORE_RESULTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
 """Status flags built once (mimic's compiled packets take the status as ServerStatus, extra
 flags as an int)."""
+COM_QUERY = int(Commands.COM_QUERY)
+STATUS_CAPABILITIES = Capabilities.CLIENT_PROTOCOL_41 | Capabilities.CLIENT_TRANSACTIONS
+"""The capabilities that decide how OK and EOF packets carry the status and warnings."""
+
+
+@lru_cache(maxsize=1024)
+def ok_packet(capabilities: Capabilities, status: ServerStatus, affected_rows: int = 0, warnings: int = 0,
+              more: int = 0, eof: bool = False) -> bytes:
+    """OK_Packet (with ``eof``, the one that ends a result set under CLIENT_DEPRECATE_EOF), built
+    once per values: a client repeats its statements, and mimic builds it field by field."""
+    return packets.make_ok(capabilities=capabilities, status_flags=status, eof=eof, affected_rows=affected_rows,
+                           warnings=warnings, flags=more)
+
+
+@lru_cache(maxsize=1024)
+def eof_packet(capabilities: Capabilities, status: ServerStatus, warnings: int = 0, more: int = 0) -> bytes:
+    return packets.make_eof(capabilities=capabilities, status_flags=status, warnings=warnings, flags=more)
+
+
 SSL_REQUEST_BYTES = 4 + 32
 """An SSLRequest packet: header and payload (capabilities, max packet, character set, filler)."""
 
@@ -114,6 +136,11 @@ class LimitedStream:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, max_allowed_packet: int) -> None:
         self.inner = MysqlStream(reader, writer)
         self.max_allowed_packet = max_allowed_packet
+        # the methods every statement calls, bound once (not looked up through __getattr__)
+        self.write_many = self.inner.write_many
+        self.write_text_rows = self.inner.write_text_rows
+        self.drain = self.inner.drain
+        self.reset_seq = self.inner.reset_seq
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -139,6 +166,47 @@ class LimitedStream:
             data += await reader.readexactly(length)
             if length < 0xFFFFFF:
                 return data
+
+
+class IdleTimer:
+    """``wait_timeout``: one timer for the connection, not one per command. Each wait for a
+    command moves the deadline; the timer, when it fires early (the client spoke since), is
+    armed again for the deadline, so a busy connection re-arms it about once per timeout."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, task: "asyncio.Task[None]") -> None:
+        self.loop = loop
+        self.task = task
+        self.deadline: float | None = None
+        self.handle: asyncio.TimerHandle | None = None
+        self.fired = False
+
+    def reading(self, timeout: float) -> None:
+        """A wait for the client's next command starts: it may last ``timeout`` seconds."""
+        self.deadline = deadline = self.loop.time() + timeout
+        if self.handle is not None and self.handle.when() > deadline:  # the timeout was lowered
+            self.handle.cancel()
+            self.handle = None
+        if self.handle is None:
+            self.handle = self.loop.call_at(deadline, self._check)
+
+    def busy(self) -> None:
+        """The command arrived (or the wait ended otherwise): no deadline while it runs."""
+        self.deadline = None
+
+    def cancel(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+
+    def _check(self) -> None:
+        self.handle = None
+        if self.deadline is None:
+            return  # a command is running; the next wait arms the timer again
+        if self.loop.time() < self.deadline:
+            self.handle = self.loop.call_at(self.deadline, self._check)
+            return
+        self.fired = True
+        self.task.cancel()
 
 
 class ReplicaSession(BaseSession):
@@ -174,6 +242,8 @@ class ReplicaConnection(Connection):
         self.status_flags = ServerStatus.SERVER_STATUS_AUTOCOMMIT
         self._used_password = False
         self.secure = False
+        self._placeholders: dict[int, tuple[int, ...]] = {}
+        """Each prepared statement's ``?`` positions in its text."""
 
     # ---- the connection's life
     async def serve(self) -> None:
@@ -213,22 +283,24 @@ class ReplicaConnection(Connection):
             return
 
     async def commands(self) -> None:
-        loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None
-        idle = [False]
+        timer = IdleTimer(asyncio.get_running_loop(), task)
+        self._reply_capabilities = self.capabilities & STATUS_CAPABILITIES
+        self._deprecate_eof = Capabilities.CLIENT_DEPRECATE_EOF in self.capabilities
+        self._multi_statements = Capabilities.CLIENT_MULTI_STATEMENTS in self.capabilities
+        try:
+            await self._command_loop(timer, task)
+        finally:
+            timer.cancel()
 
-        def close_idle() -> None:
-            idle[0] = True
-            task.cancel()
-
+    async def _command_loop(self, timer: "IdleTimer", task: "asyncio.Task[None]") -> None:
         while True:
-            # wait_timeout as a timer armed for each read (asyncio.wait_for would cost a Task per command)
-            timer = loop.call_later(float(self.replica.variables.values["wait_timeout"]), close_idle)  # type: ignore[arg-type]
+            timer.reading(float(self.replica.variables.values["wait_timeout"]))  # type: ignore[arg-type]
             try:
                 data = await self.stream.read()
             except asyncio.CancelledError:
-                if not idle[0]:
+                if not timer.fired:
                     raise  # the server is shutting down
                 task.uncancel()
                 self.stream.reset_seq()
@@ -243,14 +315,14 @@ class ReplicaConnection(Connection):
             except ConnectionClosed:
                 return
             finally:
-                timer.cancel()
+                timer.busy()
             try:
-                if not data:
+                if data and data[0] == COM_QUERY:  # first: nearly every command is one
+                    await self.handle_query(data[1:])
+                elif not data:
                     await self.send_error(UNKNOWN_COMMAND)
                 elif data[0] == Commands.COM_QUIT:
                     return
-                elif data[0] == Commands.COM_QUERY:
-                    await self.handle_query(data[1:])
                 elif data[0] == Commands.COM_INIT_DB:
                     await self.init_db(data[1:])
                 elif data[0] == Commands.COM_RESET_CONNECTION:
@@ -264,7 +336,9 @@ class ReplicaConnection(Connection):
                 elif data[0] == Commands.COM_STMT_EXECUTE:
                     await self.execute_prepared(data[1:])
                 elif data[0] == Commands.COM_STMT_CLOSE:
-                    self.prepared_stmts.pop(int.from_bytes(data[1:5], "little"), None)  # no reply, as in mysqld
+                    stmt_id = int.from_bytes(data[1:5], "little")
+                    self.prepared_stmts.pop(stmt_id, None)  # no reply, as in mysqld
+                    self._placeholders.pop(stmt_id, None)
                 elif data[0] == Commands.COM_STMT_RESET:
                     await self.stream.write(self.ok())
                 elif data[0] in (Commands.COM_PING, Commands.COM_DEBUG):
@@ -283,7 +357,8 @@ class ReplicaConnection(Connection):
                            connect_attrs: dict[str, str], auth_state: Any = None, server_plugin: Any = None) -> None:
         """mimic's authentication; a refusal ends the connection (mysqld closes it)."""
         self.secure = self.stream.writer.get_extra_info("ssl_object") is not None
-        vars(self._plain_transport).pop("max_size", None)  # back to asyncio's read size
+        if self.ssl is not None:
+            vars(self._plain_transport).pop("max_size", None)  # back to asyncio's read size
         if self.limits.require_secure_transport and not (self.secure or self.local):
             await self.send_error(INSECURE_TRANSPORT)  # instead of the OK, as acl_authenticate does
             raise LoginRefused(username)
@@ -324,39 +399,60 @@ class ReplicaConnection(Connection):
 
     async def prepare(self, data: bytes) -> None:
         """COM_STMT_PREPARE: the text is parsed now, so a statement the server would refuse to
-        prepare gets its refusal here (1064, 1235...). The dialect's statements take literals
-        only (sql_yacc.yy gives them no ``?``), so a prepared statement has no parameters."""
+        prepare gets its refusal here (1064, 1235...). A ``?`` may stand where 8.4 takes one: in
+        a SELECT on the filter tables (:mod:`.prepared`); the replication statements take
+        literals only, so there it is the parser's 1064."""
+        from ..dialect import ast
         from ..dialect.parser import parse_statement
 
         text = data.decode("utf-8", "surrogateescape")
         try:
-            parse_statement(text, self.replica.state.version)
+            parsed = parse_statement(text, self.replica.state.version)
         except MySQLError as error:
             await self.send_error(error)
             return
-        statement = PreparedStatement(stmt_id=next(self.prepared_stmt_seq), sql=text, num_params=0)
+        positions = placeholder_positions(text) if isinstance(parsed, ast.QueryPerformanceSchema) else ()
+        statement = PreparedStatement(stmt_id=next(self.prepared_stmt_seq), sql=text, num_params=len(positions))
         self.prepared_stmts[statement.stmt_id] = statement
-        await self.stream.write(packets.make_com_stmt_prepare_ok(statement))
+        self._placeholders[statement.stmt_id] = positions
+        reply = [packets.make_com_stmt_prepare_ok(statement)]
+        if positions:  # one definition per parameter, as mysqld sends them
+            reply += [packets.make_column_definition_41(server_charset=self.server_charset, name="?")] * len(positions)
+            if not self._deprecate_eof:
+                reply.append(eof_packet(self._reply_capabilities, self.status_flags))
+        self.stream.write_many(reply)
+        await self.stream.drain()
 
     async def execute_prepared(self, data: bytes) -> None:
-        """COM_STMT_EXECUTE: the statement runs as its text would; rows in the binary protocol."""
+        """COM_STMT_EXECUTE: the statement runs as its text would, the values bound in place of
+        its ``?``; rows in the binary protocol."""
         try:
-            command = packets.parse_com_stmt_execute(self.capabilities, self.client_charset, data, self.get_stmt)
+            statement = self.get_stmt(int.from_bytes(data[:4], "little"))
         except MysqlError:
             await self.send_error(UNKNOWN_STATEMENT_HANDLER)
             return
+        positions = self._placeholders.get(statement.stmt_id, ())
+        text = statement.sql
+        if positions:
+            try:
+                values = execute_parameters(self.capabilities, self.client_charset, data, len(positions))
+            except Exception:  # a packet whose parameters cannot be read: the server's answer to a malformed one
+                await self.send_error(MALFORMED_PACKET)
+                return
+            text = bind(text, positions, values)
         try:
-            result = self.replica.execute_text(command.sql)
+            result = self.replica.execute_text(text)
         except MySQLError as error:
             await self.send_error(error)
             return
         if isinstance(result, Ok):
-            await self.send_result(result, 0)
+            self.send_result(result, 0)
+            await self.stream.drain()
             return
-        columns = result_columns(result)
-        self.stream.write_many(self._column_packets(columns))
-        self.stream.write_many([packets.make_binary_resultrow(row, [c.column for c in columns]) for row in wire_rows(result)])
-        self.stream.write_many([self.ok_or_eof(warnings=min(len(result.warnings), 0xFFFF))])
+        columns = [c.column for c in result_columns(result)]
+        self._send_header(result_header(result, self.server_charset, self.capabilities).packets)
+        self.stream.write_many([packets.make_binary_resultrow(row, columns) for row in wire_rows(result)])
+        self.stream.write_many([self._end_of_rows(min(len(result.warnings), 0xFFFF), 0)])
         await self.stream.drain()
 
     # ---- statements
@@ -364,38 +460,46 @@ class ReplicaConnection(Connection):
         """COM_QUERY: one statement, or with CLIENT_MULTI_STATEMENTS each ``;``-separated one in
         turn, stopping at the first error as mysqld does."""
         text = data.decode("utf-8", "surrogateescape")
-        multi = Capabilities.CLIENT_MULTI_STATEMENTS in self.capabilities
-        statements = split_multi_statements(text, self.replica.state.version) if multi else [text]
+        if not self._multi_statements:
+            statements = [text]
+        else:
+            statements = split_multi_statements(text, self.replica.state.version)
+        last = len(statements) - 1
         for index, statement in enumerate(statements):
-            more = MORE_RESULTS if index + 1 < len(statements) else 0
             try:
                 result = self.replica.execute_text(statement)
             except MySQLError as error:
                 await self.send_error(error)
                 return
-            await self.send_result(result, more)
+            self.send_result(result, MORE_RESULTS if index < last else 0)
         await self.stream.drain()
 
-    async def send_result(self, result: Result, more: int) -> None:
-        """OK, or the result set; the warning count is the conditions this statement raised (0 for
-        SHOW WARNINGS, which lists the previous statement's and raises none, as in mysqld)."""
+    def send_result(self, result: Result, more: int) -> None:
+        """OK, or the result set, into the stream's buffer; the warning count is the conditions
+        this statement raised (0 for SHOW WARNINGS, which lists the previous statement's and
+        raises none, as in mysqld)."""
         self.status_flags = AUTOCOMMIT if self.replica.variables.values["autocommit"] else NO_STATUS
         warnings = min(len(result.warnings), 0xFFFF)
         if isinstance(result, Ok):
-            self.stream.write_many([self.ok(affected_rows=result.affected_rows, warnings=warnings, flags=more)])
+            self.stream.write_many([ok_packet(self._reply_capabilities, self.status_flags, result.affected_rows,
+                                              warnings, more)])
             return
         assert isinstance(result, ResultSet)
-        columns = result_columns(result)
-        self.stream.write_many(self._column_packets(columns))
-        self.stream.write_text_rows(wire_rows(result), [c.column for c in columns])
-        self.stream.write_many([self.ok_or_eof(warnings=warnings, flags=more)])
+        header = result_header(result, self.server_charset, self.capabilities)
+        self._send_header(header.packets)
+        self.stream.write_text_rows(wire_rows(result), header.columns)
+        self.stream.write_many([self._end_of_rows(warnings, more)])
 
-    def _column_packets(self, columns: list[WireColumn]) -> list[bytes]:
-        header = [packets.make_column_count(capabilities=self.capabilities, column_count=len(columns))]
-        header += [c.definition(self.server_charset) for c in columns]
-        if not self.deprecate_eof():
-            header.append(self.eof())
-        return header
+    def _send_header(self, header: tuple[bytes, ...]) -> None:
+        """The column count and definitions; without CLIENT_DEPRECATE_EOF, the EOF after them."""
+        self.stream.write_many(header)
+        if not self._deprecate_eof:
+            self.stream.write_many([eof_packet(self._reply_capabilities, self.status_flags)])
+
+    def _end_of_rows(self, warnings: int, more: int) -> bytes:
+        if self._deprecate_eof:
+            return ok_packet(self._reply_capabilities, self.status_flags, 0, warnings, more, eof=True)
+        return eof_packet(self._reply_capabilities, self.status_flags, warnings, more)
 
     async def send_error(self, error: MySQLError) -> None:
         await self.stream.write(error_packet(error))

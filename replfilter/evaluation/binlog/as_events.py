@@ -26,11 +26,10 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ..events import CommandKind, Event, QueryEvent, RowEvent, TableRef, TransactionEvent, TransactionKind
 from . import bodies as B
-from . import event_types as T
 from .column_values import RowFormatError
 from .framing import ReadProblem
 from .reader import BinlogEvent, Item
-from .rows import TableMap, count_rows, read_rows
+from .rows import TableMap, count_rows
 
 _BOUNDARY_SQL = {"BEGIN": TransactionKind.BEGIN, "COMMIT": TransactionKind.COMMIT, "ROLLBACK": TransactionKind.ROLLBACK}
 _TRANSACTION_BODIES = {
@@ -46,15 +45,17 @@ _TRANSACTION_BODIES = {
 class Mapped:
     """One binlog event and what the applier decides on for it. ``event`` is None for events
     that are not decided; ``rows_of`` is the Table_map a rows event belongs to (its decision is
-    that Table_map's); ``error`` says why an event that should be decided cannot be."""
+    that Table_map's); ``error`` says why an event that should be decided cannot be.
+    ``decode`` marks a rows event whose values are wanted: they are decoded where they are
+    output (decide.py), in one pass with their JSON form, and counted there."""
 
     source: BinlogEvent
     event: Event | None
     gtid: str | None = None
     rows_of: TableMap | None = None
     row_count: int | None = None
-    rows: list[tuple[dict[int, Any] | None, dict[int, Any] | None]] | None = None
     error: str | None = None
+    decode: bool = False
 
 
 Catalogs = Callable[[str], Any]
@@ -62,8 +63,10 @@ Catalogs = Callable[[str], Any]
 
 class EventMapper:
     """Turns a file's events into :class:`Mapped` items, keeping the table maps in force and
-    the current transaction's GTID. ``decode_rows`` decodes row values (else rows are only
-    counted)."""
+    the current transaction's GTID. ``decode_rows`` leaves the rows to be decoded with their
+    values (else they are counted here). Table maps are forgotten when a transaction's GTID
+    opens it, not at a Format_description or Rotate: a replica's relay log may rotate in the
+    middle of a transaction, whose rows events then follow their Table_map in the next file."""
 
     def __init__(self, channel: str = "", source_catalog: Catalogs | None = None, decode_rows: bool = False):
         self.channel = channel
@@ -76,10 +79,12 @@ class EventMapper:
         body = item.body
         raw = item.raw
         if isinstance(body, B.Gtid):
+            self._tables.clear()  # a transaction's rows events follow its own Table_maps
             self.gtid = body.gtid
             kind = TransactionKind.ANONYMOUS_GTID if body.anonymous else TransactionKind.GTID
             return Mapped(item, TransactionEvent(self.channel, kind, body.gtid), self.gtid)
         if isinstance(body, B.MariaGtid):
+            self._tables.clear()
             self.gtid = body.gtid
             return Mapped(item, TransactionEvent(self.channel, TransactionKind.GTID, body.gtid), self.gtid)
         if isinstance(body, B.Query):
@@ -92,8 +97,6 @@ class EventMapper:
         kind = _TRANSACTION_BODIES.get(type(body))
         if kind is not None:
             return Mapped(item, TransactionEvent(self.channel, kind), self.gtid)
-        if raw.type_code == T.ROTATE or raw.type_code == T.FORMAT_DESCRIPTION:
-            self._tables.clear()
         return Mapped(item, None, self.gtid)
 
     def _query(self, item: BinlogEvent, body: B.Query) -> Mapped:
@@ -127,10 +130,9 @@ class EventMapper:
         table = self._tables.get(header.table_id)
         if table is None:
             return Mapped(item, None, self.gtid, error=f"rows event for table_id {header.table_id} without its Table_map")
+        if self._decode:
+            return Mapped(item, None, self.gtid, table, decode=True)
         try:
-            if self._decode:
-                rows = read_rows(header, table, body.body)
-                return Mapped(item, None, self.gtid, table, len(rows), rows)
             return Mapped(item, None, self.gtid, table, count_rows(header, table, body.body))
         except (RowFormatError, ValueError, IndexError) as err:
             return Mapped(item, None, self.gtid, table, error=f"row image does not parse: {err}")

@@ -12,11 +12,8 @@ transaction, not the file.
 
 from __future__ import annotations
 
-import base64
-import datetime as dt
-import decimal
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Iterator, Sequence
 
 from ..applier_errors import error_text
 from ..evaluator import Decision
@@ -24,13 +21,9 @@ from ..event_lines import LineEvaluator
 from ..events import Event, QueryEvent, RowEvent
 from .as_events import EventMapper, Mapped, Transaction, mapped_items, transactions
 from .framing import NotABinlog, ReadProblem
-from .json_binary import Opaque
+from .column_values import RowFormatError
 from .reader import BinlogEvent, Item, read_binlog
-from .column_values import (
-    BLOB, DATE, DATETIME2, DOUBLE, ENUM, FLOAT, INTEGER_TYPES, LONG_BLOB, MEDIUM_BLOB, NEWDECIMAL, SET,
-    STRING, TIME2, TINY_BLOB, VAR_STRING, VARCHAR, YEAR,
-)
-from .rows import JsonDiff, TableMap
+from .rows import TableMap, read_rows_json
 from .selection import Selection
 
 
@@ -180,7 +173,17 @@ def decide_transaction(evaluator: LineEvaluator, group: Transaction) -> Iterator
             continue
         if item.rows_of is not None and item.event is None:  # a rows event: its Table_map's decision
             table_event, decision = by_table.get(id(item.rows_of), (None, None))
-            values = _values(item, _schema_columns(evaluator, table_event, item.rows_of)) if item.rows is not None else None
+            values = None
+            if item.decode:
+                names = item.rows_of.column_names(_schema_columns(evaluator, table_event, item.rows_of))
+                body = item.source.body
+                try:
+                    values = read_rows_json(body.header, item.rows_of, body.body, names)
+                except (RowFormatError, ValueError, IndexError) as err:
+                    message = f"row image does not parse: {err}"
+                    results.append(BinlogResult(replace(item, error=message), error=message))
+                    continue
+                item = Mapped(item.source, None, item.gtid, item.rows_of, len(values))
             results.append(BinlogResult(item, table_event, decision, values=values))
             continue
         if item.event is None:
@@ -218,80 +221,3 @@ def _schema_columns(evaluator: LineEvaluator, event: Event | None, table: TableM
     catalog = evaluator.source_catalog(event.channel if event is not None else "")
     definition = catalog.table(table.db, table.table) if catalog is not None else None
     return definition.columns if definition is not None else None
-
-
-def _values(item: Mapped, schema_columns: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
-    """The row images as JSON-ready objects keyed by column name (from the optional metadata,
-    else the source schema when its column count fits, else ``col_N``)."""
-    table = item.rows_of
-    assert table is not None and item.rows is not None
-    names = table.column_names(schema_columns)
-    convert = [_converter(table, column) for column in range(table.column_count)]
-    out = []
-    for before, after in item.rows:
-        row: dict[str, Any] = {}
-        if before is not None:
-            row["before"] = {names[i]: convert[i](v) for i, v in before.items()}
-        if after is not None:
-            row["after"] = {names[i]: convert[i](v) for i, v in after.items()}
-        out.append(row)
-    return out
-
-
-def _converter(table: TableMap, column: int) -> Callable[[Any], Any]:
-    """How a column's decoded value becomes JSON, chosen once per column, not per value."""
-    kind = table.types[column]
-    if kind in INTEGER_TYPES or kind in (FLOAT, DOUBLE, YEAR):
-        return _same
-    if kind == NEWDECIMAL:
-        return lambda v: v if v is None else format(v, "f")
-    if kind == ENUM and column in table.enum_values:
-        names = [n.decode("utf-8", "replace") for n in table.enum_values[column]]
-        return lambda v: v if v is None else (names[v - 1] if 0 < v <= len(names) else "")
-    if kind == SET and column in table.set_values:
-        members = [n.decode("utf-8", "replace") for n in table.set_values[column]]
-        return lambda v: v if v is None else ",".join(n for i, n in enumerate(members) if v >> i & 1)
-    if kind in (VARCHAR, VAR_STRING, STRING, BLOB, TINY_BLOB, MEDIUM_BLOB, LONG_BLOB):
-        return _text
-    if kind in (DATETIME2, TIME2, DATE):
-        return _same
-    return json_value
-
-
-def _text(value: Any) -> Any:
-    if value is None:
-        return None
-    try:
-        return value.decode("utf-8")
-    except UnicodeDecodeError:
-        return {"base64": base64.b64encode(value).decode()}
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-def json_value(value: Any) -> Any:
-    """A decoded column value as JSON: bytes as UTF-8 text when they are, else
-    ``{"base64": ...}``; DECIMAL as its exact text (ENUM/SET names: :func:`_converter`)."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, decimal.Decimal):
-        return format(value, "f")
-    if isinstance(value, Opaque):
-        return {"mysql_type": value[0], "base64": base64.b64encode(value[1]).decode()}
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        raw = bytes(value)
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return {"base64": base64.b64encode(raw).decode()}
-    if isinstance(value, dict):
-        return {k: json_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_value(v) for v in value]
-    if isinstance(value, JsonDiff):
-        return {"operation": value.operation, "path": value.path, "value": json_value(value.value)}
-    if isinstance(value, (dt.date, dt.time)):
-        return value.isoformat()
-    return str(value)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import struct
 import zlib
 from dataclasses import dataclass
-from typing import IO, Iterator, Union
+from typing import IO, Iterator, Sequence, Union
 
 from . import event_types as T
 
@@ -154,17 +154,42 @@ def check_magic(head: bytes, log_name: str) -> None:
         raise NotABinlog(f"{log_name}: not a binary log or relay log (no binlog magic at its start)")
 
 
-def read_frames(handle: IO[bytes], log_name: str, start: int = 4, stop: int | None = None) -> Iterator[Frame]:
+def read_frames(
+    handle: IO[bytes], log_name: str, start: int = 4, stop: int | None = None, formats_at: Sequence[int] = ()
+) -> Iterator[Frame]:
     """The events of an open binary log file, from its magic to its end (or ``stop``).
 
     The Format_description at position 4 is always read (it says whether events carry a
     checksum) and yielded; events before ``start`` are then skipped unread but for their
-    header. Raises :class:`NotABinlog` before yielding anything when the magic is missing."""
+    header. Raises :class:`NotABinlog` before yielding anything when the magic is missing.
+
+    ``formats_at`` resumes a read without framing what comes before ``start``: the positions of
+    the Format_description events in force there (4, and in a relay log the source's, which
+    may change the checksum algorithm) are read and yielded, then the file is read from
+    ``start``, which must be where an event begins (a position an earlier read ended at)."""
     check_magic(handle.read(4), log_name)
+    checksum = [ALG_OFF]  # until a Format_description says otherwise (in a relay log, the source's follows the replica's)
+    if not formats_at:
+        yield from _frames(handle, log_name, 4, start, stop, checksum)
+        return
+    for at in formats_at:
+        if at >= start:
+            break
+        handle.seek(at)
+        for frame in _frames(handle, log_name, at, at, at + 1, checksum):
+            yield frame
+            if isinstance(frame, ReadProblem) and frame.fatal:
+                return
+    handle.seek(start)
+    yield from _frames(handle, log_name, start, start, stop, checksum)
+
+
+def _frames(handle: IO[bytes], log_name: str, pos: int, start: int, stop: int | None, checksum: list[int]) -> Iterator[Frame]:
+    """The frames from ``pos`` (where ``handle`` stands) on; ``checksum[0]`` is the algorithm in
+    force, updated by each Format_description read."""
     buf = b""
     off = 0
-    pos = 4
-    alg = ALG_OFF  # until a Format_description says otherwise (in a relay log, the source's follows the replica's)
+    alg = checksum[0]
     crc32 = zlib.crc32
     unpack = _HEADER.unpack_from
     while stop is None or pos < stop:
@@ -197,7 +222,7 @@ def read_frames(handle: IO[bytes], log_name: str, start: int = 4, stop: int | No
             except (ValueError, struct.error, IndexError) as err:
                 yield ReadProblem(log_name, pos, "malformed", f"Format_description: {err}", fatal=True)
                 return
-            alg = fde.checksum_alg
+            alg = checksum[0] = fde.checksum_alg
         body_end = event_end
         if alg == ALG_CRC32:
             body_end = event_end - CHECKSUM_LEN

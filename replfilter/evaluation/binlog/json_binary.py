@@ -4,13 +4,15 @@ The format is the server's ``sql-common/json_binary.cc`` (header comment "JSON b
 format"): a type byte, then the value. Objects and arrays come in a small form (2-byte counts,
 sizes and offsets) and a large one (4-byte); keys are sorted as the server stores them; scalars
 that fit an entry (literals, 16-bit integers, and 32-bit ones in the large form) are inlined.
-Opaque values (DECIMAL, DATE, TIME, DATETIME inside JSON) keep their MySQL type and raw bytes.
-MariaDB stores JSON as text: its rows hold the text, not this form.
+Opaque values (DECIMAL, DATE, TIME, DATETIME inside JSON) keep their MySQL type and raw bytes
+(:class:`Opaque`); row_json.opaque_text prints them as MySQL does. MariaDB stores JSON as text:
+its rows hold the text, not this form.
 """
 
 from __future__ import annotations
 
 import struct
+from dataclasses import dataclass
 from typing import Any
 
 SMALL_OBJECT, LARGE_OBJECT, SMALL_ARRAY, LARGE_ARRAY = 0, 1, 2, 3
@@ -30,6 +32,16 @@ _SCALARS = {
 
 class JsonFormatError(ValueError):
     """Bytes that are not MySQL binary JSON."""
+
+
+@dataclass(frozen=True)
+class JsonDiff:
+    """One change of a partial JSON update (``enum_json_diff_operation``: 0 REPLACE, 1 INSERT,
+    2 REMOVE) at ``path``; ``value`` is absent for REMOVE."""
+
+    operation: str
+    path: str
+    value: Any = None
 
 
 class Opaque(tuple):

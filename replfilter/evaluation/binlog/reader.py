@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Iterator, Union
+from typing import Any, Iterator, Sequence, Union
 
 from .bodies import KNOWN_TYPES, EventFormatProblem, TransactionPayload, parse_body
 from .framing import MAGIC, FormatDescription, RawEvent, ReadProblem, frames_in, read_frames
 
-_DEFAULT_FDE = FormatDescription(4, "", 0, 19, b"", 0)
+DEFAULT_FDE = FormatDescription(4, "", 0, 19, b"", 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,19 +43,26 @@ def is_binlog_file(path: str) -> bool:
         return False
 
 
-def read_binlog(path: str, start: int = 4, stop: int | None = None, open_payloads: bool = True) -> Iterator[Item]:
+def read_binlog(
+    path: str, start: int = 4, stop: int | None = None, open_payloads: bool = True, formats_at: Sequence[int] = ()
+) -> Iterator[Item]:
     """The events of one file. ``start``/``stop`` are positions (mysqlbinlog's
     ``--start-position``/``--stop-position``: events that start in ``[start, stop)``); the
     Format_description is always read. With ``open_payloads`` a Transaction_payload yields the
-    events it carries (as the applier sees them), else itself (as SHOW BINLOG EVENTS lists it)."""
+    events it carries (as the applier sees them), else itself (as SHOW BINLOG EVENTS lists it).
+    ``formats_at`` resumes at ``start`` without reading what precedes it
+    (:func:`~.framing.read_frames`)."""
     log_name = os.path.basename(path)
     with open(path, "rb") as handle:
-        yield from read_stream(handle, log_name, start, stop, open_payloads)
+        yield from read_stream(handle, log_name, start, stop, open_payloads, formats_at)
 
 
-def read_stream(handle, log_name: str, start: int = 4, stop: int | None = None, open_payloads: bool = True) -> Iterator[Item]:
-    fde = _DEFAULT_FDE
-    for frame in read_frames(handle, log_name, start, stop):
+def read_stream(
+    handle, log_name: str, start: int = 4, stop: int | None = None, open_payloads: bool = True,
+    formats_at: Sequence[int] = (),
+) -> Iterator[Item]:
+    fde = DEFAULT_FDE
+    for frame in read_frames(handle, log_name, start, stop, formats_at):
         if isinstance(frame, ReadProblem):
             yield frame
             continue

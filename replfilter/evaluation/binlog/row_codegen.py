@@ -1,35 +1,55 @@
-"""Row image readers compiled per table: one Python function per (Table_map, columns present)
-that measures or decodes a whole image with each column's step inlined.
+"""Rows-event readers compiled per table layout: one Python function per (Table_map layout,
+columns present, kind of event, output form) that counts or decodes every row of an event in
+one loop, each column's step inlined.
 
 Why generated code: an image is a null bitmap and then one value per present column, whose
 layout depends only on the table map. A generic loop pays, for every value, a list lookup, a
-call and a type dispatch: counting rows with it, bench/binlog.py read a 5.8 MB binlog at
-25.5 MB/s per core; with these functions, 36.6 MB/s (one run each). The text generated is built only
-from the table map's integers (types, metadata sizes), never from names or data, and is
-compiled once per table layout and column set (a Table_map event comes before every
-statement's rows: the cache is keyed by the layout, not by the event).
+call and a type dispatch. What the generated loop does instead (measured on bench/binlog.py's
+file, README "Binary logs and relay logs": 0.07 x mariadb-binlog -v's rows per second before,
+0.22 x after):
+
+* every run of NOT NULL fixed-width columns is read by one precompiled ``struct.Struct``
+  (little-endian integers and floats as values, DATETIME2 and TIMESTAMP2 as one byte string
+  each, turned into one integer by ``int.from_bytes``); a DECIMAL's groups of nine digits are
+  read by one big-endian struct of its own;
+* DECIMAL, DATETIME2 and TIMESTAMP2 are decoded by inlined integer arithmetic specialised to
+  the column's precision, dates, times of day and fractions looked up as texts (:class:`Texts`);
+* the JSON form (``evaluate --rows``) is built in the same pass: DECIMAL stays its text, strings
+  are decoded once, ENUM indexes become their names, without the typed value in between; an
+  image is one dict display whose keys, the column names, are constants put into the compiled
+  code (:func:`_named_keys`);
+* rows are read in a loop inside the function: no call per image.
+
+A nullable column tests its bit; a NOT NULL column (per the Table_map's nullability) has no
+test, so an image that flags a NOT NULL column as NULL (which the server does not write) is
+read by the generic reader, as is a Partial_update_rows after image (rows.py). The text
+generated is built only from the table map's integers (types, metadata sizes, bit masks),
+never from names or data: names, ENUM and SET member lists reach the function as values.
 """
 
 from __future__ import annotations
 
 import struct
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Callable
 
 from . import column_values as C
+from .json_binary import decode_json
+from .row_json import json_converter, text_or_base64
+from .wire import bits
 
 Skipper = Callable[[bytes, int], int]
-Reader = Callable[[bytes, int], "tuple[dict[int, Any], int]"]
+Counter = Callable[[bytes, int, int], int]
+RowsReader = Callable[[bytes, int, int], list]
 
-_STRUCTS = {
-    "b": struct.Struct("<b").unpack_from, "B": struct.Struct("<B").unpack_from,
-    "h": struct.Struct("<h").unpack_from, "H": struct.Struct("<H").unpack_from,
-    "i": struct.Struct("<i").unpack_from, "I": struct.Struct("<I").unpack_from,
-    "q": struct.Struct("<q").unpack_from, "Q": struct.Struct("<Q").unpack_from,
-    "f": struct.Struct("<f").unpack_from, "d": struct.Struct("<d").unpack_from,
-}
-_INT_CODES = {C.TINY: ("b", 1), C.SHORT: ("h", 2), C.LONG: ("i", 4), C.LONGLONG: ("q", 8)}
 _BLOBS = (C.BLOB, C.TINY_BLOB, C.MEDIUM_BLOB, C.LONG_BLOB, C.GEOMETRY, C.VECTOR)
+_STRINGS = (C.VARCHAR, C.VAR_STRING, C.STRING)
+_INT_CODES = {C.TINY: "b", C.SHORT: "h", C.LONG: "i", C.LONGLONG: "q"}
+_UINT_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
+_FRACTION_SCALE = (10000, 100, 1)
+
+WRITE, DELETE, UPDATE = "write", "delete", "update"
 
 
 def _size_step(kind: int, meta: int) -> list[str]:
@@ -37,7 +57,7 @@ def _size_step(kind: int, meta: int) -> list[str]:
     size = C.fixed_size(kind, meta)
     if size is not None:
         return [f"pos += {size}"]
-    if kind in (C.VARCHAR, C.VAR_STRING, C.STRING):
+    if kind in _STRINGS:
         return ["pos += 1 + data[pos]"] if meta < 256 else ["pos += 2 + (data[pos] | data[pos + 1] << 8)"]
     if kind in _BLOBS or kind == C.JSON:
         if meta == 1:
@@ -46,62 +66,379 @@ def _size_step(kind: int, meta: int) -> list[str]:
     raise C.RowFormatError(f"column type {kind} is not known to this reader")
 
 
-def _value_step(column: int, kind: int, meta: int, unsigned: bool) -> list[str]:
-    """Statements setting ``v{column}`` and advancing ``pos``."""
-    v = f"v{column}"
-    if kind in _INT_CODES:
-        code, size = _INT_CODES[kind]
-        return [f"{v} = u_{code.upper() if unsigned else code}(data, pos)[0]", f"pos += {size}"]
-    if kind == C.INT24:
-        return [f"{v} = int.from_bytes(data[pos:pos + 3], 'little', signed={not unsigned})", "pos += 3"]
-    if kind == C.FLOAT:
-        return [f"{v} = u_f(data, pos)[0]", "pos += 4"]
-    if kind == C.DOUBLE:
-        return [f"{v} = u_d(data, pos)[0]", "pos += 8"]
-    if kind in (C.VARCHAR, C.VAR_STRING, C.STRING):
-        if meta < 256:
-            return ["n = data[pos]", f"{v} = data[pos + 1:pos + 1 + n]", "pos += 1 + n"]
-        return ["n = data[pos] | data[pos + 1] << 8", f"{v} = data[pos + 2:pos + 2 + n]", "pos += 2 + n"]
-    if kind in _BLOBS:
-        return [f"n = int.from_bytes(data[pos:pos + {meta}], 'little')", f"{v} = data[pos + {meta}:pos + {meta} + n]",
-                f"pos += {meta} + n"]
-    if kind in (C.ENUM, C.SET) and meta == 1:
-        return [f"{v} = data[pos]", "pos += 1"]
-    C.decoder_for(kind)  # an unknown type is refused here, once, not per row
-    return [f"{v}, pos = decoders[{kind}](data, pos, {meta}, {unsigned})"]
-
-
 def _null_prefix(count: int) -> list[str]:
     size = (count + 7) // 8
-    return [f"nulls = int.from_bytes(data[pos:pos + {size}], 'little')", f"pos += {size}"]
+    read = "nulls = data[pos]" if size == 1 else f"nulls = int.from_bytes(data[pos:pos + {size}], 'little')"
+    return [read, f"pos += {size}"]
 
 
 @lru_cache(maxsize=4096)
 def compile_skipper(types: tuple[int, ...], metadata: tuple[int, ...], present: tuple[int, ...]) -> Skipper:
-    lines = ["def skip(data, pos):", *("    " + s for s in _null_prefix(len(present)))]
-    for index, column in enumerate(present):
-        lines.append(f"    if not nulls & {1 << index}:")
-        lines += ["        " + s for s in _size_step(types[column], metadata[column])]
-    lines.append("    return pos")
-    return _compile("\n".join(lines), "skip")
+    """``skip(data, pos) -> pos`` past one image (Partial_update_rows' before images)."""
+    lines = ["def skip(data, pos):", *("    " + s for s in _image_skip(types, metadata, present)), "    return pos"]
+    return _compile("\n".join(lines), "skip", {})
 
 
 @lru_cache(maxsize=4096)
-def compile_reader(types: tuple[int, ...], metadata: tuple[int, ...], unsigned: tuple[bool, ...] | None,
-                   present: tuple[int, ...]) -> Reader:
-    lines = ["def read(data, pos):", *("    " + s for s in _null_prefix(len(present)))]
+def compile_counter(types: tuple[int, ...], metadata: tuple[int, ...], present: tuple[int, ...],
+                    present_after: tuple[int, ...] | None) -> Counter:
+    """``count(data, pos, end) -> rows``: walks every row by the sizes of its values (an
+    update row is its before and its after image), decoding none."""
+    lines = ["def count(data, pos, end):", "    n = 0", "    while pos < end:"]
+    lines += ["        " + s for s in _image_skip(types, metadata, present)]
+    if present_after is not None:
+        lines += ["        " + s for s in _image_skip(types, metadata, present_after)]
+    lines += ["        n += 1", "    if pos > end:", "        raise RowFormatError('row image runs past the end of the event')",
+              "    return n"]
+    return _compile("\n".join(lines), "count", {})
+
+
+def _image_skip(types: tuple[int, ...], metadata: tuple[int, ...], present: tuple[int, ...]) -> list[str]:
+    lines = _null_prefix(len(present))
     for index, column in enumerate(present):
-        lines.append(f"    if nulls & {1 << index}:")
-        lines.append(f"        v{column} = None")
-        lines.append("    else:")
-        flag = bool(unsigned and unsigned[column])
-        lines += ["        " + s for s in _value_step(column, types[column], metadata[column], flag)]
-    lines.append("    return {" + ", ".join(f"{c}: v{c}" for c in present) + "}, pos")
-    return _compile("\n".join(lines), "read")
+        lines.append(f"if not nulls & {1 << index}:")
+        lines += ["    " + s for s in _size_step(types[column], metadata[column])]
+    return lines
 
 
-def _compile(text: str, name: str) -> Any:
-    namespace: dict[str, Any] = {f"u_{code}": fn for code, fn in _STRUCTS.items()}
-    namespace["decoders"] = C.DECODERS
+# --- decoding ---------------------------------------------------------------------------------
+
+
+class Texts(dict):
+    """Texts by integer, each made on first use: a dict hit is far cheaper than ``%``
+    formatting (DATETIME2's six-field format took 1.9 µs in a timeit run, its date, time and
+    fraction looked up 0.16 µs). Emptied when it holds 2**17 texts (every time of day fits), so
+    memory stays flat whatever the data."""
+
+    def __init__(self, make: Callable[[int], str]):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key: int) -> str:
+        if len(self) >= 1 << 17:
+            self.clear()
+        text = self[key] = self.make(key)
+        return text
+
+
+DAYS = Texts(lambda d: "%04d-%02d-%02d " % ((d >> 5) // 13, (d >> 5) % 13, d & 31))
+"""DATETIME2's date by its 22 bits ``year * 13 + month << 5 | day`` (column_values._datetime2)."""
+TIMES = Texts(lambda t: "%02d:%02d:%02d" % (t >> 12, (t >> 6) & 63, t & 63))
+FRACTIONS = {fsp: Texts(lambda f, fsp=fsp: (".%06d" % (f * _FRACTION_SCALE[(fsp + 1) // 2 - 1]))[:fsp + 1])
+             for fsp in range(1, 5)}
+"""A temporal fraction's text by its stored integer, for precisions stored in one or two bytes
+(column_values._micro_text); five and six digits (a million values) are formatted each time."""
+DECIMAL_FRACTIONS = {scale: Texts(lambda f, scale=scale: f".{f:0{scale}d}") for scale in range(1, 5)}
+"""DECIMAL's fraction text, for scales up to 4 (larger ones are formatted each time)."""
+
+
+class _Text:
+    """Generated statements and the values the function's namespace must hold for them."""
+
+    def __init__(self) -> None:
+        self.namespace: dict[str, Any] = {}
+        self._structs: dict[str, str] = {}
+
+    def struct(self, fmt: str) -> str:
+        name = self._structs.get(fmt)
+        if name is None:
+            name = self._structs[fmt] = f"s{len(self._structs)}"
+            self.namespace[name] = struct.Struct(fmt).unpack_from
+        return name
+
+    def bind(self, name: str, value: Any) -> str:
+        self.namespace[name] = value
+        return name
+
+
+@lru_cache(maxsize=4096)
+def compile_rows(types: tuple[int, ...], metadata: tuple[int, ...], unsigned: tuple[bool, ...] | None,
+                 nullable: tuple[bool, ...], present: tuple[int, ...], present_after: tuple[int, ...] | None,
+                 kind: str, json_names: tuple[str, ...] | None = None,
+                 members: tuple[tuple[int, str, tuple[bytes, ...]], ...] = ()) -> RowsReader:
+    """``read(data, pos, end) -> rows`` for every row of a write, delete or update rows event.
+
+    Typed (``json_names`` None): each row is ``(before, after)``, images as ``{column index:
+    value}`` with :mod:`column_values`' values. JSON (``json_names`` the column names): each row
+    is ``{"before": {...}, "after": {...}}`` keyed by name with :func:`row_json.json_converter`'s
+    values; ``members`` are the ENUM (``"enum"``) and SET (``"set"``) member lists by column."""
+    text = _Text()
+    as_json = json_names is not None
+    lists = {column: (what, values) for column, what, values in members}
+    columns = _Columns(types, metadata, unsigned or (False,) * len(types), nullable, json_names, lists, text)
+    images = [present] if present_after is None else [present, present_after]
+    lines = ["def read(data, pos, end):", "    rows = []", "    append = rows.append", "    while pos < end:"]
+    for tag, image in enumerate(images):
+        lines += ["        " + s for s in columns.image(image, f"img{tag}", tag)]
+    if kind == UPDATE:
+        shape = "{'before': img0, 'after': img1}" if as_json else "(img0, img1)"
+    elif kind == WRITE:
+        shape = "{'after': img0}" if as_json else "(None, img0)"
+    else:
+        shape = "{'before': img0}" if as_json else "(img0, None)"
+    lines += [f"        append({shape})", "    if pos > end:",
+              "        raise RowFormatError('row image runs past the end of the event')", "    return rows"]
+    read = _compile("\n".join(lines), "read", text.namespace)
+    if as_json:
+        read.__code__ = _named_keys(read.__code__, json_names)  # type: ignore[arg-type]
+    return read
+
+
+_KEY = "\0column "
+
+
+def _named_keys(code: Any, names: tuple[str, ...]) -> Any:
+    """The code with the placeholder keys of its image dicts (``"\\0column N"``) replaced by
+    the column names, as constants: a dict display with constant keys is built in one step,
+    and the names never enter the generated text."""
+    def swap(value: Any) -> Any:
+        if isinstance(value, tuple) and value and all(isinstance(k, str) and k.startswith(_KEY) for k in value):
+            return tuple(names[int(k[len(_KEY):])] for k in value)
+        if isinstance(value, str) and value.startswith(_KEY):
+            return names[int(value[len(_KEY):])]
+        return value
+
+    return code.replace(co_consts=tuple(swap(c) for c in code.co_consts))
+
+
+class _Columns:
+    """The statements decoding one image's columns."""
+
+    def __init__(self, types, metadata, unsigned, nullable, names, lists, text: _Text):
+        self.types, self.metadata, self.unsigned, self.nullable = types, metadata, unsigned, nullable
+        self.names, self.as_json, self.lists, self.text = names, names is not None, lists, text
+
+    def image(self, present: tuple[int, ...], target: str, tag: int) -> list[str]:
+        """Statements reading one image at ``pos`` into ``target``. Consecutive NOT NULL
+        fixed-width columns form runs read by one struct each."""
+        strict = sum(1 << i for i, column in enumerate(present) if not self.nullable[column])
+        body: list[str] = []
+        run: list[int] = []
+        for index, column in enumerate(present):
+            size = C.fixed_size(self.types[column], self.metadata[column])
+            if size is not None and not self.nullable[column]:
+                run.append(column)
+                continue
+            body += self._run(run)
+            run = []
+            step = self._fixed(column, "pos", size) if size is not None else self._variable(column)
+            if self.nullable[column]:
+                body += [f"if nulls & {1 << index}:", f"    v{column} = None", "else:", *("    " + s for s in step)]
+            else:
+                body += step
+        body += self._run(run)
+        keys = (lambda c: repr(f"{_KEY}{c}")) if self.as_json else str
+        body.append(f"{target} = {{" + ", ".join(f"{keys(c)}: v{c}" for c in present) + "}")
+        lines = _null_prefix(len(present))
+        if not strict:
+            return lines + body
+        slow = self.text.bind(f"slow{tag}", self._generic(present))
+        start = f"pos - {(len(present) + 7) // 8}"
+        return lines + [f"if nulls & {strict}:", f"    {target}, pos = {slow}(data, {start})", "else:",
+                        *("    " + s for s in body)]
+
+    def _run(self, run: list[int]) -> list[str]:
+        if not run:
+            return []
+        fmt, names, after, offset = "<", [], [], 0
+        for column in run:
+            kind, meta = self.types[column], self.metadata[column]
+            size = C.fixed_size(kind, meta)
+            assert size is not None
+            code, target, post = self._fixed_parts(column, f"pos + {offset}" if offset else "pos", size)
+            if code is None:
+                fmt += f"{size}x"
+            else:
+                fmt += code
+                names.append(target)
+            after += post
+            offset += size
+        lines = [f"{', '.join(names)}, = {self.text.struct(fmt)}(data, pos)"] if names else []
+        return lines + after + [f"pos += {offset}"]
+
+    def _fixed(self, column: int, at: str, size: int) -> list[str]:
+        """One fixed-width column on its own (a nullable one)."""
+        code, target, post = self._fixed_parts(column, at, size)
+        if code is None:
+            return post + [f"pos += {size}"]
+        return [f"{target}, = {self.text.struct('<' + code)}(data, pos)", *post, f"pos += {size}"]
+
+    def _fixed_parts(self, column: int, at: str, size: int) -> tuple[str | None, str, list[str]]:
+        """``(struct code or None, the name it unpacks into, statements after)`` for a
+        fixed-width value at ``at``: a code None means the value is read by its decoder."""
+        kind, meta, unsigned = self.types[column], self.metadata[column], self.unsigned[column]
+        v, raw = f"v{column}", f"r{column}"
+        if kind in _INT_CODES:
+            code = _INT_CODES[kind]
+            return (code.upper() if unsigned else code), v, []
+        if kind == C.FLOAT:
+            return "f", v, []
+        if kind == C.DOUBLE:
+            return "d", v, []
+        if kind == C.TIMESTAMP:
+            return "I", v, []
+        if kind == C.YEAR:
+            return "B", raw, [f"{v} = 1900 + {raw} if {raw} else 0"]
+        if kind == C.INT24:
+            return "3s", raw, [f"{v} = int.from_bytes({raw}, 'little', signed={not unsigned})"]
+        if kind in (C.ENUM, C.SET) and meta in _UINT_CODES:
+            return _UINT_CODES[meta], v, self._members(column)
+        if kind == C.NEWDECIMAL and size:
+            return None, v, self._decimal(column, at)
+        if kind == C.DATETIME2 and meta <= 6:
+            return f"{size}s", raw, self._datetime2(column, raw, meta)
+        if kind == C.TIMESTAMP2 and meta <= 6:
+            return f"{size}s", raw, self._timestamp2(column, raw, meta)
+        decoder = self.text.bind(f"d{kind}", C.decoder_for(kind))
+        return None, v, [f"{v} = {decoder}(data, {at}, {meta}, {unsigned})[0]", *self._members(column)]
+
+    def _members(self, column: int) -> list[str]:
+        """ENUM and SET as JSON: their member names where the Table_map lists them."""
+        if not self.as_json or column not in self.lists:
+            return []
+        what, values = self.lists[column]
+        names = self.text.bind(f"m{column}", [n.decode("utf-8", "replace") for n in values])
+        v = f"v{column}"
+        if what == "enum":
+            return [f"{v} = {names}[{v} - 1] if 0 < {v} <= {len(values)} else ''"]
+        return [f"{v} = ','.join([n for i, n in enumerate({names}) if {v} >> i & 1])"]
+
+    def _decimal(self, column: int, at: str) -> list[str]:
+        """``bin2decimal`` (column_values._decimal) unrolled for this precision: each group of
+        nine digits (and the partial ones at both ends) read by one big-endian struct, the
+        sign in the first group's top bit, a negative number's groups inverted."""
+        _size, scale, groups = C._decimal_layout(self.metadata[column])
+        left_to_right = list(reversed(groups))
+        codes = "".join({1: "B", 2: "H", 3: "BH", 4: "I"}[nbytes] for nbytes, _, _ in left_to_right)
+        names, values = [], []
+        for index, (nbytes, worth, is_fraction) in enumerate(left_to_right):
+            if nbytes == 3:
+                names += [f"g{index}", f"h{index}"]
+                values.append((f"(g{index} << 16 | h{index})", nbytes, worth, is_fraction))
+            else:
+                names.append(f"g{index}")
+                values.append((f"g{index}", nbytes, worth, is_fraction))
+        unpack = self.text.struct(">" + codes)
+        v = f"v{column}"
+        texts = []
+        for negative in (False, True):
+            parts: dict[bool, list[str]] = {False: [], True: []}
+            for index, (value, nbytes, worth, is_fraction) in enumerate(values):
+                flip = (1 << 8 * nbytes) - 1 if negative else 0
+                if index == 0:
+                    flip ^= 1 << (8 * nbytes - 1)  # the sign bit
+                term = f"({value} ^ {flip})" if flip else value
+                parts[is_fraction].append(term if worth == 1 else f"{term} * {worth}")
+            whole = " + ".join(parts[False]) or "0"
+            fraction = " + ".join(parts[True])
+            sign = "-" if negative else ""
+            if scale in DECIMAL_FRACTIONS:
+                fractions = self.text.bind(f"decimals{scale}", DECIMAL_FRACTIONS[scale])
+                texts.append(f"f'{sign}{{{whole}}}{{{fractions}[{fraction}]}}'")
+            elif scale:
+                texts.append(f"f'{sign}{{{whole}}}.{{{fraction}:0{scale}d}}'")
+            else:
+                texts.append(f"f'{sign}{{{whole}}}'")
+        first_bytes = values[0][1]
+        lines = [f"{', '.join(names)}, = {unpack}(data, {at})",
+                 f"{v} = {texts[0]} if {values[0][0]} & {1 << (8 * first_bytes - 1)} else {texts[1]}"]
+        if not self.as_json:
+            lines.append(f"{v} = Decimal({v})")
+        return lines
+
+    def _datetime2(self, column: int, raw: str, fsp: int) -> list[str]:
+        """column_values._datetime2 inlined: the fraction read with the seconds as one integer,
+        the date, the time of day and the fraction as texts looked up (:class:`Texts`)."""
+        v = f"v{column}"
+        lines = [f"x = int.from_bytes({raw}, 'big')"]
+        frac_bytes = (fsp + 1) // 2
+        if frac_bytes:
+            lines += [f"f = x & {(1 << 8 * frac_bytes) - 1}", f"x >>= {8 * frac_bytes}"]
+        self.text.bind("days", DAYS)
+        self.text.bind("times", TIMES)
+        lines += ["x -= 0x8000000000"]
+        if fsp in FRACTIONS:
+            fractions = self.text.bind(f"fractions{fsp}", FRACTIONS[fsp])
+            return lines + [f"{v} = days[x >> 17] + times[x & 0x1FFFF] + {fractions}[f]"]
+        if frac_bytes:
+            return lines + [f"{v} = days[x >> 17] + times[x & 0x1FFFF] + ('.%06d' % f)[:{fsp + 1}]"]
+        return lines + [f"{v} = days[x >> 17] + times[x & 0x1FFFF]"]
+
+    def _timestamp2(self, column: int, raw: str, fsp: int) -> list[str]:
+        v = f"v{column}"
+        frac_bytes = (fsp + 1) // 2
+        if not frac_bytes:
+            return [f"{v} = int.from_bytes({raw}, 'big')"]
+        lines = [f"x = int.from_bytes({raw}, 'big')"]
+        fraction = f"x & {(1 << 8 * frac_bytes) - 1}"
+        if fsp in FRACTIONS:
+            fractions = self.text.bind(f"fractions{fsp}", FRACTIONS[fsp])
+            lines.append(f"{v} = f'{{x >> {8 * frac_bytes}}}{{{fractions}[{fraction}]}}'")
+        else:
+            lines.append(f"{v} = f'{{x >> {8 * frac_bytes}}}' + ('.%06d' % ({fraction}))[:{fsp + 1}]")
+        return lines if self.as_json else lines + [f"{v} = Decimal({v})"]
+
+    def _variable(self, column: int) -> list[str]:
+        """A value with its length in front: strings, BLOBs, GEOMETRY, VECTOR, JSON."""
+        kind, meta = self.types[column], self.metadata[column]
+        v = f"v{column}"
+        if kind in _STRINGS:
+            width = 1 if meta < 256 else 2
+        elif kind in _BLOBS or kind == C.JSON:
+            width = meta
+        else:
+            raise C.RowFormatError(f"column type {kind} is not known to this reader")
+        length = "data[pos]" if width == 1 else (
+            "(data[pos] | data[pos + 1] << 8)" if width == 2 else f"int.from_bytes(data[pos:pos + {width}], 'little')")
+        lines = [f"n = pos + {width} + {length}"]  # where the value ends
+        value = f"data[pos + {width}:n]"
+        if kind == C.JSON:
+            convert = self.text.bind("json_value", json_converter(C.JSON)) if self.as_json else ""
+            self.text.bind("decode_json", decode_json)
+            lines.append(f"{v} = {convert}(decode_json({value}))")
+        elif self.as_json:
+            self.text.bind("text_or_base64", text_or_base64)
+            lines += ["try:", f"    {v} = {value}.decode()", "except UnicodeDecodeError:", f"    {v} = text_or_base64({value})"]
+        else:
+            lines.append(f"{v} = {value}")
+        return lines + ["pos = n"]
+
+    def _generic(self, present: tuple[int, ...]) -> Callable[[bytes, int], tuple[dict, int]]:
+        """An image read value by value, for an image the fast path does not expect."""
+        return generic_image_reader(self.types, self.metadata, self.unsigned, present,
+                                    self._converters() if self.as_json else None,
+                                    self.names)
+
+    def _converters(self) -> list[Callable[[Any], Any]]:
+        out = []
+        for column, kind in enumerate(self.types):
+            what, values = self.lists.get(column, (None, ()))
+            out.append(json_converter(kind, values if what == "enum" else None, values if what == "set" else None))
+        return out
+
+
+def generic_image_reader(types, metadata, unsigned, present, converters=None, names=None) -> Callable[[bytes, int], tuple[dict, int]]:
+    """``read(data, pos) -> (image, pos)`` one value at a time through :mod:`column_values`'
+    decoders: keyed by column index, or (``names``) by name with ``converters`` applied."""
+    decoders = [C.decoder_for(types[c]) for c in present]
+    keys = [names[c] if names is not None else c for c in present]
+    convert = [converters[c] for c in present] if converters is not None else None
+
+    def read(data: bytes, pos: int) -> tuple[dict, int]:
+        nulls, pos = bits(data, pos, len(present))
+        out: dict = {}
+        for index, column in enumerate(present):
+            if nulls[index]:
+                out[keys[index]] = None
+                continue
+            value, pos = decoders[index](data, pos, metadata[column], bool(unsigned and unsigned[column]))
+            out[keys[index]] = convert[index](value) if convert is not None else value
+        return out, pos
+
+    return read
+
+
+def _compile(text: str, name: str, namespace: dict[str, Any]) -> Any:
+    namespace = dict(namespace, Decimal=Decimal, RowFormatError=C.RowFormatError)
     exec(compile(text, f"<binlog row {name}>", "exec"), namespace)  # noqa: S102 - text built from integers only
     return namespace[name]

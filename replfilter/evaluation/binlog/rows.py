@@ -21,8 +21,9 @@ from typing import Any
 from . import column_values as C
 from . import event_types as T
 from .column_values import RowFormatError
-from .json_binary import decode_json
-from .row_codegen import compile_reader, compile_skipper
+from .json_binary import JsonDiff, decode_json
+from .row_codegen import DELETE, UPDATE, WRITE, compile_counter, compile_rows, compile_skipper
+from .row_json import json_converter
 from .wire import bits, read_packed
 
 PARTIAL_JSON_UPDATES = 1
@@ -91,19 +92,11 @@ class TableMap:
         return pos
 
     def read_image(self, data: bytes, pos: int, present: list[int], partial: bool = False) -> tuple[dict[int, Any], int]:
-        """``({column index: value}, next_pos)`` for one row image (NULL is None)."""
+        """``({column index: value}, next_pos)`` for one row image (NULL is None), value by
+        value: what Partial_update_rows needs (its after image may hold JSON diffs)."""
         partial_columns: set[int] = set()
         if partial:
             partial_columns, pos = self._partial_columns(data, pos, present)
-        if not partial_columns:
-            reader = compile_reader(self.types, self.metadata, self.unsigned, tuple(present))
-            try:
-                values, end = reader(data, pos)
-            except (IndexError, struct.error) as err:
-                raise RowFormatError(f"row image does not fit its table map ({err})") from None
-            if end > len(data):
-                raise RowFormatError("row image runs past the end of the event")
-            return values, end
         nulls, pos = bits(data, pos, len(present))
         values: dict[int, Any] = {}
         unsigned = self.unsigned
@@ -119,6 +112,15 @@ class TableMap:
         if pos > len(data):
             raise RowFormatError("row image runs past the end of the event")
         return values, pos
+
+    def json_members(self) -> tuple[tuple[int, str, tuple[bytes, ...]], ...]:
+        """The ENUM and SET member lists as :func:`row_codegen.compile_rows` takes them."""
+        members = self.__dict__.get("_members_cache")
+        if members is None:
+            members = tuple(sorted([(c, "enum", v) for c, v in self.enum_values.items()]
+                                   + [(c, "set", v) for c, v in self.set_values.items()]))
+            object.__setattr__(self, "_members_cache", members)
+        return members
 
     @property
     def _sizes(self) -> tuple[int | None, ...]:
@@ -144,16 +146,6 @@ class TableMap:
         json_columns = self._json_columns(present)
         flags, pos = bits(data, pos, len(json_columns))
         return {column for column, partial in zip(json_columns, flags) if partial}, pos
-
-
-@dataclass(frozen=True)
-class JsonDiff:
-    """One change of a partial JSON update (``enum_json_diff_operation``: 0 REPLACE, 1 INSERT,
-    2 REMOVE) at ``path``; ``value`` is absent for REMOVE."""
-
-    operation: str
-    path: str
-    value: Any = None
 
 
 _OPERATIONS = ("REPLACE", "INSERT", "REMOVE")
@@ -331,35 +323,66 @@ def parse_rows_header(type_code: int, body: bytes, post_header_len: int) -> Rows
 def count_rows(header: RowsHeader, table: TableMap, body: bytes) -> int:
     """How many rows the event holds (an update row is one before/after pair)."""
     _check_fits(header, table)
-    present = list(header.present)
-    after = list(header.present_after) if header.present_after is not None else None
-    pos, n, end = header.rows_at, 0, len(body)
-    skip = table.skip_image
-    while pos < end:
-        pos = skip(body, pos, present)
-        if after is not None:
-            pos = skip(body, pos, after, header.is_partial)
-        n += 1
-    return n
+    if header.is_partial:
+        present, after = list(header.present), list(header.present_after or ())
+        pos, n, end = header.rows_at, 0, len(body)
+        while pos < end:
+            pos = table.skip_image(body, table.skip_image(body, pos, present), after, True)
+            n += 1
+        return n
+    count = compile_counter(table.types, table.metadata, header.present, header.present_after)
+    return _guarded(count, body, header.rows_at)
 
 
 def read_rows(header: RowsHeader, table: TableMap, body: bytes) -> list[tuple[dict[int, Any] | None, dict[int, Any] | None]]:
     """Every row as ``(before, after)``: a write has only an after image, a delete only a
-    before image, an update both."""
+    before image, an update both; images as ``{column index: value}``."""
     _check_fits(header, table)
-    present = list(header.present)
-    after_columns = list(header.present_after) if header.present_after is not None else None
+    if header.is_partial:
+        return _partial_rows(header, table, body)
+    read = compile_rows(table.types, table.metadata, table.unsigned, table.nullable, header.present,
+                        header.present_after, _kind(header))
+    return _guarded(read, body, header.rows_at)
+
+
+def read_rows_json(header: RowsHeader, table: TableMap, body: bytes, names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Every row as ``{"before": {name: value}, "after": {...}}`` with the values as
+    ``evaluate --rows`` prints them (row_json.py), decoded and converted in one pass."""
+    _check_fits(header, table)
+    if header.is_partial:
+        converters = [json_converter(kind, table.enum_values.get(column), table.set_values.get(column))
+                      for column, kind in enumerate(table.types)]
+        out = []
+        for before, after in _partial_rows(header, table, body):
+            out.append({"before": {names[c]: converters[c](v) for c, v in before.items()},  # type: ignore[union-attr]
+                        "after": {names[c]: converters[c](v) for c, v in after.items()}})  # type: ignore[union-attr]
+        return out
+    read = compile_rows(table.types, table.metadata, table.unsigned, table.nullable, header.present,
+                        header.present_after, _kind(header), names, table.json_members())
+    return _guarded(read, body, header.rows_at)
+
+
+def _kind(header: RowsHeader) -> str:
+    if header.is_update:
+        return UPDATE
+    return WRITE if header.type_code in T.WRITE_TYPES else DELETE
+
+
+def _guarded(read: Any, body: bytes, pos: int) -> Any:
+    try:
+        return read(body, pos, len(body))
+    except (IndexError, struct.error) as err:
+        raise RowFormatError(f"row image does not fit its table map ({err})") from None
+
+
+def _partial_rows(header: RowsHeader, table: TableMap, body: bytes) -> list[tuple[dict[int, Any] | None, dict[int, Any] | None]]:
+    present, after = list(header.present), list(header.present_after or ())
     pos, end = header.rows_at, len(body)
     rows: list[tuple[dict[int, Any] | None, dict[int, Any] | None]] = []
     while pos < end:
         image, pos = table.read_image(body, pos, present)
-        if after_columns is not None:
-            after, pos = table.read_image(body, pos, after_columns, header.is_partial)
-            rows.append((image, after))
-        elif header.type_code in T.WRITE_TYPES:
-            rows.append((None, image))
-        else:
-            rows.append((image, None))
+        changed, pos = table.read_image(body, pos, after, True)
+        rows.append((image, changed))
     return rows
 
 

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 from . import bodies as B
 from . import column_values as C
 from . import event_types as T
-from .collations import COLLATIONS
+from .collations import collation
 from .framing import FormatDescription
 from .reader import BinlogEvent, Item
 from .rows import TableMap
@@ -28,8 +28,16 @@ def quote_identifier(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def info(event: BinlogEvent) -> str:
-    """The Info column of one event."""
+def written_by_mariadb(event: BinlogEvent, so_far: bool) -> bool:
+    """Whether the events from this one on were written by MariaDB: the last
+    Format_description says (a relay log holds the replica's, then the source's)."""
+    body = event.body
+    return "MariaDB" in body.server_version if isinstance(body, FormatDescription) else so_far
+
+
+def info(event: BinlogEvent, mariadb: bool = False) -> str:
+    """The Info column of one event; ``mariadb``: the file was written by MariaDB (collation
+    ids are the writer's)."""
     body = event.body
     code = event.raw.type_code
     if isinstance(body, B.Query):
@@ -64,7 +72,7 @@ def info(event: BinlogEvent) -> str:
     if isinstance(body, B.Rand):
         return f"rand_seed1={body.seed1},rand_seed2={body.seed2}"
     if isinstance(body, B.UserVar):
-        return _user_var(body)
+        return _user_var(body, mariadb)
     if isinstance(body, B.XaPrepare):  # serialize_xid (xa_aux.h): lower-case hex, formatID as %lu
         xid = f"X'{body.gtrid.hex()}',X'{body.bqual.hex()}',{body.format_id % (1 << 64)}"
         return f"XA COMMIT {xid} ONE PHASE" if body.one_phase else f"XA PREPARE {xid}"
@@ -85,7 +93,7 @@ def info(event: BinlogEvent) -> str:
     return ""
 
 
-def _user_var(body: B.UserVar) -> str:
+def _user_var(body: B.UserVar, mariadb: bool) -> str:
     """``User_var_log_event::pack_info``: ``@`name`=`` then NULL, the double as ``my_gcvt``
     writes it, the integer (signed unless UNSIGNED_F), the decimal with its scale, or the
     string as ``_charset 0xHEX COLLATE collation`` (``str_to_hex``: upper-case digits, ``""``
@@ -101,11 +109,11 @@ def _user_var(body: B.UserVar) -> str:
     if body.value_type == 4:  # DECIMAL_RESULT: precision, scale, then the binary decimal
         decimal, _ = C.decoder_for(C.NEWDECIMAL)(value, 2, (value[0] << 8) | value[1], False)
         return name + str(decimal)
-    known = COLLATIONS.get(body.charset)
+    known = collation(body.charset, mariadb)
     if known is None:  # not a guess: say which id it was
         return name + f"_? {_str_to_hex(value)} COLLATE (collation id {body.charset})"
-    charset, collation = known
-    return name + f"_{charset} {_str_to_hex(value)} COLLATE {collation}"
+    charset, collation_name = known
+    return name + f"_{charset} {_str_to_hex(value)} COLLATE {collation_name}"
 
 
 def _str_to_hex(value: bytes) -> str:
@@ -155,9 +163,11 @@ def show_rows(items: Iterator[Item], offset: int = 0, limit: int | None = None) 
     """The result rows, ``LIMIT [offset,] n`` applied; problems are not rows (the caller
     reports them)."""
     seen = 0
+    mariadb = False
     for item in items:
         if not isinstance(item, BinlogEvent):
             continue
+        mariadb = written_by_mariadb(item, mariadb)
         if seen < offset:
             seen += 1
             continue
@@ -165,5 +175,5 @@ def show_rows(items: Iterator[Item], offset: int = 0, limit: int | None = None) 
             return
         seen += 1
         raw = item.raw
-        yield (raw.log_name, raw.pos, raw.type_name, raw.server_id, raw.log_pos, info(item))
+        yield (raw.log_name, raw.pos, raw.type_name, raw.server_id, raw.log_pos, info(item, mariadb))
 

@@ -1,0 +1,249 @@
+"""``replfilter stream`` over binary and relay log files (spark_runtime/binlog_stream.py): a file
+still being written is resumed where its last complete transaction ended, a bad event is a dead
+letter with file and position, a batch is parsed in pieces cut at transaction ends (across a
+relay log rotated mid-transaction), and a real MariaDB replica's relay-log directory is
+streamed exactly once across a kill -9."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+import binlog_builder as W
+import mariadb_server
+from replfilter.evaluation.binlog import column_values as C
+from replfilter.evaluation.binlog import event_types as T
+from replfilter.evaluation.binlog.tail import log_files, source_position
+from replfilter.server.session import Session
+from test_binlog_reader import SID
+from test_binlog_tail import relay_log
+from test_spark_stream import _kill_9_after
+
+pytestmark = pytest.mark.spark
+
+COLUMNS = [(C.LONG, 0)]
+FILTERS = "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (audit)"
+
+
+def busy_binlog() -> bytes:
+    """Eight transactions on two databases (rows, a DDL), MySQL 8.4 format with checksums."""
+    w = W.BinlogWriter()
+    w.add(T.PREVIOUS_GTIDS, W.previous_gtids({}))
+    for gno in range(1, 9):
+        db = ("shop", "audit")[gno % 2]
+        w.add(T.GTID, W.gtid(SID, gno))
+        if gno == 5:
+            w.add(T.QUERY, W.query(f"CREATE TABLE {db}.t{gno} (a INT)", db))
+            continue
+        w.add(T.QUERY, W.query("BEGIN", db))
+        w.add(T.TABLE_MAP, W.table_map(100 + gno, db, f"t{gno}", COLUMNS))
+        w.add(T.WRITE_ROWS, W.rows_event(100 + gno, 1, [W.image(COLUMNS, [gno]), W.image(COLUMNS, [-gno])]))
+        w.add(T.XID, W.xid(gno))
+    return bytes(w)
+
+
+def _stream(spark, tmp_path, name: str, events_dir, **extra):
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    session = Session()
+    session.execute_sql(FILTERS)
+    base = tmp_path / name
+    config = StreamConfig(
+        str(events_dir), str(base / "out"), str(base / "ckpt"), skipped_dir=str(base / "skipped"),
+        input_format="binlog", **extra,
+    )
+    return EventStream(spark, session, config), base
+
+
+def _outputs(spark, base) -> list[tuple]:
+    """Every event written, applied or skipped: (file, position, type, decision)."""
+    rows = []
+    for kind in ("out", "skipped"):
+        if (base / kind).exists():
+            rows += spark.read.parquet(str(base / kind)).collect()
+    return [(json.loads(r["record"])["log_name"], json.loads(r["record"])["pos"], r["type"], r["decision"]) for r in rows]
+
+
+def _gtids(spark, base) -> list[str]:
+    """The GTID of every transaction written (its GTID event's)."""
+    rows = spark.read.parquet(str(base / "out")).collect() + spark.read.parquet(str(base / "skipped")).collect()
+    return [r["gtid"] for r in rows if r["type"] == "transaction" and r["kind"] == "GTID"]
+
+
+def _counters(base) -> Counter:
+    """The COUNTERs the batches moved, from their manifests (each batch's counted once)."""
+    total: Counter = Counter()
+    for manifest in (base / "out" / "_replfilter").glob("*.json"):
+        for channel, counts in json.loads(manifest.read_text())["counts"].items():
+            total.update({(channel, k): v for k, v in counts.items()})
+    return total
+
+
+def test_a_file_appended_mid_event_is_resumed_by_the_next_batch(spark, tmp_path):
+    """The binlog arrives in two chunks cut inside an event: the first batch stops at the end
+    of the last complete transaction (the cut event waits: no dead letter), the next batch
+    resumes there; together they equal one run over the whole file, counters included."""
+    data = busy_binlog()
+    cut_at = data.index(W.xid(6)) - 3  # inside transaction 6's Xid event
+    events = tmp_path / "events"
+    events.mkdir()
+    log = events / "binlog.000001"
+    log.write_bytes(data[:cut_at])
+
+    first, base = _stream(spark, tmp_path, "chunks", events)
+    (batch,) = first.run_available_now()
+    assert batch.dead == 0
+    position = batch.position
+    assert position["log"] == "binlog.000001" and position["pos"] < cut_at
+    assert data[position["pos"]:].startswith(data[position["pos"]:position["pos"] + 19])  # an event starts there
+
+    with open(log, "ab") as handle:  # the writer goes on
+        handle.write(data[cut_at:])
+    second, _ = _stream(spark, tmp_path, "chunks", events)  # a new process, the same checkpoint
+    (resumed,) = second.run_available_now()
+    assert resumed.batch_id == 1 and resumed.dead == 0 and resumed.position["pos"] == len(data)
+
+    (tmp_path / "whole").mkdir()
+    (tmp_path / "whole" / "binlog.000001").write_bytes(data)
+    once, whole = _stream(spark, tmp_path, "once", tmp_path / "whole")
+    once.run_available_now()
+    streamed, expected = _outputs(spark, base), _outputs(spark, whole)
+    assert len(streamed) == len(set(streamed))  # nothing twice
+    assert sorted(streamed) == sorted(expected)  # nothing lost
+    assert {row[3] for row in expected} == {"APPLY", "SKIP"}
+    assert _counters(base) == _counters(whole) != Counter()
+
+
+def test_a_bad_event_is_a_dead_letter_with_file_and_position_and_the_stream_goes_on(spark, tmp_path):
+    data = bytearray(busy_binlog())
+    bad = data.index(W.table_map(103, "audit", "t3", COLUMNS)) - 19  # transaction 3's Table_map
+    data[bad + 30] ^= 0xFF
+    events = tmp_path / "events"
+    events.mkdir()
+    (events / "binlog.000001").write_bytes(bytes(data))
+    stream, base = _stream(spark, tmp_path, "bad", events)
+    (batch,) = stream.run_available_now()
+    dead = sorted(spark.read.parquet(str(base / "out" / "_dead_letter")).collect(), key=lambda d: json.loads(d["record"])["pos"])
+    rows_at = bad + len(W.event(T.TABLE_MAP, W.table_map(103, "audit", "t3", COLUMNS), bad))
+    assert [(d["reason"], d["source_file"]) for d in dead] == [
+        (f"binlog.000001: at {bad}: checksum mismatch in Table_map event ending at {rows_at}", str(events / "binlog.000001")),
+        (f"binlog.000001: at {rows_at}: rows event for table_id 103 without its Table_map", str(events / "binlog.000001")),
+    ]
+    written = _outputs(spark, base)
+    assert ("binlog.000001", bad, "row", "SKIP") not in written
+    assert len({pos for _f, pos, typ, _d in written if typ == "row"}) == 6  # the other seven transactions' rows but t3, DDL aside
+    assert batch.position["pos"] == len(data)
+
+
+def test_a_batch_is_read_in_pieces_cut_at_transaction_ends(tmp_path):
+    """Small pieces give several tasks; the pieces together read what one read gives, a
+    transaction the relay log continues in its next file included (its rows keep their
+    Table_map: no dead letter)."""
+    from replfilter.spark_runtime.binlog_stream import START, BinlogStreamReader, piece_rows
+    from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxFiles
+
+    from replfilter.evaluation.binlog.tail import scan
+
+    relay_log(tmp_path)
+    small = BinlogStreamReader({"path": str(tmp_path), "splitBytes": "1"})
+    end = small.latestOffset(dict(START), ReadAllAvailable())
+    assert end["log"] == "relay-bin.000002" and end["pos"] == os.path.getsize(tmp_path / "relay-bin.000002")
+    pieces = small.partitions(dict(START), end)
+    whole = BinlogStreamReader({"path": str(tmp_path)}).partitions(dict(START), end)
+    assert len(whole) == 1 and len(pieces) > 3
+    assert any(len(piece.segments) == 2 for piece in pieces)  # the transaction across the two files
+
+    def rows(parts):
+        return [row[:14] + row[17:] for part in parts for row in piece_rows(part)]
+
+    assert rows(pieces) == rows(whole)
+    assert [row for row in rows(whole) if row[-1] is not None] == []
+    assert [json.loads(r[13])["rows"] for r in rows(whole) if r[1] == "row"] == [1, 1, 1]
+
+    one_file = BinlogStreamReader({"path": str(tmp_path), "maxFilesPerTrigger": "1"})  # a batch a file
+    at, steps = dict(START), []
+    while (after := one_file.latestOffset(at, ReadMaxFiles(1))) != at:
+        steps.append((after["log"], after["pos"]))
+        at = after
+    first_end = scan(str(tmp_path / "relay-bin.000001"), closed=True).last.pos
+    assert steps == [("relay-bin.000001", first_end), ("relay-bin.000002", end["pos"])]
+
+
+# --- a real replica's relay log, kill -9 ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mariadb_relay_log(tmp_path_factory):
+    """A MariaDB source and replica; the replica's relay-log directory (small files, kept after
+    they are applied, with their index) after a workload of 60 transactions on three databases,
+    and the source's binlog coordinates at the end."""
+    if not mariadb_server.available():
+        pytest.skip("needs Debian's mariadb-server and mariadb-client")
+    source = mariadb_server.MariaDB.start()
+    replica = None
+    try:
+        replica = mariadb_server.MariaDB.start(
+            "--server-id=2", "--relay-log=relay-bin", "--relay-log-purge=0", "--max-relay-log-size=4096"
+        )
+        replica.replicate_from(source)
+        work = ["CREATE DATABASE t1; CREATE DATABASE t2; CREATE DATABASE audit;", "SET SESSION binlog_format = 'ROW';"]
+        work += [f"CREATE TABLE {db}.a (id INT PRIMARY KEY, v VARCHAR(40));" for db in ("t1", "t2", "audit")]
+        for i in range(60):
+            db = ("t1", "t2", "audit")[i % 3]
+            work.append(f"BEGIN; INSERT INTO {db}.a VALUES ({i}, 'row {i}'), ({i + 1000}, 'x'); "
+                        f"UPDATE {db}.a SET v = 'u' WHERE id = {i}; COMMIT;")
+        source.sql("\n".join(work))
+        replica.wait_for(source)
+        replica.sql("STOP SLAVE")
+        relay = tmp_path_factory.mktemp("relay")
+        for path in replica.datadir.iterdir():
+            if path.name.startswith("relay-bin") or path.name == "relay-log.info":
+                shutil.copy(path, relay / path.name)
+        file, pos = source.sql("SHOW MASTER STATUS", "--skip-column-names").split("\t")[:2]
+        return relay, (file, int(pos))
+    finally:
+        source.stop()
+        if replica is not None:
+            replica.stop()
+
+
+@pytest.mark.e2e
+def test_kill_9_mid_run_over_a_mariadb_relay_log_then_restart_gives_exactly_once(spark, tmp_path, mariadb_relay_log):
+    """``replfilter stream`` over a real replica's relay-log directory (read in its index's
+    order, one file a batch), killed with SIGKILL after two batches and run again: every
+    transaction's events are written exactly once and the COUNTERs the batches moved equal one
+    run's; where the stream ended is the end of the source's binlog in the source's coordinates
+    (SHOW REPLICA STATUS's Relay_Source_Log_File and Exec_Source_Log_Pos)."""
+    mariadb_relay_log, source_end = mariadb_relay_log
+    files = [line for line in (mariadb_relay_log / "relay-bin.index").read_text().splitlines() if line.strip()]
+    assert len(files) >= 4, files
+    base = tmp_path  # out/, ckpt/ and skipped/ under it, as _kill_9_after expects
+    command = [
+        sys.executable, "-m", "replfilter", "stream", "--replicate-ignore-db=audit",
+        str(mariadb_relay_log), str(base / "out"), str(base / "ckpt"), "--skipped", str(base / "skipped"),
+        "--master", "local[2]", "--max-files-per-trigger", "1",
+    ]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    _kill_9_after(tmp_path, command, env, commits=2, files=len(files), settle=0.5)
+
+    # the rest in one run: the batch killed mid-way is run again first, over the same range
+    again = subprocess.run([*command[:-2], "--available-now"], capture_output=True, env=env, timeout=400)
+    assert again.returncode == 0, again.stderr.decode()[-3000:]
+
+    once, whole = _stream(spark, tmp_path, "once", mariadb_relay_log)  # the same filter, in one run
+    once.run_available_now()
+    streamed, expected = _outputs(spark, base), _outputs(spark, whole)
+    assert len(streamed) == len(set(streamed)), "an event was written twice"
+    assert sorted(streamed) == sorted(expected)
+    gtids = _gtids(spark, base)
+    assert len(gtids) == len(set(gtids)) and sorted(gtids) == sorted(_gtids(spark, whole)) and len(gtids) >= 60
+    assert _counters(base) == _counters(whole) != Counter()
+    ended = max(once.batches, key=lambda b: b.batch_id).position
+    assert source_position(log_files(str(mariadb_relay_log)), ended["log"], ended["pos"]) == source_end
+    assert not (base / "out" / "_dead_letter").exists() or spark.read.parquet(str(base / "out" / "_dead_letter")).count() == 0
