@@ -20,6 +20,8 @@ import mariadb_server
 from replfilter.evaluation.binlog import column_values as C
 from replfilter.evaluation.binlog import event_types as T
 from replfilter.evaluation.binlog.tail import log_files, source_position
+from replfilter.evaluation.binlog.decide import decide_files
+from replfilter.evaluation.event_lines import LineEvaluator
 from replfilter.server.session import Session
 from test_binlog_reader import SID
 from test_binlog_tail import relay_log
@@ -70,6 +72,13 @@ def _outputs(spark, base) -> list[tuple]:
     return [(json.loads(r["record"])["log_name"], json.loads(r["record"])["pos"], r["type"], r["decision"]) for r in rows]
 
 
+def _values(spark, base) -> dict:
+    """The decoded row images of each Table_map row written, by place."""
+    rows = spark.read.parquet(str(base / "out")).collect() + spark.read.parquet(str(base / "skipped")).collect()
+    records = [json.loads(r["record"]) for r in rows if r["type"] == "row"]
+    return {(rec["log_name"], rec["pos"]): rec["values"] for rec in records}
+
+
 def _gtids(spark, base) -> list[str]:
     """The GTID of every transaction written (its GTID event's)."""
     rows = spark.read.parquet(str(base / "out")).collect() + spark.read.parquet(str(base / "skipped")).collect()
@@ -96,7 +105,7 @@ def test_a_file_appended_mid_event_is_resumed_by_the_next_batch(spark, tmp_path)
     log = events / "binlog.000001"
     log.write_bytes(data[:cut_at])
 
-    first, base = _stream(spark, tmp_path, "chunks", events)
+    first, base = _stream(spark, tmp_path, "chunks", events, binlog_rows=True)
     (batch,) = first.run_available_now()
     assert batch.dead == 0
     position = batch.position
@@ -105,19 +114,21 @@ def test_a_file_appended_mid_event_is_resumed_by_the_next_batch(spark, tmp_path)
 
     with open(log, "ab") as handle:  # the writer goes on
         handle.write(data[cut_at:])
-    second, _ = _stream(spark, tmp_path, "chunks", events)  # a new process, the same checkpoint
+    second, _ = _stream(spark, tmp_path, "chunks", events, binlog_rows=True)  # a new process, the same checkpoint
     (resumed,) = second.run_available_now()
     assert resumed.batch_id == 1 and resumed.dead == 0 and resumed.position["pos"] == len(data)
 
     (tmp_path / "whole").mkdir()
     (tmp_path / "whole" / "binlog.000001").write_bytes(data)
-    once, whole = _stream(spark, tmp_path, "once", tmp_path / "whole")
+    once, whole = _stream(spark, tmp_path, "once", tmp_path / "whole", binlog_rows=True)
     once.run_available_now()
     streamed, expected = _outputs(spark, base), _outputs(spark, whole)
     assert len(streamed) == len(set(streamed))  # nothing twice
     assert sorted(streamed) == sorted(expected)  # nothing lost
     assert {row[3] for row in expected} == {"APPLY", "SKIP"}
     assert _counters(base) == _counters(whole) != Counter()
+    values = _values(spark, base)  # --rows: the row images, in the applied and skipped outputs
+    assert values == _values(spark, whole) and values[("binlog.000001", min(values)[1])] == [{"after": {"col_1": 1}}, {"after": {"col_1": -1}}]
 
 
 def test_a_bad_event_is_a_dead_letter_with_file_and_position_and_the_stream_goes_on(spark, tmp_path):
@@ -165,6 +176,20 @@ def test_a_batch_is_read_in_pieces_cut_at_transaction_ends(tmp_path):
     assert rows(pieces) == rows(whole)
     assert [row for row in rows(whole) if row[-1] is not None] == []
     assert [json.loads(r[13])["rows"] for r in rows(whole) if r[1] == "row"] == [1, 1, 1]
+
+    # --rows: each Table_map row carries its rows events' images, as evaluate --rows gives them
+    decoded = BinlogStreamReader({"path": str(tmp_path), "splitBytes": "1", "rows": "true"})
+    values = {
+        (json.loads(row[13])["log_name"], json.loads(row[13])["pos"]): json.loads(row[13])["values"]
+        for piece in decoded.partitions(dict(START), end) for row in piece_rows(piece) if row[1] == "row"
+    }
+    evaluated: dict = {}
+    paths = [str(tmp_path / "relay-bin.000001"), str(tmp_path / "relay-bin.000002")]
+    for result in decide_files(LineEvaluator(Session().state), paths, decode_rows=True):
+        if result.values is not None:
+            table = result.item.rows_of
+            evaluated.setdefault(table, []).extend(result.values)
+    assert list(values.values()) == list(evaluated.values()) == [[{"after": {"col_1": n}}] for n in (1, 2, 4)]
 
     one_file = BinlogStreamReader({"path": str(tmp_path), "maxFilesPerTrigger": "1"})  # a batch a file
     at, steps = dict(START), []
