@@ -457,9 +457,12 @@ class EventStream:
             events, dead = keep(resolved.events), dead.unionByName(resolved.dead)
             keys, counted = self._keys_of(events, state)
             dead_count = None
-        # tables whose updating flag is not known (a binlog's multi-table UPDATE, say): decided
-        # by this batch's rules where they decide them, else dead letters (sql_tables.py)
-        if keys is None:
+        # tables whose updating flag is not known (Parquet rows that carry the flag; a binlog's
+        # were decided above): decided by this batch's rules where they decide them, else dead
+        # letters (sql_tables.py)
+        if self.config.input_format == "binlog":
+            unknown = False
+        elif keys is None:
             unknown = bool(counted.frame.where(F.array_contains(F.col(f"tables.{UPDATING_UNKNOWN}"), True)).limit(1).count())
         else:
             unknown = any(has_unknown_updating(row) for row in keys)
