@@ -10,6 +10,7 @@ from hypothesis import given, strategies as st
 from replfilter.cli.serve import ServeError, build_parser, read_accounts, resolve_options
 from replfilter.dialect.parser import split_multi_statements
 from replfilter.wire.accounts import Accounts
+from replfilter.wire.listener import event_loop_factory
 from replfilter.wire.prepared import bind, placeholder_positions
 
 
@@ -87,3 +88,14 @@ def test_a_bound_parameter_reads_back_as_the_value(value):
         assert isinstance(literal, exp.HexString) and bytes.fromhex(literal.this) == value
     else:
         assert isinstance(literal, exp.Literal) and literal.is_string and literal.this == value
+
+
+def test_the_event_loop_is_uvloops_unless_tls_is_configured():
+    """uvloop's loop serves plain connections; with TLS, asyncio's own, whose transport can be
+    told to read no further than the SSLRequest (the client's hello follows it)."""
+    import asyncio
+    import ssl
+
+    uvloop = pytest.importorskip("uvloop")
+    assert event_loop_factory(None) is uvloop.new_event_loop
+    assert event_loop_factory(ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)) is asyncio.new_event_loop

@@ -272,3 +272,35 @@ def test_kill_9_mid_run_over_a_mariadb_relay_log_then_restart_gives_exactly_once
     ended = max(once.batches, key=lambda b: b.batch_id).position
     assert source_position(log_files(str(mariadb_relay_log)), ended["log"], ended["pos"]) == source_end
     assert not (base / "out" / "_dead_letter").exists() or spark.read.parquet(str(base / "out" / "_dead_letter")).count() == 0
+
+
+def test_a_streamed_update_whose_updating_tables_are_not_known_decides_as_evaluate(spark, tmp_path):
+    """A multi-table UPDATE logged without ``Q_TABLE_MAP_FOR_UPDATE``, no source schema: the
+    stream decides it by the batch's rules where no table that may be updating meets one, and
+    makes it a dead letter with ``evaluate``'s reason where one does (never a NULL ``updating``
+    read as true)."""
+    from replfilter.evaluation.binlog.decide import decide_files
+    from replfilter.evaluation.event_lines import LineEvaluator
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    w = W.BinlogWriter()
+    w.add(T.PREVIOUS_GTIDS, W.previous_gtids({}))
+    for gno, sql in enumerate(("UPDATE a, b SET c = 1", "UPDATE x, b SET c = 2"), start=1):
+        w.add(T.GTID, W.gtid(SID, gno))
+        w.add(T.QUERY, W.query(sql, "shop"))
+    events = tmp_path / "events"
+    events.mkdir()
+    (events / "binlog.000001").write_bytes(bytes(w))
+    session = Session()
+    session.execute_sql("CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (shop.x)")
+    want = [r for r in decide_files(LineEvaluator(session.state), [str(events / "binlog.000001")])
+            if r.item is not None and r.item.event is not None and r.event.type_name == "query"]
+    assert [r.decision.decision for r in want][0].value == "APPLY" and want[1].decision.decision is None
+    config = StreamConfig(str(events), str(tmp_path / "out"), str(tmp_path / "ckpt"), input_format="binlog")
+    EventStream(spark, session, config).run_available_now()
+    applied = [r for r in spark.read.parquet(config.output_dir).collect() if r["type"] == "query"]
+    assert [(r["sql"], [(t.table, t.updating_unknown) for t in r["tables"]]) for r in applied] == [
+        ("UPDATE a, b SET c = 1", [("a", True), ("b", True)]),
+    ]
+    dead = spark.read.parquet(str(tmp_path / "out" / "_dead_letter")).collect()
+    assert [d["reason"] for d in dead] == [want[1].decision.reason]

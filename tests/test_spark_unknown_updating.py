@@ -103,3 +103,21 @@ def test_the_json_reader_refuses_the_row_forms_field_as_evaluate_does(spark, tmp
     ingested = read_events(spark, str(path))
     assert ingested.events.count() == 0
     assert [r.reason for r in ingested.dead.collect()] == [str(refused.value)]
+
+
+@pytest.mark.parametrize("lookup", ["auto", "broadcast"])
+def test_the_transform_refuses_an_event_its_rules_leave_undecided(spark, lookup):
+    """A frame given straight to the transform, not through ``read_events(state=...)``: an event
+    the rules leave undecided is refused with the evaluator's reason, never decided (the driver's
+    keys and the executors' alike)."""
+    from replfilter.evaluation.events import CommandKind, QueryEvent, TableRef
+    from replfilter.spark_runtime.key_events import InvalidEventError
+    from replfilter.spark_runtime.schema import EVENT_SCHEMA
+    from replfilter.spark_runtime.transform import decide_frame
+    from spark_helpers import event_row
+
+    event = QueryEvent("", "d", CommandKind.UPDATE_MULTI, (TableRef(None, "x", None), TableRef(None, "b", None)))
+    frame = spark.createDataFrame([event_row(event)], EVENT_SCHEMA)
+    state = dataclasses.replace(_replica(), replica_catalog=None)
+    with pytest.raises(InvalidEventError, match="whether 'd.x' is updating is not known"):
+        decide_frame(frame, state, lookup=lookup)

@@ -108,7 +108,7 @@ def _read_event_lines(lines: DataFrame, resolve_sql: bool, state: ReplicaState |
     The same job counts the refused lines and the events that need their SQL text read
     (``observe``): without any, the events are the accepted lines alone, one plain scan; with
     some, the reference reader and :mod:`.sql_tables` run on the kept lines, never on the files
-    again. Measured in ``bench/spark_ingest.py`` (README, "Spark performance")."""
+    again. Measured in ``bench/spark_ingest.py`` (README, "Benchmarks")."""
     parsed, numbered = checked_lines(lines, source_col="_file")
     kept, found = _kept_once(parsed, refused=~F.col("_ok"), need_sql=F.col("_ok") & needs_sql_tables())
     native = kept.where(F.col("_ok")).select(*INGESTED_COLUMNS)

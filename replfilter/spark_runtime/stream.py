@@ -61,10 +61,11 @@ from .ingest import (
 from . import literals, transform
 from .key_decisions import needs_sql
 from .known_keys import SPILL_NAME, KnownKeys
-from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
+from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, UPDATING_UNKNOWN, Ingested
 from .sink import BatchOutputs, BatchSink, BatchStats, is_local, join_path, local_path
 from . import catalog_follow
 from .catalog_follow import APPLIER_ERROR
+from .key_events import has_unknown_updating
 from .sql_tables import decide_unknown_updating, key_needs_sql, resolve_sql_tables
 from .source_schemas import SourceSchemas
 from .transform import (
@@ -454,6 +455,17 @@ class EventStream:
         if waits_for_sql:
             resolved = resolve_sql_tables(events, SourceSchemas.of(state), state)
             events, dead = keep(resolved.events), dead.unionByName(resolved.dead)
+            keys, counted = self._keys_of(events, state)
+            dead_count = None
+        # tables whose updating flag is not known (a binlog's multi-table UPDATE, say): decided
+        # by this batch's rules where they decide them, else dead letters (sql_tables.py)
+        if keys is None:
+            unknown = bool(counted.frame.where(F.array_contains(F.col(f"tables.{UPDATING_UNKNOWN}"), True)).limit(1).count())
+        else:
+            unknown = any(has_unknown_updating(row) for row in keys)
+        if unknown:
+            decided = decide_unknown_updating(events, state, F.col("_source") if "_source" in events.columns else None)
+            events, dead = keep(decided.events), dead.unionByName(decided.dead)
             keys, counted = self._keys_of(events, state)
             dead_count = None
         if keys is not None:  # (a schema known: the keys are on the driver)

@@ -289,6 +289,9 @@ class ReplicaConnection(Connection):
         self._reply_capabilities = self.capabilities & STATUS_CAPABILITIES
         self._deprecate_eof = Capabilities.CLIENT_DEPRECATE_EOF in self.capabilities
         self._multi_statements = Capabilities.CLIENT_MULTI_STATEMENTS in self.capabilities
+        self._results_charset = self.server_charset
+        """mimic's ``character_set_results``, which the handshake settles; mimic reads it from its
+        session variables on every use (the statements' SET NAMES are our Session's)."""
         try:
             await self._command_loop(timer, task)
         finally:
@@ -450,7 +453,7 @@ class ReplicaConnection(Connection):
             await self.stream.drain()
             return
         columns = [c.column for c in result_columns(result)]
-        self._send_header(result_header(result, self.server_charset, self.capabilities).packets)
+        self._send_header(result_header(result, self._results_charset, self.capabilities).packets)
         self.stream.write_many([packets.make_binary_resultrow(row, columns) for row in wire_rows(result)])
         self.stream.write_many([self._end_of_rows(min(len(result.warnings), 0xFFFF), 0)])
         await self.stream.drain()
@@ -485,7 +488,7 @@ class ReplicaConnection(Connection):
                                               warnings, more)])
             return
         assert isinstance(result, ResultSet)
-        header = result_header(result, self.server_charset, self.capabilities)
+        header = result_header(result, self._results_charset, self.capabilities)
         self._send_header(header.packets)
         self.stream.write_text_rows(wire_rows(result), header.columns)
         self.stream.write_many([self._end_of_rows(warnings, more)])
