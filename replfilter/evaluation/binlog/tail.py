@@ -95,9 +95,9 @@ def scan(
     file: ``open_at_start`` of that file's scan); a truncated or unframeable end of a closed
     file is read as it is. An event that cannot be framed (an impossible size: the rest of the
     file cannot be read) ends any file with a cut at its end, so that its problem is read and
-    reported rather than waited on. ``limit`` reads the file as if it had only that many bytes (what it
-    held when a query began). Raises
-    :class:`~.framing.NotABinlog` and ``OSError`` as the reader does."""
+    reported rather than waited on. ``limit`` reads the file as if it had only that many bytes
+    (what it held when a query began). Raises :class:`~.framing.NotABinlog` and ``OSError`` as
+    the reader does."""
     name = os.path.basename(path)
     cuts: list[Cut] = []
     waiting: ReadProblem | None = None
