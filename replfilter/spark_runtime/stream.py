@@ -412,9 +412,6 @@ class EventStream:
         log_dead = None
         if self.config.input_format == "binlog":  # parsed once; its events are checked as Parquet rows are
             df, log_dead = split_log_rows(keep(df))
-            # a multi-table UPDATE whose updating tables the log does not say: as read_events decides it
-            decided = decide_unknown_updating(df, state, source=F.col("_file"))
-            df, log_dead = decided.events, log_dead.unionByName(decided.dead)
         if self.config.input_format in ("parquet", "binlog"):
             channels = self._channels(state)
             positioned = state.replica_catalog is not None and "_pos" in df.columns
