@@ -262,6 +262,18 @@ def test_written_row_events_read_back_to_the_same_values(tmp_path_factory, colum
         _assert_same_value(types[i][0], value, decoded[i])
 
 
+def test_a_rows_event_with_no_column_present_and_bytes_left_is_an_error_not_a_hang(tmp_path):
+    w = W.BinlogWriter()
+    w.add(T.TABLE_MAP, W.table_map(7, "d", "t", [(C.LONG, 0)]))
+    w.add(T.DELETE_ROWS, W.rows_event(7, 1, [b"\x00\x01"], present=[]))
+    path = tmp_path / "binlog.000001"
+    path.write_bytes(bytes(w))
+    for decode in (False, True):
+        [result] = [r for r in decide_files(LineEvaluator(Session().state), [str(path)], decode_rows=decode)
+                    if r.item is not None and r.item.source.raw.type_code == T.DELETE_ROWS]
+        assert result.error == "row image does not parse: rows event with no column present has bytes left"
+
+
 def _assert_same_value(kind: int, expected, got) -> None:
     if isinstance(expected, float) and kind == C.FLOAT:
         assert got == struct.unpack("<f", struct.pack("<f", expected))[0]

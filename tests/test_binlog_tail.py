@@ -116,6 +116,11 @@ def test_log_files_follow_the_index_else_the_names(tmp_path):
     paths = relay_log(tmp_path)
     (tmp_path / "relay-bin.index").write_text("./relay-bin.000002\n./relay-bin.000001\n")
     assert log_files(str(tmp_path)) == paths[::-1]  # the index's order, other files left out
+    (tmp_path / "binlog.000001").write_bytes(mysql84_file())  # a replica's own binlog beside its relay log
+    (tmp_path / "binlog.index").write_text("./binlog.000001\n")
+    assert log_files(str(tmp_path)) == paths[::-1]  # the relay log's index wins
+    os.remove(tmp_path / "binlog.index")
+    os.remove(tmp_path / "binlog.000001")
     os.remove(tmp_path / "relay-bin.index")
     assert log_files(str(tmp_path)) == paths  # the binlog files by name; relay-log.info is not one
 
@@ -183,3 +188,25 @@ def test_the_source_position_of_a_relay_log_place(tmp_path):
     (tmp_path / "own" / "binlog.000001").write_bytes(mysql84_file())
     own = str(tmp_path / "own" / "binlog.000001")
     assert source_position([own], "binlog.000001", scan(own).last.pos) is None
+
+
+def test_an_unframeable_event_in_a_file_being_written_is_read_not_waited_on(tmp_path):
+    """An impossible event size in the last file: the rest cannot be framed and waiting would
+    stall the stream, so the scan cuts at the file's end and the read reports it with its
+    position."""
+    data = bytearray(mysql84_file())
+    starts = sorted({i.raw.pos for i in read_binlog_items(data, tmp_path)})
+    bad = starts[5]
+    data[bad + 9:bad + 13] = (7).to_bytes(4, "little")  # event_size 7: less than a header
+    path = tmp_path / "binlog.000001"
+    path.write_bytes(bytes(data))
+    found = scan(str(path))
+    assert found.waiting is None and found.last.pos == len(data)
+    problems = [p for p in read_binlog(str(path)) if isinstance(p, ReadProblem)]
+    assert [(p.pos, p.kind, p.fatal) for p in problems] == [(bad, "malformed", True)]
+
+
+def read_binlog_items(data: bytes, tmp_path) -> list[BinlogEvent]:
+    path = tmp_path / "whole"
+    path.write_bytes(bytes(data))
+    return [i for i in read_binlog(str(path), open_payloads=False) if isinstance(i, BinlogEvent)]

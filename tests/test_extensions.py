@@ -176,3 +176,15 @@ def test_replay_reads_lines_as_evaluate_does(session: Session, tmp_path: Path) -
     warnings = rows(session, "SHOW WARNINGS")
     assert len(warnings) == 1
     assert f"{events}: line 2: not UTF-8 text: byte 0xFF at byte 1 of the line" in warnings[0]["Message"]
+
+
+@pytest.mark.parametrize("sql", ["UPDATE t1, t2 SET b = 0", "UPDATE t1 LEFT JOIN (t2, t3) ON t1.a = t2.a SET b = 0"])
+def test_a_statement_the_source_refuses_with_1046_logs_no_rows_either(session: Session, sql: str) -> None:
+    """No default database and unqualified tables: the source refuses the statement (1046) and
+    logs nothing, whatever the format; an unqualified SET column whose table is not known does
+    not make a row event of it (it was 'rows .t1 or .t2 (not known)' with a verdict)."""
+    result = rows(session, f"EXPLAIN REPLICATION OF '{sql}' FOR CHANNEL 'a'")
+    assert [(r["Format"], r["Event"], r["Decision"]) for r in result] == [
+        ("STATEMENT", "(nothing logged)", None), ("ROW", "(nothing logged)", None),
+    ]
+    assert all("error 1046" in r["Reason"] for r in result)

@@ -81,3 +81,23 @@ def test_unknown_updating_tables_from_a_binlog_decide_as_evaluate(spark, tmp_pat
     without = read_events(spark, str(path), "binlog")
     assert sorted(r.reason for r in without.dead.collect()) == [f"undecided: {UNKNOWN_UPDATING}"] * 2
     assert without.events.count() == 1
+
+
+def test_a_relay_log_rotated_mid_transaction_reads_as_one_log(spark, tmp_path):
+    """A transaction the relay log continues in its next file (MariaDB rotates its relay log
+    so) is read by one task: its rows keep their Table_map, no dead letter; a file given alone
+    is read to its end."""
+    from test_binlog_tail import relay_log
+    from replfilter.spark_runtime.ingest import read_events
+
+    first, _second = relay_log(tmp_path)
+    ingested = read_events(spark, str(tmp_path), "binlog")
+    assert ingested.dead.count() == 0
+    rows = [json.loads(r["record"]) for r in ingested.events.collect() if r["type"] == "row"]
+    assert [(r["log_name"], r["rows"]) for r in rows] == [
+        ("relay-bin.000001", 1), ("relay-bin.000001", 1), ("relay-bin.000002", 1)
+    ]
+    alone = read_events(spark, first, "binlog")
+    assert [json.loads(r["record"])["rows"] for r in alone.events.collect() if r["type"] == "row"] == [1, 0]
+    missing = read_events(spark, str(tmp_path / "nope"), "binlog").dead.collect()
+    assert [d["reason"] for d in missing] == [f"{tmp_path / 'nope'}: No such file or directory"]

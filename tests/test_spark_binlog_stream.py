@@ -20,6 +20,8 @@ import mariadb_server
 from replfilter.evaluation.binlog import column_values as C
 from replfilter.evaluation.binlog import event_types as T
 from replfilter.evaluation.binlog.tail import log_files, source_position
+from replfilter.evaluation.binlog.decide import decide_files
+from replfilter.evaluation.event_lines import LineEvaluator
 from replfilter.server.session import Session
 from test_binlog_reader import SID
 from test_binlog_tail import relay_log
@@ -70,6 +72,13 @@ def _outputs(spark, base) -> list[tuple]:
     return [(json.loads(r["record"])["log_name"], json.loads(r["record"])["pos"], r["type"], r["decision"]) for r in rows]
 
 
+def _values(spark, base) -> dict:
+    """The decoded row images of each Table_map row written, by place."""
+    rows = spark.read.parquet(str(base / "out")).collect() + spark.read.parquet(str(base / "skipped")).collect()
+    records = [json.loads(r["record"]) for r in rows if r["type"] == "row"]
+    return {(rec["log_name"], rec["pos"]): rec["values"] for rec in records}
+
+
 def _gtids(spark, base) -> list[str]:
     """The GTID of every transaction written (its GTID event's)."""
     rows = spark.read.parquet(str(base / "out")).collect() + spark.read.parquet(str(base / "skipped")).collect()
@@ -96,7 +105,7 @@ def test_a_file_appended_mid_event_is_resumed_by_the_next_batch(spark, tmp_path)
     log = events / "binlog.000001"
     log.write_bytes(data[:cut_at])
 
-    first, base = _stream(spark, tmp_path, "chunks", events)
+    first, base = _stream(spark, tmp_path, "chunks", events, binlog_rows=True)
     (batch,) = first.run_available_now()
     assert batch.dead == 0
     position = batch.position
@@ -105,19 +114,21 @@ def test_a_file_appended_mid_event_is_resumed_by_the_next_batch(spark, tmp_path)
 
     with open(log, "ab") as handle:  # the writer goes on
         handle.write(data[cut_at:])
-    second, _ = _stream(spark, tmp_path, "chunks", events)  # a new process, the same checkpoint
+    second, _ = _stream(spark, tmp_path, "chunks", events, binlog_rows=True)  # a new process, the same checkpoint
     (resumed,) = second.run_available_now()
     assert resumed.batch_id == 1 and resumed.dead == 0 and resumed.position["pos"] == len(data)
 
     (tmp_path / "whole").mkdir()
     (tmp_path / "whole" / "binlog.000001").write_bytes(data)
-    once, whole = _stream(spark, tmp_path, "once", tmp_path / "whole")
+    once, whole = _stream(spark, tmp_path, "once", tmp_path / "whole", binlog_rows=True)
     once.run_available_now()
     streamed, expected = _outputs(spark, base), _outputs(spark, whole)
     assert len(streamed) == len(set(streamed))  # nothing twice
     assert sorted(streamed) == sorted(expected)  # nothing lost
     assert {row[3] for row in expected} == {"APPLY", "SKIP"}
     assert _counters(base) == _counters(whole) != Counter()
+    values = _values(spark, base)  # --rows: the row images, in the applied and skipped outputs
+    assert values == _values(spark, whole) and values[("binlog.000001", min(values)[1])] == [{"after": {"col_1": 1}}, {"after": {"col_1": -1}}]
 
 
 def test_a_bad_event_is_a_dead_letter_with_file_and_position_and_the_stream_goes_on(spark, tmp_path):
@@ -165,6 +176,20 @@ def test_a_batch_is_read_in_pieces_cut_at_transaction_ends(tmp_path):
     assert rows(pieces) == rows(whole)
     assert [row for row in rows(whole) if row[-1] is not None] == []
     assert [json.loads(r[13])["rows"] for r in rows(whole) if r[1] == "row"] == [1, 1, 1]
+
+    # --rows: each Table_map row carries its rows events' images, as evaluate --rows gives them
+    decoded = BinlogStreamReader({"path": str(tmp_path), "splitBytes": "1", "rows": "true"})
+    values = {
+        (json.loads(row[13])["log_name"], json.loads(row[13])["pos"]): json.loads(row[13])["values"]
+        for piece in decoded.partitions(dict(START), end) for row in piece_rows(piece) if row[1] == "row"
+    }
+    evaluated: dict = {}
+    paths = [str(tmp_path / "relay-bin.000001"), str(tmp_path / "relay-bin.000002")]
+    for result in decide_files(LineEvaluator(Session().state), paths, decode_rows=True):
+        if result.values is not None:
+            table = result.item.rows_of
+            evaluated.setdefault(table, []).extend(result.values)
+    assert list(values.values()) == list(evaluated.values()) == [[{"after": {"col_1": n}}] for n in (1, 2, 4)]
 
     one_file = BinlogStreamReader({"path": str(tmp_path), "maxFilesPerTrigger": "1"})  # a batch a file
     at, steps = dict(START), []
@@ -247,3 +272,35 @@ def test_kill_9_mid_run_over_a_mariadb_relay_log_then_restart_gives_exactly_once
     ended = max(once.batches, key=lambda b: b.batch_id).position
     assert source_position(log_files(str(mariadb_relay_log)), ended["log"], ended["pos"]) == source_end
     assert not (base / "out" / "_dead_letter").exists() or spark.read.parquet(str(base / "out" / "_dead_letter")).count() == 0
+
+
+def test_a_streamed_update_whose_updating_tables_are_not_known_decides_as_evaluate(spark, tmp_path):
+    """A multi-table UPDATE logged without ``Q_TABLE_MAP_FOR_UPDATE``, no source schema: the
+    stream decides it by the batch's rules where no table that may be updating meets one, and
+    makes it a dead letter with ``evaluate``'s reason where one does (never a NULL ``updating``
+    read as true)."""
+    from replfilter.evaluation.binlog.decide import decide_files
+    from replfilter.evaluation.event_lines import LineEvaluator
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    w = W.BinlogWriter()
+    w.add(T.PREVIOUS_GTIDS, W.previous_gtids({}))
+    for gno, sql in enumerate(("UPDATE a, b SET c = 1", "UPDATE x, b SET c = 2"), start=1):
+        w.add(T.GTID, W.gtid(SID, gno))
+        w.add(T.QUERY, W.query(sql, "shop"))
+    events = tmp_path / "events"
+    events.mkdir()
+    (events / "binlog.000001").write_bytes(bytes(w))
+    session = Session()
+    session.execute_sql("CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (shop.x)")
+    want = [r for r in decide_files(LineEvaluator(session.state), [str(events / "binlog.000001")])
+            if r.item is not None and r.item.event is not None and r.event.type_name == "query"]
+    assert [r.decision.decision for r in want][0].value == "APPLY" and want[1].decision.decision is None
+    config = StreamConfig(str(events), str(tmp_path / "out"), str(tmp_path / "ckpt"), input_format="binlog")
+    EventStream(spark, session, config).run_available_now()
+    applied = [r for r in spark.read.parquet(config.output_dir).collect() if r["type"] == "query"]
+    assert [(r["sql"], [(t.table, t.updating_unknown) for t in r["tables"]]) for r in applied] == [
+        ("UPDATE a, b SET c = 1", [("a", True), ("b", True)]),
+    ]
+    dead = spark.read.parquet(str(tmp_path / "out" / "_dead_letter")).collect()
+    assert [d["reason"] for d in dead] == [want[1].decision.reason]

@@ -147,6 +147,49 @@ def test_non_ascii_names_and_other_events_take_the_exact_path(spark):
     assert [got[k]["covered"] for k in range(len(events))] == [False, False, True, False, False, True]
 
 
+_like_chars = st.sampled_from("ab._%\\")
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    patterns=st.lists(st.text(_like_chars, max_size=7), min_size=10, max_size=25, unique=True),
+    subjects=st.lists(st.text(_like_chars, max_size=8), min_size=20, max_size=40, unique=True),
+)
+def test_like_as_string_tests_equals_the_evaluators_like(spark, patterns, subjects):
+    """The cheap string tests a wild rule compiles to (or its regex, when it needs one) match
+    exactly the ASCII subjects the evaluator's LIKE matches: ``%`` and ``_`` at every place,
+    escapes, a trailing ``\\``, a prefix and a suffix that would overlap."""
+    from pyspark.sql import functions as F
+
+    from replfilter.core.wildcard import like, like_to_regex
+
+    df = spark.createDataFrame([(x,) for x in subjects], "s string")
+    tests = []
+    for pattern in patterns:
+        test = compiled_rules._like(pattern, F.col("s"))
+        tests.append(F.col("s").rlike(f"(?s)^(?:{like_to_regex(pattern)})\\z") if test is None else test)
+    rows = df.select("s", *[t.alias(f"p{k}") for k, t in enumerate(tests)]).collect()
+    for row in rows:
+        for k, pattern in enumerate(patterns):
+            assert row[f"p{k}"] == like(row["s"], pattern), (pattern, row["s"])
+
+
+def test_many_wild_rules_are_one_regex_and_name_the_first_match(spark):
+    """Above MAX_CASE_RULES patterns of a type, one combined regex tests the row and the rule
+    that matched is found on the matched rows: the same rule as the evaluator's."""
+    n = compiled_rules.MAX_CASE_RULES + 4
+    wild = [f"db{k}.t%" for k in range(n)] + ["db_.%"]
+    state = _state_with(FT.WILD_DO_TABLE, wild)
+    rules = compile_rules(state)
+    assert rules.channels == ("", "plain")
+    events = [RowEvent("", f"db{k}", t) for k in (0, 3, n - 1, n + 2) for t in ("t1", "x")] + [RowEvent("", "dbx", "y")]
+    got = compiled_outputs(spark, rules, events)
+    for k, event in enumerate(events):
+        decision, _ = apply_event(state, event)
+        assert got[k]["covered"]
+        assert (got[k]["decision"], got[k]["filter_rule"]) == (decision.decision.value, decision.rule), event
+
+
 def _state_with(ftype: FilterType, rules) -> ReplicaState:
     collation = NameCollation(0)
     filters = FilterSet().set_type(ftype, rules, ConfiguredBy.CHANGE_REPLICATION_FILTER, 1, collation)

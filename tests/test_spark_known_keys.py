@@ -49,6 +49,16 @@ def test_keys_that_may_wait_for_sql_text_are_not_remembered():
     assert len(known) == 1
 
 
+def test_keys_with_tables_whose_updating_flag_is_not_known_are_not_remembered():
+    """Another batch's rules may leave such a key undecided: each batch's readers decide it."""
+    from replfilter.evaluation.events import TableRef
+
+    known = KnownKeys()
+    unknown = _key(QueryEvent("a", "db2", CommandKind.UPDATE_MULTI, (TableRef(None, "t", None), TableRef(None, "u", True))))
+    known.remember([(1, unknown, 0), (2, _key(QueryEvent("a", "db2", CommandKind.UPDATE_MULTI, (TableRef(None, "t"),))), 0)])
+    assert len(known) == 1
+
+
 def test_remembering_past_the_limit_starts_over_from_the_latest_keys():
     known = KnownKeys(limit=3)
     known.remember([(h, _key(RowEvent("a", f"db{h}", "t")), 0) for h in (1, 2)])

@@ -103,3 +103,55 @@ def test_the_json_reader_refuses_the_row_forms_field_as_evaluate_does(spark, tmp
     ingested = read_events(spark, str(path))
     assert ingested.events.count() == 0
     assert [r.reason for r in ingested.dead.collect()] == [str(refused.value)]
+
+
+@pytest.mark.parametrize("lookup", ["auto", "broadcast"])
+def test_the_transform_refuses_an_event_its_rules_leave_undecided(spark, lookup):
+    """A frame given straight to the transform, not through ``read_events(state=...)``: an event
+    the rules leave undecided is refused with the evaluator's reason, never decided (the driver's
+    keys and the executors' alike)."""
+    from replfilter.evaluation.events import CommandKind, QueryEvent, TableRef
+    from replfilter.spark_runtime.key_events import InvalidEventError
+    from replfilter.spark_runtime.schema import EVENT_SCHEMA
+    from replfilter.spark_runtime.transform import decide_frame
+    from spark_helpers import event_row
+
+    event = QueryEvent("", "d", CommandKind.UPDATE_MULTI, (TableRef(None, "x", None), TableRef(None, "b", None)))
+    frame = spark.createDataFrame([event_row(event)], EVENT_SCHEMA)
+    state = dataclasses.replace(_replica(), replica_catalog=None)
+    with pytest.raises(InvalidEventError, match="whether 'd.x' is updating is not known"):
+        decide_frame(frame, state, lookup=lookup)
+
+
+def test_a_parquet_stream_decides_rows_that_carry_the_flag_with_each_batchs_rules(spark, tmp_path):
+    """Parquet rows written with ``updating_unknown`` (by ``read_events`` of a binlog, say): the
+    stream decides them as ``evaluate`` does, a dead letter where the batch's rules leave them
+    undecided, instead of failing the batch."""
+    import os
+    import time
+
+    from replfilter.evaluation.evaluator import apply_events
+    from replfilter.evaluation.events import CommandKind, QueryEvent, TableRef
+    from replfilter.server.session import Session
+    from replfilter.spark_runtime.schema import EVENT_SCHEMA
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+    from spark_helpers import event_row
+
+    evs = [QueryEvent("", "d", CommandKind.UPDATE_MULTI, (TableRef(None, t, None), TableRef(None, "b", None)))
+           for t in ("a", "x")]
+    session = Session()
+    session.execute_sql("CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE = (d.x)")
+    want, _ = apply_events(session.state, evs)
+    assert [d.decision.value if d.decision else None for d in want] == ["APPLY", None]
+    events = tmp_path / "events"
+    spark.createDataFrame([event_row(e) for e in evs], EVENT_SCHEMA).coalesce(1).write.parquet(str(tmp_path / "staging"))
+    events.mkdir()
+    (part,) = [p for p in (tmp_path / "staging").iterdir() if p.name.endswith(".parquet")]
+    os.rename(part, events / "001.parquet")
+    os.utime(events / "001.parquet", (time.time() - 10, time.time() - 10))
+    config = StreamConfig(str(events), str(tmp_path / "out"), str(tmp_path / "ckpt"), input_format="parquet")
+    EventStream(spark, session, config).run_available_now()
+    applied = spark.read.parquet(config.output_dir).collect()
+    assert [[t.table for t in r["tables"]] for r in applied] == [["a", "b"]]
+    dead = spark.read.parquet(str(tmp_path / "out" / "_dead_letter")).collect()
+    assert [d["reason"] for d in dead] == [want[1].reason]

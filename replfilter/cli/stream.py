@@ -2,7 +2,7 @@
 
     replfilter stream [startup options | --init script.sql] EVENTS_DIR OUTPUT_DIR CHECKPOINT_DIR
                       [--skipped DIR] [--dead-letter DIR] [--master URL] [--available-now]
-                      [--format json|parquet|debezium|binlog] [--channel NAME]
+                      [--format json|parquet|debezium|binlog] [--channel NAME] [--rows]
                       [--trigger SECONDS] [--max-files-per-trigger N]
 
 The replica is built as ``replfilter`` builds it (startup options, ``--defaults-file``,
@@ -47,6 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--channel", default="", help="replication channel of Debezium or binlog events (default: the default channel)"
+    )
+    parser.add_argument(
+        "--rows", action="store_true",
+        help="binlog input: decode the row images into each row event's record (values), as evaluate --rows prints them",
     )
     parser.add_argument("--trigger", type=float, default=1.0, metavar="SECONDS", help="micro-batch interval (default 1)")
     parser.add_argument("--max-files-per-trigger", type=int, default=None, metavar="N")
@@ -139,6 +143,7 @@ def config_from_args(args: argparse.Namespace):
         max_files_per_trigger=args.max_files_per_trigger,
         trigger_seconds=args.trigger,
         one_pass=not args.two_pass,
+        binlog_rows=args.rows,
     )
 
 

@@ -1,11 +1,7 @@
-"""``read_events(spark, path, "binlog")``: binary and relay log files as event rows, the files
-parsed in parallel (one task per file) by the same reader and mapping as ``replfilter
-evaluate`` (:mod:`replfilter.evaluation.binlog`), so a binlog decides alike in both.
-
-``path`` is a file or a directory. In a directory, the files with the binlog magic are read, in
-the order of the directory's ``*.index`` file when it has one (a server's ``binlog.index``, a
-replica's ``relay-bin.index``), else in name order; other files are not events and are skipped
-(an index, ``relay-log.info``...).
+"""Binary and relay log files as event rows (what ``read_events(spark, path, "binlog")`` and
+the stream over log files, :mod:`.binlog_stream`, are made of), read by the same reader and
+mapping as ``replfilter evaluate`` (:mod:`replfilter.evaluation.binlog`), so a binlog decides
+alike in both.
 
 Each event the applier decides on is one row of :data:`~.schema.INGESTED_SCHEMA` (query events
 with their command and table list already read from the SQL text, a Table_map as a row event,
@@ -18,42 +14,29 @@ not parse, a file that is not a binlog) is a dead letter naming file and positio
 from __future__ import annotations
 
 import json
-import os
 from typing import Any, Iterator, Sequence
-
-from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
 
 from ..evaluation.binlog.as_events import EventMapper, Mapped
 from ..evaluation.binlog.framing import NotABinlog, ReadProblem
 from ..evaluation.binlog.reader import read_binlog
-from ..evaluation.binlog.tail import log_files
+from ..evaluation.binlog.column_values import RowFormatError
+from ..evaluation.binlog.rows import read_rows_json
 from ..evaluation.events import QueryEvent, RowEvent, TransactionEvent
-from ..replica.state import ReplicaState
-from .sql_tables import decide_unknown_updating
-from .schema import DEAD_LETTER_SCHEMA, INGESTED_SCHEMA, Ingested, table_values
-
-
-def binlog_paths(path: str) -> list[str]:
-    """The binlog files of ``path`` (a file, or a directory read as described above)."""
-    if not os.path.isdir(path):
-        return [path]
-    return log_files(path)
+from .schema import table_values
 
 
 Segment = tuple[str, int, "int | None", Sequence[int]]
 """One file's part of a read: ``(path, start, stop, formats_at)`` (:func:`~.framing.read_frames`)."""
 
 
-def file_rows(path: str, channel: str = "") -> Iterator[tuple[str, tuple[Any, ...]]]:
-    """``("event", row)`` and ``("dead", row)`` for one file, in file order (runs on an executor)."""
-    return segment_rows([(path, 4, None, ())], channel)
-
-
-def segment_rows(segments: Sequence[Segment], channel: str = "") -> Iterator[tuple[str, tuple[Any, ...]]]:
+def segment_rows(
+    segments: Sequence[Segment], channel: str = "", decode_rows: bool = False
+) -> Iterator[tuple[str, tuple[Any, ...]]]:
     """The rows of consecutive pieces of files, read as one log: a transaction a relay log
-    continues in its next file keeps its Table_maps and its row counts."""
-    mapper = EventMapper(channel)
+    continues in its next file keeps its Table_maps and its row counts. ``decode_rows``: each
+    Table_map row's record also holds ``values``, its rows events' row images as ``replfilter
+    evaluate --rows`` prints them."""
+    mapper = EventMapper(channel, decode_rows=decode_rows)
     pending: list[list[Any]] = []  # Table_map rows waiting for the row counts of their rows events
     for path, start, stop, formats_at in segments:
         try:
@@ -80,9 +63,22 @@ def _item_rows(item, mapper: EventMapper, pending: list[list[Any]], path: str) -
         yield "dead", (mapped.error, json.dumps({"pos": raw.pos, "event_type": raw.type_name}), path, None, None)
         return
     if mapped.event is None and mapped.rows_of is not None:  # a rows event: count on its Table_map
+        values = None
+        if mapped.decode:  # its values wanted: decoded (and so counted) here
+            table, body = mapped.rows_of, mapped.source.body
+            try:
+                values = read_rows_json(body.header, table, body.body, table.column_names(None))
+            except (RowFormatError, ValueError, IndexError) as err:
+                yield from _flush(pending)
+                raw = mapped.source.raw
+                yield "dead", (f"row image does not parse: {err}", json.dumps({"pos": raw.pos, "event_type": raw.type_name}),
+                               path, None, None)
+                return
         for row in reversed(pending):
             if row[-1] is mapped.rows_of:
-                row[-2]["rows"] += mapped.row_count or 0
+                row[-2]["rows"] += len(values) if values is not None else mapped.row_count or 0
+                if values is not None:
+                    row[-2].setdefault("values", []).extend(values)
                 break
         return
     if mapped.event is None:
@@ -117,22 +113,3 @@ def _event_row(mapped: Mapped) -> tuple[Any, ...]:
     assert isinstance(event, TransactionEvent)
     return (1, "transaction", event.channel, None, None, None, None, None, None, None, None,
             event.kind.value, event.gtid, record)
-
-
-def read_binlog_events(spark: SparkSession, path: str, channel: str = "", state: ReplicaState | None = None) -> Ingested:
-    """Events and dead letters of the binlog files of ``path``, parsed in parallel. A statement
-    whose updating tables are not known (a multi-table UPDATE with unqualified SET columns and
-    no ``Q_TABLE_MAP_FOR_UPDATE``) is decided by ``state``'s rules where they decide it, as
-    ``evaluate`` decides it (:func:`.sql_tables.decide_unknown_updating`); else it is a dead letter."""
-    paths = binlog_paths(path)
-    if not paths:
-        empty = spark.sparkContext.emptyRDD()
-        return Ingested(spark.createDataFrame(empty, INGESTED_SCHEMA), spark.createDataFrame(empty, DEAD_LETTER_SCHEMA))
-    tagged = spark.sparkContext.parallelize(paths, len(paths)).flatMap(lambda p: file_rows(p, channel))
-    tagged = tagged.persist()  # one parse of each file feeds both frames
-    events = spark.createDataFrame(tagged.filter(lambda t: t[0] == "event").map(lambda t: t[1]), INGESTED_SCHEMA)
-    dead = spark.createDataFrame(tagged.filter(lambda t: t[0] == "dead").map(lambda t: t[1]), DEAD_LETTER_SCHEMA)
-    # (a dead letter names its file as the reader's do: the record names the log by its base name)
-    files = F.create_map(*[F.lit(x) for p in paths for x in (os.path.basename(p), p)])
-    decided = decide_unknown_updating(events, state, source=files[F.get_json_object(F.col("record"), "$.log_name")])
-    return Ingested(decided.events, dead.unionByName(decided.dead), None)

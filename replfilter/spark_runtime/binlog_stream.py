@@ -14,9 +14,11 @@ and ``Relay_Log_Pos``.
   (:func:`~replfilter.evaluation.binlog.tail.log_files`). A file another one follows is closed
   and read to its end; the last one is read up to its last complete transaction and resumed
   there when more is written (a truncated last event waits, it is not an error).
-* A batch's range is parsed in parallel: one task per file, and a big file split at transaction
-  ends every :data:`~replfilter.evaluation.binlog.tail.SPLIT_BYTES`. Each task maps events as
-  ``read_events(spark, path, "binlog")`` does (:func:`.binlog_files.file_rows`).
+* A batch's range is parsed in parallel: cut at transaction ends into pieces of about
+  :data:`~replfilter.evaluation.binlog.tail.SPLIT_BYTES` (small files together, a big file in
+  several; a piece may run from one file into the next), one task each. Each task maps events as
+  ``read_events(spark, path, "binlog")`` does (:func:`.binlog_files.segment_rows`; that reads
+  the same pieces, with every file closed: :func:`read_binlog_events`).
 * A checksum mismatch, an event that does not parse, a file that is not a binlog: a dead letter
   naming file and position (``_reason`` set), and the stream goes on.
 * ``maxFilesPerTrigger`` bounds the files a batch reads; ``Trigger.AvailableNow`` reads what the
@@ -37,10 +39,12 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxFiles, Sup
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
 from ..evaluation.binlog.framing import NotABinlog
+from ..replica.state import ReplicaState
 from ..evaluation.binlog.tail import NO_TRANSACTION, SPLIT_BYTES, Cut, Scan, log_files, scan
 from .binlog_files import Segment, segment_rows
-from .schema import INGESTED_COLUMNS, INGESTED_SCHEMA
+from .schema import DEAD_LETTER_SCHEMA, INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
 from .sink import join_path
+from .sql_tables import decide_unknown_updating
 
 SOURCE_NAME = "replfilter_binlog"
 SOURCE_SCHEMA = StructType([
@@ -69,6 +73,7 @@ class LogPiece(InputPartition):
 
     segments: tuple[Segment, ...]
     channel: str
+    decode_rows: bool = False
 
 
 class BinlogSource(DataSource):
@@ -90,6 +95,8 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def __init__(self, options: dict[str, str]):
         self.directory = options["path"]
         self.channel = options.get("channel", "")
+        self.decode_rows = options.get("rows", "false") == "true"
+        self.all_closed = options.get("closed", "false") == "true"
         self.max_files = int(options.get("maxFilesPerTrigger") or 0) or None
         self.split_bytes = int(options.get("splitBytes") or SPLIT_BYTES)
         self._until: dict[str, int] | None = None
@@ -103,7 +110,12 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def prepareForTriggerAvailableNow(self) -> None:
         """What the files hold now is all this query reads: their list and sizes."""
-        self._until = {os.path.basename(p): os.path.getsize(p) for p in log_files(self.directory)}
+        self._until = {}
+        for path in self._files(all_now=True):
+            try:
+                self._until[os.path.basename(path)] = os.path.getsize(path)
+            except OSError:  # gone meanwhile: not part of what this query reads
+                continue
 
     def latestOffset(self, start: dict, limit) -> dict:
         max_files = limit.max_files if isinstance(limit, ReadMaxFiles) else None
@@ -154,7 +166,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                     continue
                 segments.append((path, at.pos, stop, at.formats_at))
             if segments:
-                pieces.append(LogPiece(tuple(segments), self.channel))
+                pieces.append(LogPiece(tuple(segments), self.channel, self.decode_rows))
         return pieces
 
     def read(self, partition: LogPiece) -> Iterator[tuple]:
@@ -166,7 +178,9 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     # -- helpers -------------------------------------------------------------------------------
 
     def _files(self, all_now: bool = False) -> list[str]:
-        files = log_files(self.directory) if os.path.isdir(self.directory) else []
+        if os.path.isfile(self.directory):  # one file (read_events)
+            return [self.directory]
+        files = _listed(self.directory)
         if self._until is not None and not all_now:
             files = [p for p in files if os.path.basename(p) in self._until]
         return files
@@ -177,7 +191,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         being written, and nothing after a file that is not closed is read."""
         carried = NO_TRANSACTION
         for path, begin in _remaining(files, start):
-            closed = path != files[-1]
+            closed = path != files[-1] or self.all_closed
             found = self._scan(path, begin, closed, carried)
             yield path, begin, found
             if not closed:
@@ -205,6 +219,15 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return found
 
 
+def _listed(directory: str) -> list[str]:
+    """The directory's log files; none while it cannot be listed (removed, no permission): the
+    stream waits rather than fails, as a replica's SQL thread waits for its relay log."""
+    try:
+        return log_files(directory) if os.path.isdir(directory) else []
+    except OSError:
+        return []
+
+
 def _remaining(files: list[str], start: dict) -> Iterator[tuple[str, Cut]]:
     """The files from ``start`` on, each with the place its read begins at. A start file no
     longer listed (purged) is followed by the files whose names sort after it."""
@@ -226,7 +249,7 @@ def piece_rows(piece: LogPiece) -> Iterator[tuple]:
     """The rows of one piece in :data:`SOURCE_SCHEMA` (runs on an executor)."""
     blank = (None,) * len(INGESTED_COLUMNS[:-1])
     first_path, first_start = piece.segments[0][0], piece.segments[0][1]
-    for ordinal, (tag, row) in enumerate(segment_rows(piece.segments, piece.channel)):
+    for ordinal, (tag, row) in enumerate(segment_rows(piece.segments, piece.channel, piece.decode_rows)):
         if tag == "event":
             yield (*row, first_path, first_start, ordinal, None)
             continue
@@ -240,11 +263,14 @@ def piece_rows(piece: LogPiece) -> Iterator[tuple]:
 
 
 def binlog_source(
-    spark, events_dir: str, channel: str = "", max_files: int | None = None, split_bytes: int | None = None
+    spark, events_dir: str, channel: str = "", max_files: int | None = None, split_bytes: int | None = None,
+    decode_rows: bool = False,
 ) -> DataFrame:
-    """The streaming DataFrame of :data:`SOURCE_SCHEMA` over ``events_dir``."""
+    """The streaming DataFrame of :data:`SOURCE_SCHEMA` over ``events_dir``; ``decode_rows``
+    puts the row images in each Table_map row's ``record`` (``values``)."""
     spark.dataSource.register(BinlogSource)
     reader = spark.readStream.format(SOURCE_NAME).option("path", events_dir).option("channel", channel)
+    reader = reader.option("rows", "true" if decode_rows else "false")
     if split_bytes:
         reader = reader.option("splitBytes", str(split_bytes))
     if max_files:
@@ -274,7 +300,7 @@ def batch_position(store, checkpoint_dir: str, directory: str, batch_id: int) ->
         return [], None
     start = (_logged_offset(store, checkpoint_dir, batch_id - 1) if batch_id > 0 else None) or START
     names = []
-    files = log_files(directory) if os.path.isdir(directory) else []
+    files = _listed(directory)
     for path, _begin in _remaining(files, start):
         names.append(os.path.basename(path))
         if names[-1] == end["log"]:
@@ -294,6 +320,35 @@ def _logged_offset(store, checkpoint_dir: str, batch_id: int) -> dict | None:
         return json.loads(found) if isinstance(found, str) else found
     except ValueError:
         return None
+
+
+def read_binlog_events(spark, path: str, channel: str = "", state: ReplicaState | None = None) -> Ingested:
+    """``read_events(spark, path, "binlog")``: the events and dead letters of a file or of a
+    directory's log files (in its index's order) as they are now, the last file read to its end
+    (a truncated last event is a dead letter), parsed in parallel in the stream's pieces, so a
+    transaction a relay log continues in its next file is read by one task. A statement whose
+    updating tables are not known (a multi-table UPDATE with unqualified SET columns and no
+    ``Q_TABLE_MAP_FOR_UPDATE``) is decided by ``state``'s rules where they decide it, as
+    ``evaluate`` decides it (:func:`.sql_tables.decide_unknown_updating`); else it is a dead
+    letter."""
+    reader = BinlogStreamReader({"path": path, "channel": channel, "closed": "true"})
+    files = reader._files()
+    # to the very end, a transaction left open there included (a crashed writer's)
+    end = {"log": os.path.basename(files[-1]), "pos": os.path.getsize(files[-1]), "format_pos": 4} if files else START
+    pieces = reader.partitions(dict(START), end)
+    if not os.path.exists(path):  # one dead letter saying so
+        pieces = [LogPiece(((path, 4, None, ()),), channel)]
+    if not pieces:
+        empty = spark.sparkContext.emptyRDD()
+        return Ingested(spark.createDataFrame(empty, INGESTED_SCHEMA), spark.createDataFrame(empty, DEAD_LETTER_SCHEMA))
+    tagged = spark.sparkContext.parallelize(pieces, len(pieces)).flatMap(lambda p: segment_rows(p.segments, p.channel))
+    tagged = tagged.persist()  # one parse of each piece feeds both frames
+    events = spark.createDataFrame(tagged.filter(lambda t: t[0] == "event").map(lambda t: t[1]), INGESTED_SCHEMA)
+    dead = spark.createDataFrame(tagged.filter(lambda t: t[0] == "dead").map(lambda t: t[1]), DEAD_LETTER_SCHEMA)
+    # (a dead letter names its file as the reader's do: the record names the log by its base name)
+    names = F.create_map(*[F.lit(x) for p in (files or [path]) for x in (os.path.basename(p), p)])
+    decided = decide_unknown_updating(events, state, source=names[F.get_json_object(F.col("record"), "$.log_name")])
+    return Ingested(decided.events, dead.unionByName(decided.dead), None)
 
 
 def unread(directory: str, position: dict | None) -> str | None:

@@ -61,7 +61,7 @@ def read_events(
     spark, path: str, fmt: str = "json", channel: str = "", resolve_sql: bool = True, state: ReplicaState | None = None
 ) -> Ingested:
     """Read a file or directory of events (``json`` lines, ``parquet``, ``debezium`` JSON, or
-    ``binlog``: binary and relay log files, :mod:`.binlog_files`).
+    ``binlog``: binary and relay log files, :mod:`.binlog_stream`).
 
     With ``resolve_sql`` (the default) query events that carry SQL text but no table list (or,
     from Debezium, no command) get them from the text, as the JSON reader of ``replfilter
@@ -72,8 +72,8 @@ def read_events(
     ``replfilter evaluate`` reads them (a multi-table UPDATE with unqualified columns is then
     decided rather than a dead letter).
     """
-    if fmt == "binlog":  # binary and relay log files: parsed per file, in parallel (binlog_files.py)
-        from .binlog_files import read_binlog_events
+    if fmt == "binlog":  # binary and relay log files: parsed in parallel pieces (binlog_stream.py)
+        from .binlog_stream import read_binlog_events
 
         return read_binlog_events(spark, path, channel, state)
     if fmt == "parquet":
@@ -108,7 +108,7 @@ def _read_event_lines(lines: DataFrame, resolve_sql: bool, state: ReplicaState |
     The same job counts the refused lines and the events that need their SQL text read
     (``observe``): without any, the events are the accepted lines alone, one plain scan; with
     some, the reference reader and :mod:`.sql_tables` run on the kept lines, never on the files
-    again. Measured in ``bench/spark_ingest.py`` (README, "Spark performance")."""
+    again. Measured in ``bench/spark_ingest.py`` (README, "Benchmarks")."""
     parsed, numbered = checked_lines(lines, source_col="_file")
     kept, found = _kept_once(parsed, refused=~F.col("_ok"), need_sql=F.col("_ok") & needs_sql_tables())
     native = kept.where(F.col("_ok")).select(*INGESTED_COLUMNS)

@@ -92,6 +92,7 @@ def _decider(state: ReplicaState):
                     else:
                         event = event_from_key({"channel": channel, **{name: v[i] for name, v in keys.items()}})
                     decision = decide_compiled(filters_for(event.channel), event)
+                    values4 = decision_values(decision)  # (refuses an undecided one, key_events.py)
                 except UnknownChannelError as err:
                     outcomes.append(None), applied.append(None), increments.append(None)
                     errors.append("channel\t" + err.channel)
@@ -100,7 +101,6 @@ def _decider(state: ReplicaState):
                     outcomes.append(None), applied.append(None), increments.append(None)
                     errors.append("invalid\t" + str(err))
                     continue
-                values4 = decision_values(decision)
                 text = outcome_json.get(values4)
                 if text is None:
                     text = outcome_json[values4] = json.dumps(list(values4))

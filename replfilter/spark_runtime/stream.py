@@ -61,11 +61,12 @@ from .ingest import (
 from . import literals, transform
 from .key_decisions import needs_sql
 from .known_keys import SPILL_NAME, KnownKeys
-from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
+from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, UPDATING_UNKNOWN, Ingested
 from .sink import BatchOutputs, BatchSink, BatchStats, is_local, join_path, local_path
 from . import catalog_follow
 from .catalog_follow import APPLIER_ERROR
-from .sql_tables import key_needs_sql, resolve_sql_tables
+from .key_events import has_unknown_updating
+from .sql_tables import decide_unknown_updating, key_needs_sql, resolve_sql_tables
 from .source_schemas import SourceSchemas
 from .transform import (
     CODE_COLUMN,
@@ -118,6 +119,8 @@ class StreamConfig:
     input_format: str = "json"
     """``json``, ``parquet``, ``debezium`` or ``binlog`` (binary or relay log files:
     :mod:`.binlog_stream`; ``debezium_channel`` is then the channel of their events)."""
+    binlog_rows: bool = False
+    """``binlog``: decode row images into the ``record`` of each Table_map row (``values``)."""
     debezium_channel: str = ""
     max_files_per_trigger: int | None = None
     trigger_seconds: float = 1.0
@@ -181,7 +184,7 @@ class EventStream:
         c = self.config
         if c.input_format == "binlog":  # binary or relay log files, read as they grow
             channel = c.relay_channel if c.relay_channel is not None else c.debezium_channel
-            return binlog_source(self.spark, c.events_dir, channel, c.max_files_per_trigger)
+            return binlog_source(self.spark, c.events_dir, channel, c.max_files_per_trigger, decode_rows=c.binlog_rows)
         reader = self.spark.readStream
         if c.max_files_per_trigger:
             reader = reader.option("maxFilesPerTrigger", str(c.max_files_per_trigger))
@@ -449,6 +452,20 @@ class EventStream:
         if waits_for_sql:
             resolved = resolve_sql_tables(events, SourceSchemas.of(state), state)
             events, dead = keep(resolved.events), dead.unionByName(resolved.dead)
+            keys, counted = self._keys_of(events, state)
+            dead_count = None
+        # tables whose updating flag is not known (Parquet rows that carry the flag; a binlog's
+        # were decided above): decided by this batch's rules where they decide them, else dead
+        # letters (sql_tables.py)
+        if self.config.input_format == "binlog":
+            unknown = False
+        elif keys is None:
+            unknown = bool(counted.frame.where(F.array_contains(F.col(f"tables.{UPDATING_UNKNOWN}"), True)).limit(1).count())
+        else:
+            unknown = any(has_unknown_updating(row) for row in keys)
+        if unknown:
+            decided = decide_unknown_updating(events, state, F.col("_source") if "_source" in events.columns else None)
+            events, dead = keep(decided.events), dead.unionByName(decided.dead)
             keys, counted = self._keys_of(events, state)
             dead_count = None
         if keys is not None:  # (a schema known: the keys are on the driver)

@@ -6,12 +6,12 @@ Why generated code: an image is a null bitmap and then one value per present col
 layout depends only on the table map. A generic loop pays, for every value, a list lookup, a
 call and a type dispatch. What the generated loop does instead (measured on bench/binlog.py's
 file, README "Binary logs and relay logs": 0.07 x mariadb-binlog -v's rows per second before,
-0.22 x after):
+0.25 x after):
 
-* every run of NOT NULL fixed-width columns is read by one precompiled ``struct.Struct``
-  (little-endian integers and floats as values, DATETIME2 and TIMESTAMP2 as one byte string
-  each, turned into one integer by ``int.from_bytes``); a DECIMAL's groups of nine digits are
-  read by one big-endian struct of its own;
+* every run of NOT NULL fixed-width columns is read by as few precompiled ``struct.Struct``
+  as its byte orders allow: little-endian integers and floats, a DECIMAL's groups of nine
+  digits and a DATETIME2's parts big-endian, one-byte values (TINYINT, a one-byte ENUM) and
+  byte strings (TIMESTAMP2, turned into one integer by ``int.from_bytes``) in either;
 * DECIMAL, DATETIME2 and TIMESTAMP2 are decoded by inlined integer arithmetic specialised to
   the column's precision, dates, times of day and fractions looked up as texts (:class:`Texts`);
 * the JSON form (``evaluate --rows``) is built in the same pass: DECIMAL stays its text, strings
@@ -84,13 +84,21 @@ def compile_counter(types: tuple[int, ...], metadata: tuple[int, ...], present: 
                     present_after: tuple[int, ...] | None) -> Counter:
     """``count(data, pos, end) -> rows``: walks every row by the sizes of its values (an
     update row is its before and its after image), decoding none."""
-    lines = ["def count(data, pos, end):", "    n = 0", "    while pos < end:"]
+    lines = ["def count(data, pos, end):", "    n = 0", *_no_columns_guard(present, present_after), "    while pos < end:"]
     lines += ["        " + s for s in _image_skip(types, metadata, present)]
     if present_after is not None:
         lines += ["        " + s for s in _image_skip(types, metadata, present_after)]
     lines += ["        n += 1", "    if pos > end:", "        raise RowFormatError('row image runs past the end of the event')",
               "    return n"]
     return _compile("\n".join(lines), "count", {})
+
+
+def _no_columns_guard(present: tuple[int, ...], present_after: tuple[int, ...] | None) -> list[str]:
+    """Images of no column take no byte: bytes after them cannot be rows (and the loop would
+    never advance)."""
+    if present or present_after:
+        return []
+    return ["    if pos < end:", "        raise RowFormatError('rows event with no column present has bytes left')"]
 
 
 def _image_skip(types: tuple[int, ...], metadata: tuple[int, ...], present: tuple[int, ...]) -> list[str]:
@@ -167,7 +175,8 @@ def compile_rows(types: tuple[int, ...], metadata: tuple[int, ...], unsigned: tu
     lists = {column: (what, values) for column, what, values in members}
     columns = _Columns(types, metadata, unsigned or (False,) * len(types), nullable, json_names, lists, text)
     images = [present] if present_after is None else [present, present_after]
-    lines = ["def read(data, pos, end):", "    rows = []", "    append = rows.append", "    while pos < end:"]
+    lines = ["def read(data, pos, end):", "    rows = []", "    append = rows.append", *_no_columns_guard(present, present_after),
+             "    while pos < end:"]
     for tag, image in enumerate(images):
         lines += ["        " + s for s in columns.image(image, f"img{tag}", tag)]
     if kind == UPDATE:
@@ -238,59 +247,66 @@ class _Columns:
                         *("    " + s for s in body)]
 
     def _run(self, run: list[int]) -> list[str]:
+        """Consecutive NOT NULL fixed-width columns: as few structs as their byte orders allow
+        (one-byte fields, strings and skipped bytes fit either order)."""
         if not run:
             return []
-        fmt, names, after, offset = "<", [], [], 0
+        segments: list[tuple[str | None, int, list[tuple[str, str | None]], list[str]]] = []
+        offset = 0
         for column in run:
-            kind, meta = self.types[column], self.metadata[column]
-            size = C.fixed_size(kind, meta)
+            size = C.fixed_size(self.types[column], self.metadata[column])
             assert size is not None
-            code, target, post = self._fixed_parts(column, f"pos + {offset}" if offset else "pos", size)
-            if code is None:
-                fmt += f"{size}x"
+            pieces, order, post = self._fixed_parts(column, f"pos + {offset}" if offset else "pos", size)
+            if segments and (order is None or segments[-1][0] in (None, order)):
+                last_order, start, last_pieces, last_post = segments[-1]
+                segments[-1] = (order or last_order, start, last_pieces + pieces, last_post + post)
             else:
-                fmt += code
-                names.append(target)
-            after += post
+                segments.append((order, offset, pieces, post))
             offset += size
-        lines = [f"{', '.join(names)}, = {self.text.struct(fmt)}(data, pos)"] if names else []
-        return lines + after + [f"pos += {offset}"]
+        lines: list[str] = []
+        for order, start, pieces, post in segments:
+            lines += self._unpack(order, pieces, f"pos + {start}" if start else "pos") + post
+        return lines + [f"pos += {offset}"]
+
+    def _unpack(self, order: str | None, pieces: list[tuple[str, str | None]], at: str) -> list[str]:
+        names = [name for _, name in pieces if name is not None]
+        if not names:
+            return []
+        unpack = self.text.struct((order or "<") + "".join(code for code, _ in pieces))
+        return [f"{', '.join(names)}, = {unpack}(data, {at})"]
 
     def _fixed(self, column: int, at: str, size: int) -> list[str]:
         """One fixed-width column on its own (a nullable one)."""
-        code, target, post = self._fixed_parts(column, at, size)
-        if code is None:
-            return post + [f"pos += {size}"]
-        return [f"{target}, = {self.text.struct('<' + code)}(data, pos)", *post, f"pos += {size}"]
+        pieces, order, post = self._fixed_parts(column, at, size)
+        return self._unpack(order, pieces, at) + post + [f"pos += {size}"]
 
-    def _fixed_parts(self, column: int, at: str, size: int) -> tuple[str | None, str, list[str]]:
-        """``(struct code or None, the name it unpacks into, statements after)`` for a
-        fixed-width value at ``at``: a code None means the value is read by its decoder."""
+    def _fixed_parts(self, column: int, at: str, size: int) -> tuple[list[tuple[str, str | None]], str | None, list[str]]:
+        """``(struct fields as (code, name or None), byte order they need or None for either,
+        statements after)`` for a fixed-width value at ``at``; a value read by its decoder is
+        skipped bytes in the struct."""
         kind, meta, unsigned = self.types[column], self.metadata[column], self.unsigned[column]
         v, raw = f"v{column}", f"r{column}"
         if kind in _INT_CODES:
-            code = _INT_CODES[kind]
-            return (code.upper() if unsigned else code), v, []
-        if kind == C.FLOAT:
-            return "f", v, []
-        if kind == C.DOUBLE:
-            return "d", v, []
-        if kind == C.TIMESTAMP:
-            return "I", v, []
+            code = _INT_CODES[kind].upper() if unsigned else _INT_CODES[kind]
+            return [(code, v)], (None if kind == C.TINY else "<"), []
+        if kind in (C.FLOAT, C.DOUBLE, C.TIMESTAMP):
+            return [({C.FLOAT: "f", C.DOUBLE: "d", C.TIMESTAMP: "I"}[kind], v)], "<", []
         if kind == C.YEAR:
-            return "B", raw, [f"{v} = 1900 + {raw} if {raw} else 0"]
+            return [("B", raw)], None, [f"{v} = 1900 + {raw} if {raw} else 0"]
         if kind == C.INT24:
-            return "3s", raw, [f"{v} = int.from_bytes({raw}, 'little', signed={not unsigned})"]
+            return [("3s", raw)], None, [f"{v} = int.from_bytes({raw}, 'little', signed={not unsigned})"]
         if kind in (C.ENUM, C.SET) and meta in _UINT_CODES:
-            return _UINT_CODES[meta], v, self._members(column)
+            return [(_UINT_CODES[meta], v)], (None if meta == 1 else "<"), self._members(column)
         if kind == C.NEWDECIMAL and size:
-            return None, v, self._decimal(column, at)
+            pieces, post = self._decimal(column)
+            return pieces, ">", post
         if kind == C.DATETIME2 and meta <= 6:
-            return f"{size}s", raw, self._datetime2(column, raw, meta)
+            pieces, post = self._datetime2(column, meta)
+            return pieces, ">", post
         if kind == C.TIMESTAMP2 and meta <= 6:
-            return f"{size}s", raw, self._timestamp2(column, raw, meta)
+            return [(f"{size}s", raw)], None, self._timestamp2(column, raw, meta)
         decoder = self.text.bind(f"d{kind}", C.decoder_for(kind))
-        return None, v, [f"{v} = {decoder}(data, {at}, {meta}, {unsigned})[0]", *self._members(column)]
+        return [(f"{size}x", None)], None, [f"{v} = {decoder}(data, {at}, {meta}, {unsigned})[0]", *self._members(column)]
 
     def _members(self, column: int) -> list[str]:
         """ENUM and SET as JSON: their member names where the Table_map lists them."""
@@ -299,26 +315,31 @@ class _Columns:
         what, values = self.lists[column]
         names = self.text.bind(f"m{column}", [n.decode("utf-8", "replace") for n in values])
         v = f"v{column}"
+        if what == "enum" and self.metadata[column] == 1:  # every byte's name, '' for no member
+            table = tuple(([""] + self.text.namespace[names])[:256]) + ("",) * (255 - len(values))
+            self.text.bind(names, table)
+            return [f"{v} = {names}[{v}]"]
         if what == "enum":
             return [f"{v} = {names}[{v} - 1] if 0 < {v} <= {len(values)} else ''"]
         return [f"{v} = ','.join([n for i, n in enumerate({names}) if {v} >> i & 1])"]
 
-    def _decimal(self, column: int, at: str) -> list[str]:
+    def _decimal(self, column: int) -> tuple[list[tuple[str, str | None]], list[str]]:
         """``bin2decimal`` (column_values._decimal) unrolled for this precision: each group of
         nine digits (and the partial ones at both ends) read by one big-endian struct, the
-        sign in the first group's top bit, a negative number's groups inverted."""
+        sign in the first group's top bit, a negative number's groups inverted; ``(struct fields,
+        statements after)``."""
         _size, scale, groups = C._decimal_layout(self.metadata[column])
         left_to_right = list(reversed(groups))
-        codes = "".join({1: "B", 2: "H", 3: "BH", 4: "I"}[nbytes] for nbytes, _, _ in left_to_right)
-        names, values = [], []
+        pieces: list[tuple[str, str | None]] = []
+        values = []
         for index, (nbytes, worth, is_fraction) in enumerate(left_to_right):
+            g, h = f"g{column}_{index}", f"h{column}_{index}"
             if nbytes == 3:
-                names += [f"g{index}", f"h{index}"]
-                values.append((f"(g{index} << 16 | h{index})", nbytes, worth, is_fraction))
+                pieces += [("B", g), ("H", h)]
+                values.append((f"({g} << 16 | {h})", nbytes, worth, is_fraction))
             else:
-                names.append(f"g{index}")
-                values.append((f"g{index}", nbytes, worth, is_fraction))
-        unpack = self.text.struct(">" + codes)
+                pieces.append(({1: "B", 2: "H", 4: "I"}[nbytes], g))
+                values.append((g, nbytes, worth, is_fraction))
         v = f"v{column}"
         texts = []
         for negative in (False, True):
@@ -340,29 +361,30 @@ class _Columns:
             else:
                 texts.append(f"f'{sign}{{{whole}}}'")
         first_bytes = values[0][1]
-        lines = [f"{', '.join(names)}, = {unpack}(data, {at})",
-                 f"{v} = {texts[0]} if {values[0][0]} & {1 << (8 * first_bytes - 1)} else {texts[1]}"]
+        lines = [f"{v} = {texts[0]} if {values[0][0]} & {1 << (8 * first_bytes - 1)} else {texts[1]}"]
         if not self.as_json:
             lines.append(f"{v} = Decimal({v})")
-        return lines
+        return pieces, lines
 
-    def _datetime2(self, column: int, raw: str, fsp: int) -> list[str]:
-        """column_values._datetime2 inlined: the fraction read with the seconds as one integer,
-        the date, the time of day and the fraction as texts looked up (:class:`Texts`)."""
-        v = f"v{column}"
-        lines = [f"x = int.from_bytes({raw}, 'big')"]
+    def _datetime2(self, column: int, fsp: int) -> tuple[list[tuple[str, str | None]], list[str]]:
+        """column_values._datetime2 inlined: the five bytes read big-endian as ``y`` (four) and
+        ``z`` (one), so that, the offset 2**39 taken off, the date part ``packed >> 17`` is
+        ``(y >> 9) - 2**22`` and the time of day ``packed & 0x1FFFF`` is ``(y & 511) << 8 | z``;
+        date, time of day and fraction are looked up as texts (:class:`Texts`)."""
+        v, y, z, f, e = (f"{name}{column}" for name in "vyzfe")
         frac_bytes = (fsp + 1) // 2
-        if frac_bytes:
-            lines += [f"f = x & {(1 << 8 * frac_bytes) - 1}", f"x >>= {8 * frac_bytes}"]
+        pieces: list[tuple[str, str | None]] = [("I", y), ("B", z)]
+        pieces += {0: [], 1: [("B", f)], 2: [("H", f)], 3: [("B", f), ("H", e)]}[frac_bytes]
+        fraction = f"({f} << 16 | {e})" if frac_bytes == 3 else f
         self.text.bind("days", DAYS)
         self.text.bind("times", TIMES)
-        lines += ["x -= 0x8000000000"]
+        text = f"days[({y} >> 9) - 4194304] + times[({y} & 511) << 8 | {z}]"
         if fsp in FRACTIONS:
             fractions = self.text.bind(f"fractions{fsp}", FRACTIONS[fsp])
-            return lines + [f"{v} = days[x >> 17] + times[x & 0x1FFFF] + {fractions}[f]"]
+            return pieces, [f"{v} = {text} + {fractions}[{fraction}]"]
         if frac_bytes:
-            return lines + [f"{v} = days[x >> 17] + times[x & 0x1FFFF] + ('.%06d' % f)[:{fsp + 1}]"]
-        return lines + [f"{v} = days[x >> 17] + times[x & 0x1FFFF]"]
+            return pieces, [f"{v} = {text} + ('.%06d' % {fraction})[:{fsp + 1}]"]
+        return pieces, [f"{v} = {text}"]
 
     def _timestamp2(self, column: int, raw: str, fsp: int) -> list[str]:
         v = f"v{column}"

@@ -93,9 +93,11 @@ def scan(
     """The transaction ends of ``path`` after ``start``. A ``closed`` file (another follows it)
     ends with a cut at its end unless a transaction is open there (it then goes on in the next
     file: ``open_at_start`` of that file's scan); a truncated or unframeable end of a closed
-    file is read as it is. ``limit`` reads the file as if it had only that many bytes (what it
-    held when a query began). Raises
-    :class:`~.framing.NotABinlog` and ``OSError`` as the reader does."""
+    file is read as it is. An event that cannot be framed (an impossible size: the rest of the
+    file cannot be read) ends any file with a cut at its end, so that its problem is read and
+    reported rather than waited on. ``limit`` reads the file as if it had only that many bytes
+    (what it held when a query began). Raises :class:`~.framing.NotABinlog` and ``OSError`` as
+    the reader does."""
     name = os.path.basename(path)
     cuts: list[Cut] = []
     waiting: ReadProblem | None = None
@@ -104,6 +106,7 @@ def scan(
     in_trx = open_at_start != NO_TRANSACTION
     in_begin = open_at_start == IN_BEGIN
     standalone = False
+    broken = False
 
     def cut(pos: int) -> None:
         """A transaction ends at ``pos``: the last cut moves there while its piece is small."""
@@ -127,7 +130,8 @@ def scan(
                 if frame.kind == "truncated" and not closed:
                     waiting = frame
                     break
-                if frame.fatal:
+                if frame.fatal:  # nothing after it can be framed: read to the end, as a dead letter
+                    broken = True
                     break
                 if not in_trx:  # a bad event outside a transaction is a group of its own
                     cut(frame.end_pos or frame.pos)
@@ -164,7 +168,7 @@ def scan(
             if ends:
                 in_trx = in_begin = standalone = False
                 cut(frame.end_pos)
-    if closed and not in_trx and size > (cuts[-1].pos if cuts else start.pos):
+    if (broken or (closed and not in_trx)) and size > (cuts[-1].pos if cuts else start.pos):
         cut(size)
     state = IN_BEGIN if in_begin else IN_TRANSACTION if in_trx else NO_TRANSACTION
     return Scan(tuple(cuts), waiting, size, state)
@@ -177,12 +181,13 @@ def _body(frame, fde: FormatDescription):
 
 def log_files(directory: str) -> list[str]:
     """The binary or relay log files of ``directory``, in the order of its ``*.index`` file
-    (a server's ``binlog.index``, a replica's ``relay-bin.index``) when it has one, else the
+    (a server's ``binlog.index``, a replica's ``relay-bin.index``, which wins when both are
+    there) when it has one, else the
     files that start with the binlog magic, in name order (which is the numbering order of
     ``name.000001``, ``name.000002``...)."""
     names = sorted(os.listdir(directory))
-    for name in names:
-        if name.endswith(".index"):
+    # a replica's datadir may hold both its binlog.index and its relay-bin.index: the relay log's wins
+    for name in sorted((n for n in names if n.endswith(".index")), key=lambda n: "relay" not in n):
             with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as handle:
                 listed = [os.path.join(directory, os.path.basename(line.strip())) for line in handle if line.strip()]
             return [p for p in listed if os.path.isfile(p)]

@@ -157,9 +157,10 @@ def _derive(
     # always a statement.
     unsafe = unsafe_reason(sql, a.command) if fmt is BinlogFormat.MIXED and (a.command.is_dml or a.create_select) else None
     as_rows = fmt is BinlogFormat.ROW or unsafe is not None
+    refused = a.logged and default_db == "" and a.event_db is None and any(t.db is None for t in a.tables)
     if not a.logged:
         pass
-    elif default_db == "" and a.event_db is None and any(t.db is None for t in a.tables):
+    elif refused:
         notes.append("no database selected: the statement fails on the source (error 1046) and is not logged")
     elif as_rows:
         if fmt is BinlogFormat.MIXED:
@@ -170,7 +171,7 @@ def _derive(
             notes.append("MIXED: logged as a statement (safe as far as the text shows)")
         events = (_query_event(sql, a, default_db, channel),)
     unknown_rows: tuple[tuple[str, str], ...] = ()
-    if as_rows and a.logged and (a.command.is_dml or a.create_select):
+    if as_rows and a.logged and not refused and (a.command.is_dml or a.create_select):  # (1046: no rows either)
         unknown_rows = tuple(
             key for key in _changed_tables(a.tables, default_db, None) if key not in _changed_tables(a.tables, default_db)
         )
