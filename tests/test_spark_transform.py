@@ -227,5 +227,5 @@ def test_unknown_channel_and_non_events_raise(spark, where):
     typed = _frame(spark, [RowEvent("", "d", "t")]).withColumn("tables", F.lit("[]")).withColumn("temporary", F.lit(1))
     with pytest.raises(ValueError) as err:
         apply_filters(typed, ReplicaState.fresh())
-    assert "tables is string, expected array<struct<db:string,table:string,updating:boolean>>" in str(err.value)
+    assert "tables is string, expected array<struct<db:string,table:string,updating:boolean,updating_unknown:boolean>>" in str(err.value)
     assert "temporary is int, expected boolean" in str(err.value)
