@@ -304,3 +304,4 @@ def test_a_streamed_update_whose_updating_tables_are_not_known_decides_as_evalua
     ]
     dead = spark.read.parquet(str(tmp_path / "out" / "_dead_letter")).collect()
     assert [d["reason"] for d in dead] == [want[1].decision.reason]
+    assert dead[0]["source_file"].endswith("binlog.000001")  # the file, as the binlog's own dead letters
