@@ -43,7 +43,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
-from ..evaluation.binlog.tail import log_files
+from ..evaluation.binlog.tail import local_log_directory, log_files
 from ..evaluation.evaluator import with_counts
 from ..server.session import Session, wall_clock_us
 from ..replica.state import ReplicaState
@@ -153,6 +153,8 @@ class EventStream:
     ):
         self.spark = spark
         self.session = session
+        if config.input_format == "binlog":  # a file:// URL read as its path; another file system refused
+            config = replace(config, events_dir=local_log_directory(config.events_dir))
         self.config = config
         self.on_batch = on_batch
         self.on_batch_start: Callable[[int], None] | None = None

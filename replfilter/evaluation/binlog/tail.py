@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from urllib.parse import urlparse
 
 from . import event_types as T
 from .as_events import ENDS, OPENS, sql_boundary
@@ -179,6 +180,23 @@ def scan(
 def _body(frame, fde: FormatDescription):
     parsed = parse_frame(frame, fde)
     return parsed.body if isinstance(parsed, BinlogEvent) else None
+
+
+def local_log_directory(location: str) -> str:
+    """The local directory a log is read from: ``location`` itself, or the path of a
+    ``file://`` URL. Log files are framed and scanned with the operating system's file calls
+    (a file being written is read up to its last complete transaction), so another file
+    system's URL (``s3a://``, ``hdfs://``) is refused with the reason, never listed as an empty
+    directory forever. Raises ``ValueError``."""
+    parsed = urlparse(location)
+    if parsed.scheme == "file" and parsed.netloc in ("", "localhost"):
+        return parsed.path
+    if parsed.scheme == "" or len(parsed.scheme) == 1:  # a path ("C:" on Windows)
+        return location
+    raise ValueError(
+        f"binary logs are read from a local directory, not '{location}': copy or mount the log files "
+        "into a local directory and give its path"
+    )
 
 
 def log_files(directory: str) -> list[str]:
