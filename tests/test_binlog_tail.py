@@ -104,6 +104,56 @@ def test_the_cuts_are_the_ends_of_the_appliers_transaction_groups(tmp_path):
     assert first.open_at_end == IN_BEGIN and first.cuts[-1].pos < first.size
 
 
+def _xa_prepare(gtrid: bytes) -> bytes:
+    return bytes([0]) + (1).to_bytes(4, "little") + len(gtrid).to_bytes(4, "little") + (0).to_bytes(4, "little") + gtrid
+
+
+def test_savepoints_xa_and_incidents_end_transactions_as_mysqls_boundary_parser(tmp_path):
+    """``ROLLBACK TO <savepoint>`` does not end a transaction; ``XA START`` opens one as ``BEGIN``
+    does, so that GTID, XA START, rows, XA END, XA_prepare is one group (then GTID, XA COMMIT);
+    an Incident ends the transaction it is in (libbinlogevents/src/trx_boundary_parser.cpp).
+    The scan's cuts and the applier's groups agree on each."""
+    w = W.BinlogWriter()
+    w.add(T.GTID, W.gtid(SID, 1))
+    w.add(T.QUERY, W.query("BEGIN", "d"))
+    w.add(T.TABLE_MAP, W.table_map(90, "d", "t", COLUMNS))
+    w.add(T.WRITE_ROWS, W.rows_event(90, 1, [W.image(COLUMNS, [1])]))
+    w.add(T.QUERY, W.query("SAVEPOINT s", "d"))
+    w.add(T.QUERY, W.query("ROLLBACK TO s", "d"))
+    w.add(T.QUERY, W.query("rollback to savepoint s", "d"))
+    w.add(T.XID, W.xid(1))
+    w.add(T.GTID, W.gtid(SID, 2))
+    w.add(T.QUERY, W.query("XA START X'78',X'',1", "d"))
+    w.add(T.TABLE_MAP, W.table_map(91, "d", "t", COLUMNS))
+    w.add(T.WRITE_ROWS, W.rows_event(91, 1, [W.image(COLUMNS, [2])]))
+    w.add(T.QUERY, W.query("XA END X'78',X'',1", "d"))
+    w.add(T.XA_PREPARE, _xa_prepare(b"x"))
+    w.add(T.GTID, W.gtid(SID, 3))
+    w.add(T.QUERY, W.query("XA COMMIT X'78',X'',1", "d"))
+    w.add(T.GTID, W.gtid(SID, 4))
+    w.add(T.QUERY, W.query("BEGIN", "d"))
+    w.add(T.INCIDENT, b"\x01\x00" + bytes([4]) + b"lost")
+    w.add(T.GTID, W.gtid(SID, 5))
+    w.add(T.QUERY, W.query("CREATE TABLE d.u (a INT)", "d"))
+    path = tmp_path / "binlog.000001"
+    path.write_bytes(bytes(w))
+    groups = list(transactions(mapped_items(read_binlog(str(path)), EventMapper())))
+    kinds = [[i.source.raw.type_code for i in g.items] for g in groups]
+    assert kinds == [
+        [T.FORMAT_DESCRIPTION],
+        [T.GTID, T.QUERY, T.TABLE_MAP, T.WRITE_ROWS, T.QUERY, T.QUERY, T.QUERY, T.XID],
+        [T.GTID, T.QUERY, T.TABLE_MAP, T.WRITE_ROWS, T.QUERY, T.XA_PREPARE],
+        [T.GTID, T.QUERY],
+        [T.GTID, T.QUERY, T.INCIDENT],
+        [T.GTID, T.QUERY],
+    ]
+    assert _cuts([str(path)]) == _group_ends([str(path)])
+    # the same file cut anywhere (still being written): every cut is a group end
+    ends = {pos for _name, pos in _group_ends([str(path)])}
+    for size in range(4, len(w.data) + 1, 7):
+        assert {c.pos for c in scan(str(path), limit=size, split_bytes=1).cuts} <= ends
+
+
 def test_a_rows_event_in_the_next_relay_file_keeps_its_table_map(tmp_path):
     paths = relay_log(tmp_path)
     mapped = list(mapped_items((i for p in paths for i in read_binlog(p)), EventMapper()))

@@ -296,7 +296,8 @@ def test_a_streamed_update_whose_updating_tables_are_not_known_decides_as_evalua
     want = [r for r in decide_files(LineEvaluator(session.state), [str(events / "binlog.000001")])
             if r.item is not None and r.item.event is not None and r.event.type_name == "query"]
     assert [r.decision.decision for r in want][0].value == "APPLY" and want[1].decision.decision is None
-    config = StreamConfig(str(events), str(tmp_path / "out"), str(tmp_path / "ckpt"), input_format="binlog")
+    # (EVENTS_DIR as a file:// URL: read as its local path, not listed as an empty directory)
+    config = StreamConfig(f"file://{events}", str(tmp_path / "out"), str(tmp_path / "ckpt"), input_format="binlog")
     EventStream(spark, session, config).run_available_now()
     applied = [r for r in spark.read.parquet(config.output_dir).collect() if r["type"] == "query"]
     assert [(r["sql"], [(t.table, t.updating_unknown) for t in r["tables"]]) for r in applied] == [
@@ -304,3 +305,4 @@ def test_a_streamed_update_whose_updating_tables_are_not_known_decides_as_evalua
     ]
     dead = spark.read.parquet(str(tmp_path / "out" / "_dead_letter")).collect()
     assert [d["reason"] for d in dead] == [want[1].decision.reason]
+    assert dead[0]["source_file"].endswith("binlog.000001")  # the file, as the binlog's own dead letters

@@ -67,7 +67,7 @@ def test_stream_command_with_a_bad_master_says_so_in_one_line(tmp_path):
     (tmp_path / "events").mkdir()
     run = subprocess.run(
         [sys.executable, "-m", "replfilter", "stream", str(tmp_path / "events"), str(tmp_path / "out"),
-         str(tmp_path / "ckpt"), "--master", "bogus://x", "--available-now"],
+         str(tmp_path / "ckpt"), "--master", "bogus://x", "--available-now", "--format", "json"],
         capture_output=True, text=True, timeout=120,
     )
     assert run.returncode == 1

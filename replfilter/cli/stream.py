@@ -23,6 +23,7 @@ import signal
 import sys
 import threading
 from typing import Sequence, TextIO
+from urllib.parse import urlparse
 
 from ..spark_runtime.installed import spark_missing_message
 from .startup import add_replica_arguments, prepare_replica, split_startup_arguments
@@ -85,7 +86,6 @@ def main(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | Non
 
 def _run(session, args, stdout: TextIO, stderr: TextIO) -> int:
     import os
-    from urllib.parse import urlparse
 
     if urlparse(args.events_dir).scheme in ("", "file") and not os.path.isdir(urlparse(args.events_dir).path):
         stderr.write(f"replfilter stream: events directory '{args.events_dir}' does not exist\n")
@@ -96,6 +96,10 @@ def _run(session, args, stdout: TextIO, stderr: TextIO) -> int:
         if blocked is not None:
             stderr.write(f"replfilter stream: {what} directory '{path}': '{blocked}' is a file, not a directory\n")
             return 1
+    refused = _refused_input(args)
+    if refused is not None:
+        stderr.write(f"replfilter stream: {refused}\n")
+        return 1
     try:
         return _stream(session, args, stderr)
     except Exception as error:  # noqa: BLE001 - Spark's errors, reported in one line
@@ -128,6 +132,32 @@ def _file_in_the_way(path: str) -> str | None:
     return None if os.path.isdir(probe) else probe
 
 
+def _refused_input(args: argparse.Namespace) -> str | None:
+    """Why EVENTS_DIR cannot be read as the options ask, before Spark starts: an empty local
+    directory says nothing of the format of the files to come (guessed, binary logs arriving
+    later would be read as JSON lines into a JSON checkpoint); binary logs are read from a
+    local directory only; ``--rows`` decodes binlog row images, so it needs binlog input."""
+    import os
+
+    from ..evaluation.binlog.tail import local_log_directory
+
+    fmt = args.format
+    if fmt is None and urlparse(args.events_dir).scheme in ("", "file"):
+        directory = urlparse(args.events_dir).path
+        if not any(not name.startswith((".", "_")) for name in os.listdir(directory)):
+            return (f"events directory '{args.events_dir}' is empty: give --format (json, parquet, debezium or "
+                    "binlog), the format of the files that will arrive")
+    if fmt == "binlog":
+        try:
+            local_log_directory(args.events_dir)
+        except ValueError as error:
+            return f"--format binlog: {error}"
+    if args.rows and (fmt or _detected_format(args.events_dir)) != "binlog":
+        return (f"--rows decodes binary log row images; the events are {fmt or 'json'} (give --format binlog, "
+                "or an EVENTS_DIR of binary or relay log files)")
+    return None
+
+
 def config_from_args(args: argparse.Namespace):
     """The :class:`~.stream.StreamConfig` the command line asks for."""
     from ..spark_runtime.stream import StreamConfig
@@ -154,7 +184,8 @@ def _detected_format(events_dir: str) -> str:
 
     from ..evaluation.binlog.tail import log_files
 
-    return "binlog" if os.path.isdir(events_dir) and log_files(events_dir) else "json"
+    directory = urlparse(events_dir).path if urlparse(events_dir).scheme == "file" else events_dir
+    return "binlog" if os.path.isdir(directory) and log_files(directory) else "json"
 
 
 def _stream(session, args, stderr: TextIO) -> int:

@@ -48,7 +48,6 @@ Importing this module does not import pyspark.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import tempfile
@@ -450,11 +449,15 @@ def last_position(applied_dir: str) -> dict | None:
 def _relay_log_columns(relay_dir: str, position: dict | None) -> dict[str, Any]:
     """SHOW REPLICA STATUS's relay log coordinates over binary log files: where the applied
     transactions end in the relay log and in the source's binary log (nothing applied yet: the
-    first relay log file, at 4)."""
+    first relay log file, at 4). A relay directory that cannot be read (removed, say, while the
+    applier ran on) leaves what the stream committed: the status never fails for it."""
     from ..evaluation.binlog.tail import log_files
 
     if position is None or not position.get("log"):
-        files = log_files(relay_dir) if os.path.isdir(relay_dir) else []
+        try:
+            files = log_files(relay_dir) if os.path.isdir(relay_dir) else []
+        except OSError:
+            files = []
         return {"Relay_Log_File": os.path.basename(files[0]) if files else "", "Relay_Log_Pos": 4}
     columns: dict[str, Any] = {"Relay_Log_File": position["log"], "Relay_Log_Pos": position["pos"]}
     source = _source_coordinates(relay_dir, position["log"], position["pos"])
@@ -463,13 +466,29 @@ def _relay_log_columns(relay_dir: str, position: dict | None) -> dict[str, Any]:
     return columns
 
 
-@functools.lru_cache(maxsize=64)
+_SOURCE_COORDINATES: dict[tuple[str, str, int], tuple[str, int]] = {}
+_SOURCE_COORDINATES_MAX = 64
+
+
 def _source_coordinates(relay_dir: str, log: str, pos: int) -> tuple[str, int] | None:
     """The source's coordinates of a committed relay-log place, read once per place (the relay
-    log up to it no longer changes)."""
+    log up to it no longer changes). Only what was found is kept: None (the files not readable
+    now, or not saying yet) is asked again next time."""
     from ..evaluation.binlog.tail import log_files, source_position
 
-    return source_position(log_files(relay_dir), log, pos)
+    key = (relay_dir, log, pos)
+    found = _SOURCE_COORDINATES.get(key)
+    if found is not None:
+        return found
+    try:
+        found = source_position(log_files(relay_dir), log, pos)
+    except OSError:
+        return None
+    if found is not None:
+        if len(_SOURCE_COORDINATES) >= _SOURCE_COORDINATES_MAX:
+            _SOURCE_COORDINATES.pop(next(iter(_SOURCE_COORDINATES)))
+        _SOURCE_COORDINATES[key] = found
+    return found
 
 
 def install_applier(session: Session, **kwargs: Any) -> ReplicaApplier:

@@ -43,7 +43,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
-from ..evaluation.binlog.tail import log_files
+from ..evaluation.binlog.tail import local_log_directory, log_files
 from ..evaluation.evaluator import with_counts
 from ..server.session import Session, wall_clock_us
 from ..replica.state import ReplicaState
@@ -153,6 +153,8 @@ class EventStream:
     ):
         self.spark = spark
         self.session = session
+        if config.input_format == "binlog":  # a file:// URL read as its path; another file system refused
+            config = replace(config, events_dir=local_log_directory(config.events_dir))
         self.config = config
         self.on_batch = on_batch
         self.on_batch_start: Callable[[int], None] | None = None
@@ -223,7 +225,8 @@ class EventStream:
             ingested = Ingested(good, self.spark.createDataFrame([], DEAD_LETTER_SCHEMA))
         else:
             checked = fallback(marked)
-            ingested = Ingested(good.unionByName(checked.events), checked.dead)
+            # (a file carried only for dead letters is not known for the rows the check refused)
+            ingested = Ingested(good.unionByName(checked.events, allowMissingColumns=True), checked.dead)
         if c.relay_channel is not None and channels - {c.relay_channel}:
             ingested = _claim_relay_events(ingested, c.relay_channel)
             clean = False
@@ -410,15 +413,20 @@ class EventStream:
         """Ingest, count the keys (pass 1), decide them, write the outputs (pass 2)."""
         order: tuple[str, ...] | None = None
         log_dead = None
+        source_only = False  # ``_source`` carried for the dead letters of unknown updating tables only
         if self.config.input_format == "binlog":  # parsed once; its events are checked as Parquet rows are
             df, log_dead = split_log_rows(keep(df))
         if self.config.input_format in ("parquet", "binlog"):
             channels = self._channels(state)
             positioned = state.replica_catalog is not None and "_pos" in df.columns
             order = LINE_ORDER if positioned else None
+            # a binlog's events keep their file: a multi-table UPDATE whose updating tables the
+            # log does not say may become a dead letter below, naming it
+            source_only = order is None and self.config.input_format == "binlog"
+            carry = ("_source",) if source_only else order or ()
             batch = self._ingest_checked(
                 self._marked(df, channels, positioned), lambda marked: rows_fallback(marked, channels, positioned),
-                state, keep, carry=order or (),
+                state, keep, carry=carry,
             )
             if log_dead is not None:
                 batch = replace(batch, dead=batch.dead.unionByName(log_dead), dead_count=None)
@@ -455,19 +463,20 @@ class EventStream:
             keys, counted = self._keys_of(events, state)
             dead_count = None
         # tables whose updating flag is not known (Parquet rows that carry the flag; a binlog's
-        # were decided above): decided by this batch's rules where they decide them, else dead
-        # letters (sql_tables.py)
-        if self.config.input_format == "binlog":
-            unknown = False
-        elif keys is None:
+        # multi-table UPDATE logged without Q_TABLE_MAP_FOR_UPDATE): decided by this batch's rules
+        # where they decide them, else dead letters naming their file (sql_tables.py), as evaluate does
+        if keys is None:
             unknown = bool(counted.frame.where(F.array_contains(F.col(f"tables.{UPDATING_UNKNOWN}"), True)).limit(1).count())
         else:
             unknown = any(has_unknown_updating(row) for row in keys)
         if unknown:
-            decided = decide_unknown_updating(events, state, F.col("_source") if "_source" in events.columns else None)
+            source = F.col("_source") if "_source" in events.columns else None
+            decided = decide_unknown_updating(events, state, source)
             events, dead = keep(decided.events), dead.unionByName(decided.dead)
             keys, counted = self._keys_of(events, state)
             dead_count = None
+        if source_only:
+            events = events.drop("_source")
         if keys is not None:  # (a schema known: the keys are on the driver)
             with_triggers = catalog_follow.resolve_drop_triggers(KEY_MODEL, events, state, order, keys)
             if with_triggers is not events:

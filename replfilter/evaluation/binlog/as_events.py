@@ -32,6 +32,7 @@ from .reader import BinlogEvent, Item
 from .rows import TableMap, count_rows
 
 _BOUNDARY_SQL = {"BEGIN": TransactionKind.BEGIN, "COMMIT": TransactionKind.COMMIT, "ROLLBACK": TransactionKind.ROLLBACK}
+_ENDING_XA = (CommandKind.XA_COMMIT, CommandKind.XA_ROLLBACK, CommandKind.XA_PREPARE)
 _TRANSACTION_BODIES = {
     B.Xid: TransactionKind.XID,
     B.XaPrepare: TransactionKind.XA_PREPARE,
@@ -165,7 +166,16 @@ def transactions(mapped: Iterable[Mapped | ReadProblem]) -> Iterator[Transaction
     """Groups as the applier does: a GTID (or a ``BEGIN`` without one) opens a group that ends
     at Xid, ``COMMIT``, ``ROLLBACK`` or XA_prepare; a statement outside ``BEGIN`` (DDL, a
     non-transactional statement) is a group of its own with the GTID before it; events of the
-    log itself (Format_description, Rotate...) are groups of one."""
+    log itself (Format_description, Rotate...) are groups of one.
+
+    As MySQL's ``Transaction_boundary_parser`` (libbinlogevents/src/trx_boundary_parser.cpp,
+    ``get_event_boundary_type``/``update_state``), which the replica uses to find transactions
+    in its relay log: ``XA START``/``XA BEGIN`` opens a group as ``BEGIN`` does (so ``XA END``
+    inside it is a statement, and MySQL's XA_prepare event ends it); ``ROLLBACK TO <savepoint>``
+    is a statement, not an end (only the exact ``COMMIT``/``ROLLBACK``, ``XA COMMIT``/``XA
+    ROLLBACK`` end one); an Incident always ends the group it is in. MariaDB writes ``XA
+    PREPARE`` as a Query event that ends the XA transaction's first group: it ends one too.
+    :func:`~.tail.scan` finds the same ends (:func:`sql_boundary`)."""
     group: list[Mapped | ReadProblem] = []
     in_begin = False
     for item in mapped:
@@ -184,7 +194,7 @@ def transactions(mapped: Iterable[Mapped | ReadProblem]) -> Iterator[Transaction
             group = [item]
             in_begin = isinstance(body, B.MariaGtid) and not body.standalone
             continue
-        if kind is TransactionKind.BEGIN:
+        if kind is TransactionKind.BEGIN or (isinstance(event, QueryEvent) and event.command is CommandKind.XA_START):
             if group and not _only_gtid(group):
                 yield Transaction(tuple(group))
                 group = []
@@ -196,7 +206,9 @@ def transactions(mapped: Iterable[Mapped | ReadProblem]) -> Iterator[Transaction
             continue
         group.append(item)
         ends = kind in (TransactionKind.XID, TransactionKind.COMMIT, TransactionKind.ROLLBACK, TransactionKind.XA_PREPARE)
-        if isinstance(event, QueryEvent) and event.command in (CommandKind.XA_COMMIT, CommandKind.XA_ROLLBACK):
+        if isinstance(event, QueryEvent) and event.command in _ENDING_XA:
+            ends = True
+        if isinstance(body, B.Incident):
             ends = True
         if ends or (not in_begin and isinstance(event, QueryEvent)):
             yield Transaction(tuple(group))
@@ -204,6 +216,28 @@ def transactions(mapped: Iterable[Mapped | ReadProblem]) -> Iterator[Transaction
             in_begin = False
     if group:
         yield Transaction(tuple(group))
+
+
+OPENS, ENDS = "opens", "ends"
+
+
+def sql_boundary(sql: str) -> str | None:
+    """Whether a Query event's text opens a transaction (``BEGIN``, ``XA START``/``XA BEGIN``)
+    or ends one (exactly ``COMMIT`` or ``ROLLBACK``; ``XA COMMIT``, ``XA ROLLBACK``, MariaDB's
+    ``XA PREPARE``), as :func:`transactions` groups them; None for any other statement (among
+    them ``ROLLBACK TO <savepoint>``). Read from the words alone, so that a scan for
+    transaction ends (:func:`~.tail.scan`) need not parse the statement."""
+    words = sql.strip().rstrip(";").strip().upper().split()
+    if words == ["BEGIN"]:
+        return OPENS
+    if words in (["COMMIT"], ["ROLLBACK"]):
+        return ENDS
+    if len(words) > 1 and words[0] == "XA":
+        if words[1] in ("START", "BEGIN"):
+            return OPENS
+        if words[1] in ("COMMIT", "ROLLBACK", "PREPARE"):
+            return ENDS
+    return None
 
 
 def _only_gtid(group: list[Mapped | ReadProblem]) -> bool:

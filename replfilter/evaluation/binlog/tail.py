@@ -10,10 +10,12 @@ transaction (mysql-filter-evaluation.md, section 3), and a replica restarted mid
 re-reads it from its start.
 
 Transactions end as :func:`~.as_events.transactions` groups them, decided here from the event
-types and the text of Query events only: a GTID opens one (MariaDB's, unless standalone, stands
-for ``BEGIN`` too); ``BEGIN`` opens one; Xid, ``COMMIT``, ``ROLLBACK``, XA_prepare, ``XA COMMIT``,
-``XA ROLLBACK``, Incident and MySQL's Transaction_payload (which holds a whole transaction) end
-it; a statement outside ``BEGIN`` is a transaction of its own; the log's own events
+types and the text of Query events only (:func:`~.as_events.sql_boundary`): a GTID opens one
+(MariaDB's, unless standalone, stands for ``BEGIN`` too); ``BEGIN`` and ``XA START`` open one;
+Xid, exactly ``COMMIT`` or ``ROLLBACK`` (not ``ROLLBACK TO <savepoint>``), XA_prepare, ``XA
+COMMIT``, ``XA ROLLBACK``, MariaDB's ``XA PREPARE``, Incident (even inside a transaction) and
+MySQL's Transaction_payload (which holds a whole transaction) end it, as MySQL's
+``Transaction_boundary_parser`` finds them (libbinlogevents/src/trx_boundary_parser.cpp); a statement outside ``BEGIN`` is a transaction of its own; the log's own events
 (Format_description, Rotate, Stop, Previous_gtids, Gtid_list...) outside a transaction are
 groups of one. A GTID arriving while a transaction is open ends the open one before it, as the
 grouping does (its end event was lost, e.g. to a checksum error).
@@ -29,8 +31,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from urllib.parse import urlparse
 
 from . import event_types as T
+from .as_events import ENDS, OPENS, sql_boundary
 from .bodies import MariaGtid, Query, Rotate
 from .framing import MAGIC, FormatDescription, ReadProblem, read_frames
 from .reader import DEFAULT_FDE, BinlogEvent, parse_frame
@@ -39,7 +43,6 @@ SPLIT_BYTES = 8 << 20
 """A file's range is split into pieces of about this size (at transaction ends) so that one big
 file is parsed by several tasks."""
 
-_ENDING_SQL = ("COMMIT", "ROLLBACK", "XA COMMIT", "XA ROLLBACK", "XA PREPARE")
 _OPENS = frozenset({T.GTID, T.ANONYMOUS_GTID, T.GTID_TAGGED})
 _ENDS = frozenset({T.XID, T.XA_PREPARE, T.TRANSACTION_PAYLOAD, T.INCIDENT})
 _INSIDE = frozenset({
@@ -156,10 +159,10 @@ def scan(
                     in_begin = not standalone
             elif kind in (T.QUERY, T.MARIA_QUERY_COMPRESSED):
                 body = _body(frame, fde)
-                text = body.sql.strip().rstrip(";").strip().upper() if isinstance(body, Query) else ""
-                if text == "BEGIN":
+                boundary = sql_boundary(body.sql) if isinstance(body, Query) else None
+                if boundary == OPENS:
                     in_trx = in_begin = True
-                elif text.startswith(_ENDING_SQL) or not in_begin:
+                elif boundary == ENDS or not in_begin:
                     ends = True
             elif kind in _ENDS:
                 ends = True
@@ -177,6 +180,23 @@ def scan(
 def _body(frame, fde: FormatDescription):
     parsed = parse_frame(frame, fde)
     return parsed.body if isinstance(parsed, BinlogEvent) else None
+
+
+def local_log_directory(location: str) -> str:
+    """The local directory a log is read from: ``location`` itself, or the path of a
+    ``file://`` URL. Log files are framed and scanned with the operating system's file calls
+    (a file being written is read up to its last complete transaction), so another file
+    system's URL (``s3a://``, ``hdfs://``) is refused with the reason, never listed as an empty
+    directory forever. Raises ``ValueError``."""
+    parsed = urlparse(location)
+    if parsed.scheme == "file" and parsed.netloc in ("", "localhost"):
+        return parsed.path
+    if parsed.scheme == "" or len(parsed.scheme) == 1:  # a path ("C:" on Windows)
+        return location
+    raise ValueError(
+        f"binary logs are read from a local directory, not '{location}': copy or mount the log files "
+        "into a local directory and give its path"
+    )
 
 
 def log_files(directory: str) -> list[str]:
