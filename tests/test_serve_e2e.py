@@ -369,3 +369,54 @@ def test_sigterm_closes_clients_and_leaves_the_datadir_consistent(tmp_path: Path
     again = subprocess.run([sys.executable, "-m", "replfilter", "--datadir", str(datadir), "-e",
                             "SELECT @@version; SHOW REPLICA STATUS FOR CHANNEL 'k'\\G"], capture_output=True, text=True, timeout=60)
     assert "Source_Host: kept" in again.stdout and "Source_Port: 3310" in again.stdout
+
+
+# ---- prepared statements at the packet level --------------------------------------------------------
+
+COM_STMT_PREPARE, COM_STMT_EXECUTE, COM_STMT_SEND_LONG_DATA, COM_RESET_CONNECTION = 0x16, 0x17, 0x18, 0x1F
+
+
+def _prepare(connection: pymysql.connections.Connection, text: str) -> int:
+    connection._execute_command(COM_STMT_PREPARE, text)
+    ok = connection._read_packet().get_all_data()
+    params = struct.unpack("<H", ok[7:9])[0]
+    for _ in range(params + (1 if params else 0)):  # the parameters' definitions and their EOF
+        connection._read_packet()
+    return struct.unpack("<I", ok[1:5])[0]
+
+
+def _execute(connection: pymysql.connections.Connection, payload: bytes) -> list[bytes]:
+    """The binary rows' raw bytes (an error packet raises pymysql's error)."""
+    connection._execute_command(COM_STMT_EXECUTE, payload)
+    first = connection._read_packet()
+    for _ in range(first.read_length_encoded_integer() + 1):  # definitions and EOF
+        connection._read_packet()
+    rows = []
+    while not (packet := connection._read_packet()).is_eof_packet():
+        rows.append(packet.get_all_data())
+    return rows
+
+
+def test_prepared_types_reused_and_long_data(server: ServeProcess):
+    from stmt_packets import execute_payload, long_data_payload
+
+    connection = pymysql.connect(host="127.0.0.1", port=server.port, user=USER, password=PASSWORD)
+    connection.cursor().execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'pk'")
+    query = "SELECT FILTER_NAME FROM performance_schema.replication_applier_filters WHERE CHANNEL_NAME = ? AND COUNTER = ?"
+    stmt_id = _prepare(connection, query)
+    assert len(_execute(connection, execute_payload(stmt_id, ["pk", 0]))) == 1
+    # the second execution sends no types (libmysqlclient, Connector/C, mysqlnd): the first ones hold
+    assert len(_execute(connection, execute_payload(stmt_id, ["pk", 0], bound=False))) == 1
+    assert _execute(connection, execute_payload(stmt_id, ["nope", 0], bound=False)) == []
+    # long data stands for parameter 0 at the next execution only, its value left out of the packet
+    connection._execute_command(COM_STMT_SEND_LONG_DATA, long_data_payload(stmt_id, 0, b"no"))
+    connection._execute_command(COM_STMT_SEND_LONG_DATA, long_data_payload(stmt_id, 0, b"pe"))
+    assert _execute(connection, execute_payload(stmt_id, ["pk", 0], bound=False, long_data=frozenset({0}))) == []
+    assert len(_execute(connection, execute_payload(stmt_id, ["pk", 0], bound=False))) == 1
+    # a parameter the statement has not: 1210 at its next execution, as mysqld_stmt_send_long_data leaves it
+    connection._execute_command(COM_STMT_SEND_LONG_DATA, long_data_payload(stmt_id, 5, b"x"))
+    with pytest.raises(pymysql.err.MySQLError) as caught:
+        _execute(connection, execute_payload(stmt_id, ["pk", 0]))
+    assert caught.value.args == (1210, "Incorrect arguments to mysqld_stmt_send_long_data")
+    assert len(_execute(connection, execute_payload(stmt_id, ["pk", 0]))) == 1
+    connection.close()

@@ -15,11 +15,14 @@ from __future__ import annotations
 import datetime
 import decimal
 import io
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
 
 from mysql_mimic import packets
 from mysql_mimic.charset import CharacterSet
-from mysql_mimic.types import Capabilities
+from mysql_mimic.types import Capabilities, ColumnType
+
+from ..core.errors import ER, MySQLError
 
 
 def placeholder_positions(text: str) -> tuple[int, ...]:
@@ -64,13 +67,67 @@ def sql_literal(value: Any) -> str:
     return exp.Literal.string(str(value)).sql(dialect="mysql")
 
 
-def execute_parameters(capabilities: Capabilities, charset: CharacterSet, data: bytes,
-                       count: int) -> list[Any]:
+@dataclass(frozen=True)
+class ParameterType:
+    """One parameter's type as COM_STMT_EXECUTE declares it (the type byte and the unsigned flag)."""
+
+    column_type: ColumnType
+    unsigned: bool
+
+
+@dataclass(frozen=True)
+class ExecuteParameters:
+    """What one COM_STMT_EXECUTE binds: the values, and the types they were read with (which the
+    statement keeps for its next execution)."""
+
+    values: tuple[Any, ...]
+    types: tuple[ParameterType, ...]
+
+
+def execute_parameters(capabilities: Capabilities, charset: CharacterSet, data: bytes, count: int,
+                       previous_types: tuple[ParameterType, ...] = (),
+                       long_data: Mapping[int, bytes] | None = None) -> ExecuteParameters:
     """The values a COM_STMT_EXECUTE packet binds to ``count`` placeholders (after the statement
-    id, the cursor flags and the iteration count). mysql-mimic reads them; its public reader also
-    pastes them into the text unquoted (``'it's'``), so its two readers are called directly."""
+    id, the cursor flags and the iteration count).
+
+    With the new-params-bound flag 0 the packet carries no types: mysqld reads the values with
+    the types of the statement's previous execution (libmysqlclient, Connector/C and mysqlnd send
+    0 after the first one); before any execution there are none, and this refuses the packet
+    with 1210, the server's "Incorrect arguments" (our choice where no client sends it). A
+    parameter sent by COM_STMT_SEND_LONG_DATA takes that data, and its value is not in the packet
+    (``insert_params`` skips it, null bit included). mysql-mimic reads each value; its own reader
+    refuses the flag 0 and its public one pastes values into the text unquoted, so only its value
+    reader is called."""
+    long_data = long_data or {}
     reader = io.BytesIO(data)
     reader.read(4)  # the statement id, already read
     packets._read_cursor_flags(reader)
     reader.read(4)  # iteration count: always 1
-    return [value for _name, value in packets._read_params(capabilities, charset, reader, count)]
+    null_bitmap = packets.NullBitmap.from_buffer(reader, count)
+    if packets.read_uint_1(reader):
+        types = []
+        for _ in range(count):
+            column_type, unsigned = packets._read_param_type(reader)
+            if Capabilities.CLIENT_QUERY_ATTRIBUTES in capabilities:
+                packets.read_str_len(reader)  # a parameter's name: empty (only query attributes have one)
+            types.append(ParameterType(column_type, unsigned))
+        previous_types = tuple(types)
+    elif len(previous_types) != count:
+        raise MySQLError.of(ER.WRONG_ARGUMENTS, "mysqld_stmt_execute")
+    values = []
+    for index, declared in enumerate(previous_types):
+        if index in long_data:
+            values.append(_long_data_value(charset, long_data[index]))
+        elif null_bitmap.is_flipped(index):
+            values.append(None)
+        else:
+            values.append(packets._read_param_value(charset, reader, declared.column_type, declared.unsigned))
+    return ExecuteParameters(tuple(values), previous_types)
+
+
+def _long_data_value(charset: CharacterSet, data: bytes) -> Any:
+    """Long data is a string in the client's character set, or bytes where it is not one."""
+    try:
+        return charset.decode(data)
+    except UnicodeDecodeError:
+        return bytes(data)
