@@ -187,7 +187,12 @@ def test_mysql_connector_errors_warnings_reset_change_user_prepared(server: Serv
     cursor = connection.cursor()
     cursor.execute("SELECT @@sql_mode")
     assert cursor.fetchall()[0][0].startswith("ONLY_FULL_GROUP_BY,")
-    connection.cmd_change_user(username=USER, password=PASSWORD)
+    old = connection.cmd_stmt_prepare(b"SELECT @@sql_mode")["statement_id"]
+    connection.cmd_change_user(username=USER, password=PASSWORD)  # deallocates the statements
+    with pytest.raises(mysql_connector.Error) as caught:
+        connection.cmd_stmt_execute(old)
+    assert (caught.value.errno, caught.value.msg) == (
+        1243, f"Unknown prepared statement handler ({old}) given to mysqld_stmt_execute")
     prepared = connection.cursor(prepared=True)
     prepared.execute("SELECT FILTER_NAME, COUNTER FROM performance_schema.replication_applier_filters "
                      "WHERE CHANNEL_NAME = 'mc'")
@@ -397,7 +402,7 @@ def _execute(connection: pymysql.connections.Connection, payload: bytes) -> list
     return rows
 
 
-def test_prepared_types_reused_and_long_data(server: ServeProcess):
+def test_prepared_types_reused_long_data_and_reset_drops_statements(server: ServeProcess):
     from stmt_packets import execute_payload, long_data_payload
 
     connection = pymysql.connect(host="127.0.0.1", port=server.port, user=USER, password=PASSWORD)
@@ -419,4 +424,10 @@ def test_prepared_types_reused_and_long_data(server: ServeProcess):
         _execute(connection, execute_payload(stmt_id, ["pk", 0]))
     assert caught.value.args == (1210, "Incorrect arguments to mysqld_stmt_send_long_data")
     assert len(_execute(connection, execute_payload(stmt_id, ["pk", 0]))) == 1
+    # COM_RESET_CONNECTION and COM_CHANGE_USER deallocate the statements: the old id is 1243
+    connection._execute_command(COM_RESET_CONNECTION, b"")
+    connection._read_packet()
+    with pytest.raises(pymysql.err.MySQLError) as caught:
+        _execute(connection, execute_payload(stmt_id, ["pk", 0]))
+    assert caught.value.args == (1243, f"Unknown prepared statement handler ({stmt_id}) given to mysqld_stmt_execute")
     connection.close()

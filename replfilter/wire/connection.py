@@ -337,6 +337,7 @@ class ReplicaConnection(Connection):
                     await self.init_db(data[1:])
                 elif data[0] == Commands.COM_RESET_CONNECTION:
                     self.replica.reset_connection()
+                    self.forget_statements()
                     self.status_flags = ServerStatus.SERVER_STATUS_AUTOCOMMIT
                     await self.stream.write(self.ok())
                 elif data[0] == Commands.COM_CHANGE_USER:
@@ -390,6 +391,7 @@ class ReplicaConnection(Connection):
         database the packet names becomes the default one."""
         database = self.session.database
         await self.handle_change_user(data)
+        self.forget_statements()
         self.status_flags = ServerStatus.SERVER_STATUS_AUTOCOMMIT
         if self.session.database and self.session.database != database:
             try:
