@@ -9,6 +9,7 @@ server when it needs its own options.
 
 from __future__ import annotations
 
+import datetime
 import shutil
 import signal
 import socket
@@ -17,6 +18,7 @@ import struct
 import subprocess
 import sys
 import time
+from decimal import Decimal
 from pathlib import Path
 
 import pymysql
@@ -205,6 +207,13 @@ def test_mysql_connector_errors_warnings_reset_change_user_prepared(server: Serv
     for value in ("it's", "mc' OR 'a' = 'a", "mc\\"):
         prepared.execute(query, (value, 0))
         assert prepared.fetchall() == []
+    # numbers compare as MySQL's (a double, a DECIMAL); TIME and DATE values bind as their text
+    counter_query = "SELECT FILTER_NAME FROM performance_schema.replication_applier_filters WHERE CHANNEL_NAME = 'mc' AND COUNTER = ?"
+    for value, rows in ((1.5, []), (0.0, [("REPLICATE_WILD_IGNORE_TABLE",)]), (Decimal("0.5"), []),
+                        (Decimal("0.000"), [("REPLICATE_WILD_IGNORE_TABLE",)]), (float("inf"), []),
+                        (datetime.timedelta(days=-1, hours=1), []), (datetime.date(2020, 1, 2), [])):
+        prepared.execute(counter_query, (value,))
+        assert prepared.fetchall() == rows, value
     with pytest.raises(mysql_connector.Error) as caught:
         prepared.execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST = ? FOR CHANNEL 'mc'", ("x",))
     assert caught.value.errno == 1064  # the dialect's statements take no placeholder, as in sql_yacc.yy
@@ -424,6 +433,12 @@ def test_prepared_types_reused_long_data_and_reset_drops_statements(server: Serv
         _execute(connection, execute_payload(stmt_id, ["pk", 0]))
     assert caught.value.args == (1210, "Incorrect arguments to mysqld_stmt_send_long_data")
     assert len(_execute(connection, execute_payload(stmt_id, ["pk", 0]))) == 1
+    # a double binds as one; a ? sent as text (COM_QUERY) is the parser's 1064, as in mysqld
+    assert _execute(connection, execute_payload(stmt_id, ["pk", 1.5])) == []
+    assert len(_execute(connection, execute_payload(stmt_id, ["pk", 0.0]))) == 1
+    with pytest.raises(pymysql.err.MySQLError) as caught:
+        connection.cursor().execute(query.replace("CHANNEL_NAME = ?", "CHANNEL_NAME = 'pk'"))
+    assert caught.value.args[0] == 1064 and "near '?' at line 1" in caught.value.args[1]
     # COM_RESET_CONNECTION and COM_CHANGE_USER deallocate the statements: the old id is 1243
     connection._execute_command(COM_RESET_CONNECTION, b"")
     connection._read_packet()

@@ -15,6 +15,8 @@ from __future__ import annotations
 import datetime
 import decimal
 import io
+import math
+import struct
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -23,19 +25,9 @@ from mysql_mimic.charset import CharacterSet
 from mysql_mimic.types import Capabilities, ColumnType
 
 from ..core.errors import ER, MySQLError
+from ..dialect.other_statements import placeholder_positions
 
-
-def placeholder_positions(text: str) -> tuple[int, ...]:
-    """Where each ``?`` of ``text`` starts, not counting one inside quotes or a comment."""
-    from sqlglot.dialects.mysql import MySQL
-    from sqlglot.errors import TokenError
-    from sqlglot.tokens import TokenType
-
-    try:
-        tokens = MySQL().tokenize(text)
-    except TokenError:  # an unterminated quote: the statement's own error comes from the parser
-        return ()
-    return tuple(token.start for token in tokens if token.token_type is TokenType.PLACEHOLDER)
+__all__ = ["bind", "execute_parameters", "placeholder_positions", "sql_literal"]
 
 
 def bind(text: str, positions: Sequence[int], values: Sequence[Any]) -> str:
@@ -48,23 +40,43 @@ def bind(text: str, positions: Sequence[int], values: Sequence[Any]) -> str:
     return "".join(pieces)
 
 
+_NOT_FINITE = {"nan": "CAST('nan' AS DOUBLE)", "inf": "CAST('inf' AS DOUBLE)", "-inf": "CAST('-inf' AS DOUBLE)"}
+"""A double parameter may be infinite or NaN: mysqld's ``set_param_double`` stores the double as
+sent and compares it as a double. MySQL has no literal for them; sqlglot's executor, which runs
+the bound text, casts these strings to Python's infinities and NaN (constant folding would turn
+an expression such as ``1e308 * 10 * 0`` into 0)."""
+
+
 def sql_literal(value: Any) -> str:
-    """A value of the binary protocol (as mysql-mimic reads it) as a MySQL literal."""
+    """A value of the binary protocol as a MySQL literal that reads back as the same value."""
     from sqlglot import exp
 
     if value is None:
         return "NULL"
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
-    if isinstance(value, (int, decimal.Decimal)):
+    if isinstance(value, int):
         return str(value)
+    if isinstance(value, decimal.Decimal):  # an exact DECIMAL literal: digits and a point, no exponent
+        return format(value, "f")
     if isinstance(value, float):
-        return repr(value)
+        if not math.isfinite(value):
+            return _NOT_FINITE[repr(value)]
+        text = repr(value)
+        return text if "e" in text else f"{text}e0"  # a DOUBLE stays one (a literal with an exponent)
     if isinstance(value, (bytes, bytearray)):
         return f"X'{bytes(value).hex()}'"
-    if isinstance(value, (datetime.date, datetime.time, datetime.timedelta)):
-        value = str(value)
+    if isinstance(value, datetime.timedelta):
+        value = time_text(value)
     return exp.Literal.string(str(value)).sql(dialect="mysql")
+
+
+def time_text(value: datetime.timedelta) -> str:
+    """A TIME value as MySQL writes it: ``[-]HH:MM:SS[.ffffff]``, days folded into the hours."""
+    micro = abs(value) // datetime.timedelta(microseconds=1)
+    seconds, fraction = divmod(micro, 1_000_000)
+    text = f"{'-' if value < datetime.timedelta(0) else ''}{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return f"{text}.{fraction:06d}" if fraction else text
 
 
 @dataclass(frozen=True)
@@ -121,8 +133,30 @@ def execute_parameters(capabilities: Capabilities, charset: CharacterSet, data: 
         elif null_bitmap.is_flipped(index):
             values.append(None)
         else:
-            values.append(packets._read_param_value(charset, reader, declared.column_type, declared.unsigned))
+            values.append(_read_value(charset, reader, declared))
     return ExecuteParameters(tuple(values), previous_types)
+
+
+def _read_value(charset: CharacterSet, reader: io.BytesIO, declared: ParameterType) -> Any:
+    """One value in the binary protocol: mimic reads the numbers and strings; DECIMAL and the
+    temporal types, which it does not read, are read here as ``sql_prepare.cc``'s
+    ``set_param_decimal``/``set_param_time``/``set_param_datetime`` do."""
+    kind = declared.column_type
+    if kind in (ColumnType.DECIMAL, ColumnType.NEWDECIMAL):
+        return decimal.Decimal(packets.read_str_len(reader).decode("ascii"))
+    if kind in (ColumnType.DATE, ColumnType.DATETIME, ColumnType.TIMESTAMP):
+        fields = reader.read(packets.read_uint_1(reader)) + bytes(11)
+        year, month, day, hour, minute, second, micro = struct.unpack("<HBBBBBI", fields[:11])
+        if kind == ColumnType.DATE:
+            return f"{year:04d}-{month:02d}-{day:02d}"
+        text = f"{year:04d}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}:{second:02d}"
+        return f"{text}.{micro:06d}" if micro else text
+    if kind == ColumnType.TIME:
+        fields = reader.read(packets.read_uint_1(reader)) + bytes(12)
+        negative, days, hour, minute, second, micro = struct.unpack("<BIBBBI", fields[:12])
+        value = datetime.timedelta(days=days, hours=hour, minutes=minute, seconds=second, microseconds=micro)
+        return -value if negative else value
+    return packets._read_param_value(charset, reader, kind, declared.unsigned)
 
 
 def _long_data_value(charset: CharacterSet, data: bytes) -> Any:
