@@ -194,7 +194,7 @@ def test_mysql_connector_errors_warnings_reset_change_user_prepared(server: Serv
     with pytest.raises(mysql_connector.Error) as caught:
         connection.cmd_stmt_execute(old)
     assert (caught.value.errno, caught.value.msg) == (
-        1243, f"Unknown prepared statement handler ({old}) given to mysqld_stmt_execute")
+        1243, f"Unknown prepared statement handler ({old}) given to mysql_stmt_precheck")
     prepared = connection.cursor(prepared=True)
     prepared.execute("SELECT FILTER_NAME, COUNTER FROM performance_schema.replication_applier_filters "
                      "WHERE CHANNEL_NAME = 'mc'")
@@ -387,7 +387,8 @@ def test_sigterm_closes_clients_and_leaves_the_datadir_consistent(tmp_path: Path
 
 # ---- prepared statements at the packet level --------------------------------------------------------
 
-COM_STMT_PREPARE, COM_STMT_EXECUTE, COM_STMT_SEND_LONG_DATA, COM_RESET_CONNECTION = 0x16, 0x17, 0x18, 0x1F
+COM_STMT_PREPARE, COM_STMT_EXECUTE, COM_STMT_SEND_LONG_DATA, COM_STMT_RESET, COM_RESET_CONNECTION = (
+    0x16, 0x17, 0x18, 0x1A, 0x1F)
 
 
 def _prepare(connection: pymysql.connections.Connection, text: str) -> int:
@@ -427,12 +428,19 @@ def test_prepared_types_reused_long_data_and_reset_drops_statements(server: Serv
     connection._execute_command(COM_STMT_SEND_LONG_DATA, long_data_payload(stmt_id, 0, b"pe"))
     assert _execute(connection, execute_payload(stmt_id, ["pk", 0], bound=False, long_data=frozenset({0}))) == []
     assert len(_execute(connection, execute_payload(stmt_id, ["pk", 0], bound=False))) == 1
-    # a parameter the statement has not: 1210 at its next execution, as mysqld_stmt_send_long_data leaves it
+    # a parameter the statement has not: 1210 at each execution until COM_STMT_RESET (mysql_stmt_precheck)
     connection._execute_command(COM_STMT_SEND_LONG_DATA, long_data_payload(stmt_id, 5, b"x"))
-    with pytest.raises(pymysql.err.MySQLError) as caught:
-        _execute(connection, execute_payload(stmt_id, ["pk", 0]))
-    assert caught.value.args == (1210, "Incorrect arguments to mysqld_stmt_send_long_data")
+    for _ in range(2):
+        with pytest.raises(pymysql.err.MySQLError) as caught:
+            _execute(connection, execute_payload(stmt_id, ["pk", 0]))
+        assert caught.value.args == (1210, "Incorrect arguments to mysql_stmt_precheck")
+    connection._execute_command(COM_STMT_RESET, struct.pack("<I", stmt_id))
+    connection._read_packet()
     assert len(_execute(connection, execute_payload(stmt_id, ["pk", 0]))) == 1
+    connection._execute_command(COM_STMT_RESET, struct.pack("<I", 999))
+    with pytest.raises(pymysql.err.MySQLError) as caught:
+        connection._read_packet()
+    assert caught.value.args == (1243, "Unknown prepared statement handler (999) given to mysql_stmt_precheck")
     # a double binds as one; a ? sent as text (COM_QUERY) is the parser's 1064, as in mysqld
     assert _execute(connection, execute_payload(stmt_id, ["pk", 1.5])) == []
     assert len(_execute(connection, execute_payload(stmt_id, ["pk", 0.0]))) == 1
@@ -444,5 +452,5 @@ def test_prepared_types_reused_long_data_and_reset_drops_statements(server: Serv
     connection._read_packet()
     with pytest.raises(pymysql.err.MySQLError) as caught:
         _execute(connection, execute_payload(stmt_id, ["pk", 0]))
-    assert caught.value.args == (1243, f"Unknown prepared statement handler ({stmt_id}) given to mysqld_stmt_execute")
+    assert caught.value.args == (1243, f"Unknown prepared statement handler ({stmt_id}) given to mysql_stmt_precheck")
     connection.close()

@@ -249,8 +249,9 @@ class ReplicaConnection(Connection):
         self._long_data: dict[int, dict[int, bytearray]] = {}
         """COM_STMT_SEND_LONG_DATA's data per statement and parameter, until its next execution."""
         self._long_data_errors: dict[int, MySQLError] = {}
-        """A long-data packet mysqld refused (a parameter the statement has not): the statement's
-        next execution reports it, as ``mysqld_stmt_send_long_data`` leaves it for then."""
+        """A long-data packet mysqld refused (a parameter the statement has not): every execution
+        reports it until COM_STMT_RESET, as ``mysql_stmt_precheck`` puts the statement in
+        STMT_ERROR and ``execute_loop`` checks it (sql_prepare.cc)."""
 
     # ---- the connection's life
     async def serve(self) -> None:
@@ -435,16 +436,16 @@ class ReplicaConnection(Connection):
 
     def send_long_data(self, data: bytes) -> None:
         """COM_STMT_SEND_LONG_DATA: the chunk is appended to the parameter's data, which the
-        statement's next execution binds. As ``mysqld_stmt_send_long_data``: no reply ever; an
-        unknown statement is ignored; a parameter the statement has not is an error kept for its
-        next execution (1210)."""
+        statement's next execution binds. As ``mysql_stmt_precheck``: no reply ever; an unknown
+        statement is ignored; a parameter the statement has not puts it in error (1210), reported
+        by its executions until COM_STMT_RESET."""
         if len(data) < 6:
             return
         stmt_id, parameter = int.from_bytes(data[:4], "little"), int.from_bytes(data[4:6], "little")
         if stmt_id not in self.prepared_stmts:
             return
         if parameter >= len(self._placeholders.get(stmt_id, ())):
-            self._long_data_errors[stmt_id] = MySQLError.of(ER.WRONG_ARGUMENTS, "mysqld_stmt_send_long_data")
+            self._long_data_errors[stmt_id] = MySQLError.of(ER.WRONG_ARGUMENTS, "mysql_stmt_precheck")
             return
         self._long_data.setdefault(stmt_id, {}).setdefault(parameter, bytearray()).extend(data[6:])
 
@@ -452,7 +453,7 @@ class ReplicaConnection(Connection):
         """COM_STMT_RESET: the statement's long data and pending error are dropped (its types are
         kept, as mysqld keeps them); an unknown id is 1243."""
         if stmt_id not in self.prepared_stmts:
-            await self.send_error(MySQLError.of(ER.UNKNOWN_STMT_HANDLER, stmt_id, "mysqld_stmt_reset"))
+            await self.send_error(MySQLError.of(ER.UNKNOWN_STMT_HANDLER, stmt_id, "mysql_stmt_precheck"))
             return
         self._long_data.pop(stmt_id, None)
         self._long_data_errors.pop(stmt_id, None)
@@ -475,14 +476,10 @@ class ReplicaConnection(Connection):
         stmt_id = int.from_bytes(data[:4], "little")
         statement = self.prepared_stmts.get(stmt_id)
         if statement is None:
-            await self.send_error(MySQLError.of(ER.UNKNOWN_STMT_HANDLER, stmt_id, "mysqld_stmt_execute"))
+            await self.send_error(MySQLError.of(ER.UNKNOWN_STMT_HANDLER, stmt_id, "mysql_stmt_precheck"))
             return
         positions = self._placeholders.get(stmt_id, ())
         long_data = self._long_data.pop(stmt_id, {})  # used by this execution only, as mysqld resets it
-        refused = self._long_data_errors.pop(stmt_id, None)
-        if refused is not None:
-            await self.send_error(refused)
-            return
         text = statement.sql
         if positions:
             try:
@@ -496,6 +493,10 @@ class ReplicaConnection(Connection):
                 return
             self._parameter_types[stmt_id] = bound.types
             text = bind(text, positions, bound.values)
+        refused = self._long_data_errors.get(stmt_id)  # checked after the parameters, as execute_loop is
+        if refused is not None:
+            await self.send_error(refused)
+            return
         try:
             result = self.replica.execute_text(text)
         except MySQLError as error:
