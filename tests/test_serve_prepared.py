@@ -44,5 +44,18 @@ def test_a_long_data_parameter_takes_its_data_and_its_value_is_not_in_the_packet
     payload = execute_payload(1, ["ignored", 7], long_data=frozenset({0}))
     assert _read(payload, 2, long_data={0: b"chunk-1chunk-2"}).values == ("chunk-1chunk-2", 7)
     # the null bit does not override long data (insert_params skips the parameter altogether)
-    payload = execute_payload(1, [None, 7], long_data=frozenset({0}))
-    assert _read(payload, 2, long_data={0: b"abc"}).values == ("abc", 7)
+    payload = bytearray(execute_payload(1, ["x", 7], long_data=frozenset({0})))
+    payload[9] |= 1  # parameter 0's null bit (after id, flags and iterations)
+    assert _read(bytes(payload), 2, long_data={0: b"abc"}).values == ("abc", 7)
+
+
+def test_long_data_for_a_type_that_takes_no_stream_and_an_unknown_type_are_1210():
+    """insert_params: long data needs a string or BLOB type; set_parameter_type: a known type."""
+    with pytest.raises(MySQLError) as caught:
+        _read(execute_payload(1, [5], long_data=frozenset({0})), 1, long_data={0: b"5"})
+    assert (caught.value.code, caught.value.message) == (1210, "Incorrect arguments to mysqld_stmt_execute")
+    unknown_type = bytearray(execute_payload(1, [5]))
+    unknown_type[11] = 0x50  # the first parameter's type byte, after id, flags, iterations, bitmap, bound flag
+    with pytest.raises(MySQLError) as caught:
+        _read(bytes(unknown_type), 1)
+    assert caught.value.code == 1210

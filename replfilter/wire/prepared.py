@@ -96,6 +96,11 @@ class ExecuteParameters:
     types: tuple[ParameterType, ...]
 
 
+LONG_DATA_TYPES = frozenset({ColumnType.VARCHAR, ColumnType.JSON, ColumnType.TINY_BLOB, ColumnType.MEDIUM_BLOB,
+                             ColumnType.LONG_BLOB, ColumnType.BLOB, ColumnType.VAR_STRING, ColumnType.STRING})
+"""The types ``is_param_long_data_type`` lets take COM_STMT_SEND_LONG_DATA's data."""
+
+
 def execute_parameters(capabilities: Capabilities, charset: CharacterSet, data: bytes, count: int,
                        previous_types: tuple[ParameterType, ...] = (),
                        long_data: Mapping[int, bytes] | None = None) -> ExecuteParameters:
@@ -105,9 +110,11 @@ def execute_parameters(capabilities: Capabilities, charset: CharacterSet, data: 
     With the new-params-bound flag 0 the packet carries no types: mysqld reads the values with
     the types of the statement's previous execution (libmysqlclient, Connector/C and mysqlnd send
     0 after the first one); before any execution there are none, and this refuses the packet
-    with 1210, the server's "Incorrect arguments" (our choice where no client sends it). A
+    with 1210 "Incorrect arguments to mysqld_stmt_execute", as ``insert_params`` answers a
+    parameter with no value (NO_VALUE), and so does a type byte the server does not know. A
     parameter sent by COM_STMT_SEND_LONG_DATA takes that data, and its value is not in the packet
-    (``insert_params`` skips it, null bit included). mysql-mimic reads each value; its own reader
+    (``insert_params`` takes it before the null bit); its declared type must take a data stream
+    (a string or BLOB type), else 1210 too. mysql-mimic reads each value; its own reader
     refuses the flag 0 and its public one pastes values into the text unquoted, so only its value
     reader is called."""
     long_data = long_data or {}
@@ -119,7 +126,10 @@ def execute_parameters(capabilities: Capabilities, charset: CharacterSet, data: 
     if packets.read_uint_1(reader):
         types = []
         for _ in range(count):
-            column_type, unsigned = packets._read_param_type(reader)
+            try:
+                column_type, unsigned = packets._read_param_type(reader)
+            except ValueError:  # a type byte that is no type: MYSQL_TYPE_INVALID in set_parameter_type
+                raise MySQLError.of(ER.WRONG_ARGUMENTS, "mysqld_stmt_execute") from None
             if Capabilities.CLIENT_QUERY_ATTRIBUTES in capabilities:
                 packets.read_str_len(reader)  # a parameter's name: empty (only query attributes have one)
             types.append(ParameterType(column_type, unsigned))
@@ -129,6 +139,8 @@ def execute_parameters(capabilities: Capabilities, charset: CharacterSet, data: 
     values = []
     for index, declared in enumerate(previous_types):
         if index in long_data:
+            if declared.column_type not in LONG_DATA_TYPES:
+                raise MySQLError.of(ER.WRONG_ARGUMENTS, "mysqld_stmt_execute")
             values.append(_long_data_value(charset, long_data[index]))
         elif null_bitmap.is_flipped(index):
             values.append(None)
