@@ -9,6 +9,8 @@ server when it needs its own options.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import datetime
 import shutil
 import signal
@@ -454,3 +456,74 @@ def test_prepared_types_reused_long_data_and_reset_drops_statements(server: Serv
         _execute(connection, execute_payload(stmt_id, ["pk", 0]))
     assert caught.value.args == (1243, f"Unknown prepared statement handler ({stmt_id}) given to mysql_stmt_precheck")
     connection.close()
+
+
+class _Bind(ctypes.Structure):
+    """MariaDB Connector/C's MYSQL_BIND (mysql.h), for a real libmariadb client."""
+
+    _fields_ = [("length", ctypes.POINTER(ctypes.c_ulong)), ("is_null", ctypes.c_void_p), ("buffer", ctypes.c_void_p),
+                ("error", ctypes.c_void_p), ("row_ptr", ctypes.c_void_p), ("store_param_func", ctypes.c_void_p),
+                ("fetch_result", ctypes.c_void_p), ("skip_result", ctypes.c_void_p), ("buffer_length", ctypes.c_ulong),
+                ("offset", ctypes.c_ulong), ("length_value", ctypes.c_ulong), ("param_number", ctypes.c_uint),
+                ("pack_length", ctypes.c_uint), ("buffer_type", ctypes.c_int), ("error_value", ctypes.c_char),
+                ("is_unsigned", ctypes.c_char), ("long_data_used", ctypes.c_char), ("is_null_value", ctypes.c_char),
+                ("extension", ctypes.c_void_p)]
+
+
+def _libmariadb():  # type: ignore[no-untyped-def]
+    path = ctypes.util.find_library("mariadb")
+    if path is None:
+        pytest.skip("libmariadb (MariaDB Connector/C, installed with Debian's mariadb-client) is not installed")
+    lib = ctypes.CDLL(path)
+    pointer, text = ctypes.c_void_p, ctypes.c_char_p
+    signatures = {"mysql_init": (pointer, [pointer]), "mysql_real_connect": (pointer, [pointer, text, text, text, text, ctypes.c_uint, text, ctypes.c_ulong]),
+                  "mysql_query": (ctypes.c_int, [pointer, text]), "mysql_stmt_init": (pointer, [pointer]),
+                  "mysql_stmt_prepare": (ctypes.c_int, [pointer, text, ctypes.c_ulong]),
+                  "mysql_stmt_bind_param": (ctypes.c_char, [pointer, pointer]), "mysql_stmt_execute": (ctypes.c_int, [pointer]),
+                  "mysql_stmt_store_result": (ctypes.c_int, [pointer]), "mysql_stmt_num_rows": (ctypes.c_ulonglong, [pointer]),
+                  "mysql_stmt_free_result": (ctypes.c_char, [pointer]), "mysql_stmt_errno": (ctypes.c_uint, [pointer]),
+                  "mysql_stmt_send_long_data": (ctypes.c_char, [pointer, ctypes.c_uint, text, ctypes.c_ulong]),
+                  "mysql_stmt_close": (ctypes.c_char, [pointer]), "mysql_close": (None, [pointer])}
+    for name, (result, arguments) in signatures.items():
+        getattr(lib, name).restype, getattr(lib, name).argtypes = result, arguments
+    return lib
+
+
+def test_connector_c_reexecutes_without_types_and_sends_long_data(server: ServeProcess):
+    """MariaDB Connector/C sends the new-params-bound flag 0 after the first execution (and so do
+    libmysqlclient and mysqlnd): each execution still binds its values, with the first one's types."""
+    lib = _libmariadb()
+    connection = lib.mysql_init(None)
+    assert lib.mysql_real_connect(connection, b"127.0.0.1", USER.encode(), PASSWORD.encode(), None, server.port, None, 0)
+    assert lib.mysql_query(connection, b"CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'cc'") == 0
+    stmt = lib.mysql_stmt_init(connection)
+    query = (b"SELECT FILTER_NAME FROM performance_schema.replication_applier_filters "
+             b"WHERE CHANNEL_NAME = 'cc' AND FILTER_NAME = ? AND COUNTER = ?")
+    assert lib.mysql_stmt_prepare(stmt, query, len(query)) == 0
+    name = ctypes.create_string_buffer(b"REPLICATE_WILD_IGNORE_TABLE")
+    name_length, counter = ctypes.c_ulong(len(name.value)), ctypes.c_longlong(0)
+    binds = (_Bind * 2)()
+    binds[0].buffer_type, binds[0].buffer, binds[0].length = 254, ctypes.cast(name, ctypes.c_void_p), ctypes.pointer(name_length)
+    binds[0].buffer_length = len(name.value)
+    binds[1].buffer_type, binds[1].buffer = 8, ctypes.cast(ctypes.pointer(counter), ctypes.c_void_p)
+    assert lib.mysql_stmt_bind_param(stmt, binds) == b"\x00"
+
+    def rows() -> int:
+        assert lib.mysql_stmt_execute(stmt) == 0, lib.mysql_stmt_errno(stmt)
+        assert lib.mysql_stmt_store_result(stmt) == 0
+        count = lib.mysql_stmt_num_rows(stmt)
+        lib.mysql_stmt_free_result(stmt)
+        return count
+
+    found = []
+    for value in (0, 0, 1, 0):  # the second and later executions send no types
+        counter.value = value
+        found.append(rows())
+    assert found == [1, 1, 0, 1]
+    # the name sent as long data in two pieces; its value is then left out of the packet
+    assert lib.mysql_stmt_send_long_data(stmt, 0, b"REPLICATE_WILD_", 15) == b"\x00"
+    assert lib.mysql_stmt_send_long_data(stmt, 0, b"IGNORE_TABLE", 12) == b"\x00"
+    name_length.value = 0
+    assert rows() == 1
+    lib.mysql_stmt_close(stmt)
+    lib.mysql_close(connection)
