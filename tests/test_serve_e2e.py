@@ -9,6 +9,9 @@ server when it needs its own options.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import datetime
 import shutil
 import signal
 import socket
@@ -17,6 +20,7 @@ import struct
 import subprocess
 import sys
 import time
+from decimal import Decimal
 from pathlib import Path
 
 import pymysql
@@ -187,7 +191,12 @@ def test_mysql_connector_errors_warnings_reset_change_user_prepared(server: Serv
     cursor = connection.cursor()
     cursor.execute("SELECT @@sql_mode")
     assert cursor.fetchall()[0][0].startswith("ONLY_FULL_GROUP_BY,")
-    connection.cmd_change_user(username=USER, password=PASSWORD)
+    old = connection.cmd_stmt_prepare(b"SELECT @@sql_mode")["statement_id"]
+    connection.cmd_change_user(username=USER, password=PASSWORD)  # deallocates the statements
+    with pytest.raises(mysql_connector.Error) as caught:
+        connection.cmd_stmt_execute(old)
+    assert (caught.value.errno, caught.value.msg) == (
+        1243, f"Unknown prepared statement handler ({old}) given to mysql_stmt_precheck")
     prepared = connection.cursor(prepared=True)
     prepared.execute("SELECT FILTER_NAME, COUNTER FROM performance_schema.replication_applier_filters "
                      "WHERE CHANNEL_NAME = 'mc'")
@@ -200,6 +209,13 @@ def test_mysql_connector_errors_warnings_reset_change_user_prepared(server: Serv
     for value in ("it's", "mc' OR 'a' = 'a", "mc\\"):
         prepared.execute(query, (value, 0))
         assert prepared.fetchall() == []
+    # numbers compare as MySQL's (a double, a DECIMAL); TIME and DATE values bind as their text
+    counter_query = "SELECT FILTER_NAME FROM performance_schema.replication_applier_filters WHERE CHANNEL_NAME = 'mc' AND COUNTER = ?"
+    for value, rows in ((1.5, []), (0.0, [("REPLICATE_WILD_IGNORE_TABLE",)]), (Decimal("0.5"), []),
+                        (Decimal("0.000"), [("REPLICATE_WILD_IGNORE_TABLE",)]), (float("inf"), []),
+                        (datetime.timedelta(days=-1, hours=1), []), (datetime.date(2020, 1, 2), [])):
+        prepared.execute(counter_query, (value,))
+        assert prepared.fetchall() == rows, value
     with pytest.raises(mysql_connector.Error) as caught:
         prepared.execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST = ? FOR CHANNEL 'mc'", ("x",))
     assert caught.value.errno == 1064  # the dialect's statements take no placeholder, as in sql_yacc.yy
@@ -369,3 +385,145 @@ def test_sigterm_closes_clients_and_leaves_the_datadir_consistent(tmp_path: Path
     again = subprocess.run([sys.executable, "-m", "replfilter", "--datadir", str(datadir), "-e",
                             "SELECT @@version; SHOW REPLICA STATUS FOR CHANNEL 'k'\\G"], capture_output=True, text=True, timeout=60)
     assert "Source_Host: kept" in again.stdout and "Source_Port: 3310" in again.stdout
+
+
+# ---- prepared statements at the packet level --------------------------------------------------------
+
+COM_STMT_PREPARE, COM_STMT_EXECUTE, COM_STMT_SEND_LONG_DATA, COM_STMT_RESET, COM_RESET_CONNECTION = (
+    0x16, 0x17, 0x18, 0x1A, 0x1F)
+
+
+def _prepare(connection: pymysql.connections.Connection, text: str) -> int:
+    connection._execute_command(COM_STMT_PREPARE, text)
+    ok = connection._read_packet().get_all_data()
+    params = struct.unpack("<H", ok[7:9])[0]
+    for _ in range(params + (1 if params else 0)):  # the parameters' definitions and their EOF
+        connection._read_packet()
+    return struct.unpack("<I", ok[1:5])[0]
+
+
+def _execute(connection: pymysql.connections.Connection, payload: bytes) -> list[bytes]:
+    """The binary rows' raw bytes (an error packet raises pymysql's error)."""
+    connection._execute_command(COM_STMT_EXECUTE, payload)
+    first = connection._read_packet()
+    for _ in range(first.read_length_encoded_integer() + 1):  # definitions and EOF
+        connection._read_packet()
+    rows = []
+    while not (packet := connection._read_packet()).is_eof_packet():
+        rows.append(packet.get_all_data())
+    return rows
+
+
+def test_prepared_types_reused_long_data_and_reset_drops_statements(server: ServeProcess):
+    from stmt_packets import execute_payload, long_data_payload
+
+    connection = pymysql.connect(host="127.0.0.1", port=server.port, user=USER, password=PASSWORD)
+    connection.cursor().execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'pk'")
+    query = "SELECT FILTER_NAME FROM performance_schema.replication_applier_filters WHERE CHANNEL_NAME = ? AND COUNTER = ?"
+    stmt_id = _prepare(connection, query)
+    assert len(_execute(connection, execute_payload(stmt_id, ["pk", 0]))) == 1
+    # the second execution sends no types (libmysqlclient, Connector/C, mysqlnd): the first ones hold
+    assert len(_execute(connection, execute_payload(stmt_id, ["pk", 0], bound=False))) == 1
+    assert _execute(connection, execute_payload(stmt_id, ["nope", 0], bound=False)) == []
+    # long data stands for parameter 0 at the next execution only, its value left out of the packet
+    connection._execute_command(COM_STMT_SEND_LONG_DATA, long_data_payload(stmt_id, 0, b"no"))
+    connection._execute_command(COM_STMT_SEND_LONG_DATA, long_data_payload(stmt_id, 0, b"pe"))
+    assert _execute(connection, execute_payload(stmt_id, ["pk", 0], bound=False, long_data=frozenset({0}))) == []
+    assert len(_execute(connection, execute_payload(stmt_id, ["pk", 0], bound=False))) == 1
+    # a parameter the statement has not: 1210 at each execution until COM_STMT_RESET (mysql_stmt_precheck)
+    connection._execute_command(COM_STMT_SEND_LONG_DATA, long_data_payload(stmt_id, 5, b"x"))
+    for _ in range(2):
+        with pytest.raises(pymysql.err.MySQLError) as caught:
+            _execute(connection, execute_payload(stmt_id, ["pk", 0]))
+        assert caught.value.args == (1210, "Incorrect arguments to mysql_stmt_precheck")
+    connection._execute_command(COM_STMT_RESET, struct.pack("<I", stmt_id))
+    connection._read_packet()
+    assert len(_execute(connection, execute_payload(stmt_id, ["pk", 0]))) == 1
+    connection._execute_command(COM_STMT_RESET, struct.pack("<I", 999))
+    with pytest.raises(pymysql.err.MySQLError) as caught:
+        connection._read_packet()
+    assert caught.value.args == (1243, "Unknown prepared statement handler (999) given to mysql_stmt_precheck")
+    # a double binds as one; a ? sent as text (COM_QUERY) is the parser's 1064, as in mysqld
+    assert _execute(connection, execute_payload(stmt_id, ["pk", 1.5])) == []
+    assert len(_execute(connection, execute_payload(stmt_id, ["pk", 0.0]))) == 1
+    with pytest.raises(pymysql.err.MySQLError) as caught:
+        connection.cursor().execute(query.replace("CHANNEL_NAME = ?", "CHANNEL_NAME = 'pk'"))
+    assert caught.value.args[0] == 1064 and "near '?' at line 1" in caught.value.args[1]
+    # COM_RESET_CONNECTION and COM_CHANGE_USER deallocate the statements: the old id is 1243
+    connection._execute_command(COM_RESET_CONNECTION, b"")
+    connection._read_packet()
+    with pytest.raises(pymysql.err.MySQLError) as caught:
+        _execute(connection, execute_payload(stmt_id, ["pk", 0]))
+    assert caught.value.args == (1243, f"Unknown prepared statement handler ({stmt_id}) given to mysql_stmt_precheck")
+    connection.close()
+
+
+class _Bind(ctypes.Structure):
+    """MariaDB Connector/C's MYSQL_BIND (mysql.h), for a real libmariadb client."""
+
+    _fields_ = [("length", ctypes.POINTER(ctypes.c_ulong)), ("is_null", ctypes.c_void_p), ("buffer", ctypes.c_void_p),
+                ("error", ctypes.c_void_p), ("row_ptr", ctypes.c_void_p), ("store_param_func", ctypes.c_void_p),
+                ("fetch_result", ctypes.c_void_p), ("skip_result", ctypes.c_void_p), ("buffer_length", ctypes.c_ulong),
+                ("offset", ctypes.c_ulong), ("length_value", ctypes.c_ulong), ("param_number", ctypes.c_uint),
+                ("pack_length", ctypes.c_uint), ("buffer_type", ctypes.c_int), ("error_value", ctypes.c_char),
+                ("is_unsigned", ctypes.c_char), ("long_data_used", ctypes.c_char), ("is_null_value", ctypes.c_char),
+                ("extension", ctypes.c_void_p)]
+
+
+def _libmariadb():  # type: ignore[no-untyped-def]
+    path = ctypes.util.find_library("mariadb")
+    if path is None:
+        pytest.skip("libmariadb (MariaDB Connector/C, installed with Debian's mariadb-client) is not installed")
+    lib = ctypes.CDLL(path)
+    pointer, text = ctypes.c_void_p, ctypes.c_char_p
+    signatures = {"mysql_init": (pointer, [pointer]), "mysql_real_connect": (pointer, [pointer, text, text, text, text, ctypes.c_uint, text, ctypes.c_ulong]),
+                  "mysql_query": (ctypes.c_int, [pointer, text]), "mysql_stmt_init": (pointer, [pointer]),
+                  "mysql_stmt_prepare": (ctypes.c_int, [pointer, text, ctypes.c_ulong]),
+                  "mysql_stmt_bind_param": (ctypes.c_char, [pointer, pointer]), "mysql_stmt_execute": (ctypes.c_int, [pointer]),
+                  "mysql_stmt_store_result": (ctypes.c_int, [pointer]), "mysql_stmt_num_rows": (ctypes.c_ulonglong, [pointer]),
+                  "mysql_stmt_free_result": (ctypes.c_char, [pointer]), "mysql_stmt_errno": (ctypes.c_uint, [pointer]),
+                  "mysql_stmt_send_long_data": (ctypes.c_char, [pointer, ctypes.c_uint, text, ctypes.c_ulong]),
+                  "mysql_stmt_close": (ctypes.c_char, [pointer]), "mysql_close": (None, [pointer])}
+    for name, (result, arguments) in signatures.items():
+        getattr(lib, name).restype, getattr(lib, name).argtypes = result, arguments
+    return lib
+
+
+def test_connector_c_reexecutes_without_types_and_sends_long_data(server: ServeProcess):
+    """MariaDB Connector/C sends the new-params-bound flag 0 after the first execution (and so do
+    libmysqlclient and mysqlnd): each execution still binds its values, with the first one's types."""
+    lib = _libmariadb()
+    connection = lib.mysql_init(None)
+    assert lib.mysql_real_connect(connection, b"127.0.0.1", USER.encode(), PASSWORD.encode(), None, server.port, None, 0)
+    assert lib.mysql_query(connection, b"CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'cc'") == 0
+    stmt = lib.mysql_stmt_init(connection)
+    query = (b"SELECT FILTER_NAME FROM performance_schema.replication_applier_filters "
+             b"WHERE CHANNEL_NAME = 'cc' AND FILTER_NAME = ? AND COUNTER = ?")
+    assert lib.mysql_stmt_prepare(stmt, query, len(query)) == 0
+    name = ctypes.create_string_buffer(b"REPLICATE_WILD_IGNORE_TABLE")
+    name_length, counter = ctypes.c_ulong(len(name.value)), ctypes.c_longlong(0)
+    binds = (_Bind * 2)()
+    binds[0].buffer_type, binds[0].buffer, binds[0].length = 254, ctypes.cast(name, ctypes.c_void_p), ctypes.pointer(name_length)
+    binds[0].buffer_length = len(name.value)
+    binds[1].buffer_type, binds[1].buffer = 8, ctypes.cast(ctypes.pointer(counter), ctypes.c_void_p)
+    assert lib.mysql_stmt_bind_param(stmt, binds) == b"\x00"
+
+    def rows() -> int:
+        assert lib.mysql_stmt_execute(stmt) == 0, lib.mysql_stmt_errno(stmt)
+        assert lib.mysql_stmt_store_result(stmt) == 0
+        count = lib.mysql_stmt_num_rows(stmt)
+        lib.mysql_stmt_free_result(stmt)
+        return count
+
+    found = []
+    for value in (0, 0, 1, 0):  # the second and later executions send no types
+        counter.value = value
+        found.append(rows())
+    assert found == [1, 1, 0, 1]
+    # the name sent as long data in two pieces; its value is then left out of the packet
+    assert lib.mysql_stmt_send_long_data(stmt, 0, b"REPLICATE_WILD_", 15) == b"\x00"
+    assert lib.mysql_stmt_send_long_data(stmt, 0, b"IGNORE_TABLE", 12) == b"\x00"
+    name_length.value = 0
+    assert rows() == 1
+    lib.mysql_stmt_close(stmt)
+    lib.mysql_close(connection)

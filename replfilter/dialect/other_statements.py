@@ -49,6 +49,19 @@ MAX_CHARS = 64 * 1024
 FILTER_TABLES = ("replication_applier_filters", "replication_applier_global_filters")
 
 
+def placeholder_positions(text: str) -> tuple[int, ...]:
+    """Where each ``?`` of ``text`` starts, not counting one inside quotes or a comment."""
+    from sqlglot.dialects.mysql import MySQL
+    from sqlglot.errors import TokenError
+    from sqlglot.tokens import TokenType
+
+    try:
+        tokens = MySQL().tokenize(text)
+    except TokenError:  # an unterminated quote: the statement's own error comes from the parser
+        return ()
+    return tuple(token.start for token in tokens if token.token_type is TokenType.PLACEHOLDER)
+
+
 def reads_filter_tables_only(text: str) -> bool:
     """True for a SELECT (``statement_kind`` said so) whose tables are all performance_schema
     filter tables, and that names at least one."""

@@ -11,6 +11,9 @@ compares case-insensitively and ignores trailing spaces (PAD SPACE). COUNTER com
 
 from __future__ import annotations
 
+import math
+import re
+import sys
 from datetime import datetime
 from typing import Callable
 
@@ -72,12 +75,9 @@ def _column_index(columns: tuple[str, ...], name: str, clause: str) -> int:
     return columns.index(upper)
 
 
-def _coerce(column: str, value: str | int) -> Value:
-    if column in NUMERIC_COLUMNS:
-        try:
-            return int(value)
-        except ValueError:
-            return 0  # MySQL converts a non-numeric string to 0 (with a warning)
+def _coerce(column: str, value: str | int) -> Value | float:
+    if column in NUMERIC_COLUMNS:  # COUNTER = '1.5' compares as doubles: the string's numeric prefix
+        return value if isinstance(value, int) else string_to_double(value)
     return _collate(str(value))
 
 
@@ -123,29 +123,144 @@ def select_performance_schema(state: ReplicaState, stmt: ast.SelectPerformanceSc
     return ResultSet(tuple(headers), tuple(tuple(row[i] for i in selected) for row in rows))
 
 
+COLUMN_TYPES = {"CHANNEL_NAME": "VARCHAR", "FILTER_NAME": "VARCHAR", "FILTER_RULE": "VARCHAR",
+                "CONFIGURED_BY": "VARCHAR", "ACTIVE_SINCE": "VARCHAR", "COUNTER": "BIGINT"}
+"""The tables' columns as sqlglot's executor is told them (ACTIVE_SINCE is held as its text)."""
+_CLAUSES = {"expressions": "field list", "where": "where clause", "group": "group statement",
+            "having": "having clause", "order": "order clause"}
+"""The clause a column is resolved in, as 1054 names it, in the order mysqld resolves them."""
+_DOUBLE_SPACING = 2 ** 52
+"""Below this a double holds ``n + 0.5`` exactly."""
+
+
 def query_performance_schema(state: ReplicaState, sql: str) -> ResultSet:
     """A SELECT on the filter tables beyond the grammar's (``>``, ``LIKE``, ``IN``, aliases,
     ``GROUP BY``, aggregates...), run by sqlglot's executor over the tables' rows. String
     comparisons are made on lower-cased values, as the server's case-insensitive collation does;
-    an unnamed column is named by its expression. A query sqlglot cannot run is 1235."""
+    an unnamed column is named by its expression. Numeric literals compare as MySQL's do
+    (:func:`_numeric_literals`); an unknown column is 1054 naming its clause; a ``?`` (a
+    placeholder outside a prepared statement) is the parser's 1064; a query sqlglot cannot run is
+    1235 (its own message never reaches the user)."""
     import sqlglot
     from sqlglot import exp
     from sqlglot.executor import execute
 
+    from ..dialect.other_statements import placeholder_positions
+    from ..dialect.parser import syntax_error
+
+    positions = placeholder_positions(sql)
+    if positions:
+        raise syntax_error(sql, positions[0], state.version)
     tree = sqlglot.parse_one(sql, read="mysql")
     names = [e.alias_or_name if isinstance(e, (exp.Column, exp.Alias)) else e.sql(dialect="mysql")
              for e in tree.expressions]
+    _check_columns(tree)
+    _numeric_literals(tree)
     for comparison in list(tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.In)):
-        if any(isinstance(node, exp.Literal) and node.is_string for node in comparison.walk()):
-            for operand in list(comparison.iter_expressions()):
+        operands = list(comparison.iter_expressions())
+        if _numeric(comparison):  # COUNTER and a string compare as doubles: the string's numeric prefix
+            for operand in operands:
+                if isinstance(operand, exp.Literal) and operand.is_string:
+                    operand.replace(exp.Literal.number(repr(string_to_double(operand.this))))
+        elif any(isinstance(node, exp.Literal) and node.is_string for node in comparison.walk()):
+            for operand in operands:
                 if isinstance(operand, (exp.Column, exp.Literal)):
                     operand.replace(exp.Lower(this=operand.copy()))
     tables = {name: [dict(zip(columns, row)) for row in rows(state)] for name, (columns, rows) in TABLES.items()}
+    schema = {SCHEMA: {name: {c: COLUMN_TYPES[c] for c in columns} for name, (columns, _) in TABLES.items()}}
     try:
-        result = execute(tree, tables={SCHEMA: tables})
-    except Exception as error:  # sqlglot's executor covers a subset of SQL
-        raise MySQLError.of(ER.NOT_SUPPORTED_YET, f"this query on the filter tables in replfilter ({error})") from None
+        result = execute(tree, schema=schema, tables={SCHEMA: tables})
+    except Exception:  # sqlglot's executor covers a subset of SQL; its message is about its own internals
+        raise MySQLError.of(ER.NOT_SUPPORTED_YET, "this query on the filter tables in replfilter") from None
     if len(names) == 1 and names[0] == "*":  # the table's columns, named as the table names them
         known = {c.lower(): c for c in (*CHANNEL_COLUMNS, *GLOBAL_COLUMNS)}
         names = [known.get(c.lower(), c) for c in result.columns]
     return ResultSet(tuple(names), tuple(tuple(r) for r in result.rows))
+
+
+def _check_columns(tree: "exp.Expr") -> None:
+    """1054 for a column the filter tables do not have, naming the clause it is in; a select
+    alias may be named after the field list, except in WHERE (as in MySQL)."""
+    from sqlglot import exp
+
+    known = set(COLUMN_TYPES)
+    aliases = {e.alias.upper() for e in tree.expressions if isinstance(e, exp.Alias)}
+    unknown: dict[str, str] = {}
+    for column in tree.find_all(exp.Column):
+        node = column
+        while node.parent is not None and node.parent is not tree:
+            node = node.parent
+        clause = _CLAUSES.get(node.arg_key or "", "field list")
+        name = column.name.upper()
+        if name in known or (name in aliases and clause not in ("field list", "where clause")):
+            continue
+        unknown.setdefault(clause, ".".join(part.name for part in column.parts))
+    for clause in _CLAUSES.values():
+        if clause in unknown:
+            raise MySQLError.of(ER.BAD_FIELD_ERROR, unknown[clause], clause)
+
+
+def _numeric_literals(tree: "exp.Expr") -> None:
+    """MySQL's numeric literals, for sqlglot's executor (which reads each as a Python number).
+
+    One with an exponent is a double (out of range: 1367, as the server's lexer says it); one
+    with a point is an exact DECIMAL. A DECIMAL compared with COUNTER (an integer) compares
+    exactly in MySQL, so ``COUNTER = 1.5`` matches nothing and ``COUNTER = 1.0`` matches 1: an
+    integral one becomes that integer, and a fractional one ``n + 0.5`` with the same integer
+    part (a double holds it exactly below 2**52; ``0.99999999999999999999`` would round to 1.0).
+    Against a string column MySQL compares as doubles, which the literal read as a float is."""
+    from decimal import Decimal
+
+    from sqlglot import exp
+
+    for literal in list(tree.find_all(exp.Literal)):
+        if literal.is_string:
+            continue
+        text = literal.this
+        if "e" in text.lower():
+            if float(text) in (float("inf"), float("-inf")):
+                raise MySQLError.of(ER.ILLEGAL_VALUE_FOR_TYPE, "double", text)
+            continue
+        if "." not in text:
+            continue
+        value = Decimal(text)
+        integral = value.to_integral_value(rounding="ROUND_FLOOR")
+        if value == integral:
+            literal.replace(exp.Literal.number(int(integral)))
+        elif integral < _DOUBLE_SPACING and _compared_with_counter(literal):
+            literal.replace(exp.Literal.number(f"{int(integral)}.5"))
+
+
+def _compared_with_counter(literal: "exp.Expr") -> bool:
+    from sqlglot import exp
+
+    node = literal
+    while isinstance(node.parent, (exp.Neg, exp.Paren, exp.Tuple)):
+        node = node.parent
+    comparison = node.parent
+    return isinstance(comparison, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ,
+                                   exp.Between, exp.In)) and _numeric(comparison)
+
+
+def _numeric(comparison: "exp.Expr") -> bool:
+    """Whether one side of ``comparison`` is COUNTER itself."""
+    from sqlglot import exp
+
+    return any(isinstance(operand, exp.Column) and operand.name.upper() in NUMERIC_COLUMNS
+               for operand in comparison.iter_expressions())
+
+
+_NUMERIC_PREFIX = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def string_to_double(text: str) -> float:
+    """A string as MySQL reads it as a number: its leading numeric part, else 0 (MySQL warns
+    1292 there; the filter tables' SELECT raises no warnings here)."""
+    match = _NUMERIC_PREFIX.match(text)
+    if match is None:
+        return 0.0
+    try:
+        value = float(match.group())
+    except ValueError:
+        return 0.0
+    return value if math.isfinite(value) else math.copysign(sys.float_info.max, value)

@@ -40,7 +40,7 @@ from ..core.results import Ok, Result, ResultSet
 from ..dialect.parser import split_multi_statements
 from ..server.session import Session
 from .columns import result_columns, result_header, wire_rows
-from .prepared import bind, execute_parameters, placeholder_positions
+from .prepared import ParameterType, bind, execute_parameters, placeholder_positions
 
 SERVER_CAPABILITIES = (
     Capabilities.CLIENT_PROTOCOL_41
@@ -72,7 +72,6 @@ TOO_MANY_CONNECTIONS = MySQLError.of(ER.CON_COUNT_ERROR)
 SERVER_SHUTDOWN = MySQLError.of(ER.SERVER_SHUTDOWN)
 INACTIVITY = MySQLError.of(ER.CLIENT_INTERACTION_TIMEOUT)
 INSECURE_TRANSPORT = MySQLError.of(ER.SECURE_TRANSPORT_REQUIRED)
-UNKNOWN_STATEMENT_HANDLER = MySQLError.of(ER.UNKNOWN_STMT_HANDLER, 0, "mysqld_stmt_execute")
 MALFORMED_PACKET = MySQLError.of(ER.MALFORMED_PACKET)
 _MIMIC_CODES = {ErrorCode.UNKNOWN_COM_ERROR: UNKNOWN_COMMAND, ErrorCode.HANDSHAKE_ERROR: BAD_HANDSHAKE}
 
@@ -244,6 +243,15 @@ class ReplicaConnection(Connection):
         self.secure = False
         self._placeholders: dict[int, tuple[int, ...]] = {}
         """Each prepared statement's ``?`` positions in its text."""
+        self._parameter_types: dict[int, tuple[ParameterType, ...]] = {}
+        """Each statement's parameter types at its last execution: a COM_STMT_EXECUTE with the
+        new-params-bound flag 0 reuses them, as mysqld does."""
+        self._long_data: dict[int, dict[int, bytearray]] = {}
+        """COM_STMT_SEND_LONG_DATA's data per statement and parameter, until its next execution."""
+        self._long_data_errors: dict[int, MySQLError] = {}
+        """A long-data packet mysqld refused (a parameter the statement has not): every execution
+        reports it until COM_STMT_RESET, as ``mysql_stmt_precheck`` puts the statement in
+        STMT_ERROR and ``execute_loop`` checks it (sql_prepare.cc)."""
 
     # ---- the connection's life
     async def serve(self) -> None:
@@ -330,6 +338,7 @@ class ReplicaConnection(Connection):
                     await self.init_db(data[1:])
                 elif data[0] == Commands.COM_RESET_CONNECTION:
                     self.replica.reset_connection()
+                    self.forget_statements()
                     self.status_flags = ServerStatus.SERVER_STATUS_AUTOCOMMIT
                     await self.stream.write(self.ok())
                 elif data[0] == Commands.COM_CHANGE_USER:
@@ -339,15 +348,13 @@ class ReplicaConnection(Connection):
                 elif data[0] == Commands.COM_STMT_EXECUTE:
                     await self.execute_prepared(data[1:])
                 elif data[0] == Commands.COM_STMT_CLOSE:
-                    stmt_id = int.from_bytes(data[1:5], "little")
-                    self.prepared_stmts.pop(stmt_id, None)  # no reply, as in mysqld
-                    self._placeholders.pop(stmt_id, None)
+                    self.forget_statement(int.from_bytes(data[1:5], "little"))  # no reply, as in mysqld
                 elif data[0] == Commands.COM_STMT_RESET:
-                    await self.stream.write(self.ok())
+                    await self.reset_statement(int.from_bytes(data[1:5], "little"))
                 elif data[0] in (Commands.COM_PING, Commands.COM_DEBUG):
                     await self.stream.write(self.ok())
                 elif data[0] == Commands.COM_STMT_SEND_LONG_DATA:
-                    pass  # no reply, as in mysqld; no statement here has a parameter to send
+                    self.send_long_data(data[1:])  # no reply, as in mysqld
                 else:
                     await self.send_error(UNKNOWN_COMMAND)
             except LoginRefused:
@@ -385,6 +392,7 @@ class ReplicaConnection(Connection):
         database the packet names becomes the default one."""
         database = self.session.database
         await self.handle_change_user(data)
+        self.forget_statements()
         self.status_flags = ServerStatus.SERVER_STATUS_AUTOCOMMIT
         if self.session.database and self.session.database != database:
             try:
@@ -426,23 +434,69 @@ class ReplicaConnection(Connection):
         self.stream.write_many(reply)
         await self.stream.drain()
 
+    def send_long_data(self, data: bytes) -> None:
+        """COM_STMT_SEND_LONG_DATA: the chunk is appended to the parameter's data, which the
+        statement's next execution binds. As ``mysql_stmt_precheck``: no reply ever; an unknown
+        statement is ignored; a parameter the statement has not puts it in error (1210), reported
+        by its executions until COM_STMT_RESET."""
+        if len(data) < 6:
+            return
+        stmt_id, parameter = int.from_bytes(data[:4], "little"), int.from_bytes(data[4:6], "little")
+        if stmt_id not in self.prepared_stmts:
+            return
+        if parameter >= len(self._placeholders.get(stmt_id, ())):
+            self._long_data_errors[stmt_id] = MySQLError.of(ER.WRONG_ARGUMENTS, "mysql_stmt_precheck")
+            return
+        self._long_data.setdefault(stmt_id, {}).setdefault(parameter, bytearray()).extend(data[6:])
+
+    async def reset_statement(self, stmt_id: int) -> None:
+        """COM_STMT_RESET: the statement's long data and pending error are dropped (its types are
+        kept, as mysqld keeps them); an unknown id is 1243."""
+        if stmt_id not in self.prepared_stmts:
+            await self.send_error(MySQLError.of(ER.UNKNOWN_STMT_HANDLER, stmt_id, "mysql_stmt_precheck"))
+            return
+        self._long_data.pop(stmt_id, None)
+        self._long_data_errors.pop(stmt_id, None)
+        await self.stream.write(self.ok())
+
+    def forget_statement(self, stmt_id: int) -> None:
+        for held in (self.prepared_stmts, self._placeholders, self._parameter_types, self._long_data,
+                     self._long_data_errors):
+            held.pop(stmt_id, None)
+
+    def forget_statements(self) -> None:
+        """COM_RESET_CONNECTION and COM_CHANGE_USER deallocate every prepared statement, as
+        ``THD::cleanup_connection`` does: an old id is then 1243."""
+        for stmt_id in list(self.prepared_stmts):
+            self.forget_statement(stmt_id)
+
     async def execute_prepared(self, data: bytes) -> None:
         """COM_STMT_EXECUTE: the statement runs as its text would, the values bound in place of
         its ``?``; rows in the binary protocol."""
-        try:
-            statement = self.get_stmt(int.from_bytes(data[:4], "little"))
-        except MysqlError:
-            await self.send_error(UNKNOWN_STATEMENT_HANDLER)
+        stmt_id = int.from_bytes(data[:4], "little")
+        statement = self.prepared_stmts.get(stmt_id)
+        if statement is None:
+            await self.send_error(MySQLError.of(ER.UNKNOWN_STMT_HANDLER, stmt_id, "mysql_stmt_precheck"))
             return
-        positions = self._placeholders.get(statement.stmt_id, ())
+        positions = self._placeholders.get(stmt_id, ())
+        long_data = self._long_data.pop(stmt_id, {})  # used by this execution only, as mysqld resets it
         text = statement.sql
         if positions:
             try:
-                values = execute_parameters(self.capabilities, self.client_charset, data, len(positions))
+                bound = execute_parameters(self.capabilities, self.client_charset, data, len(positions),
+                                           self._parameter_types.get(stmt_id, ()), long_data)
+            except MySQLError as error:
+                await self.send_error(error)
+                return
             except Exception:  # a packet whose parameters cannot be read: the server's answer to a malformed one
                 await self.send_error(MALFORMED_PACKET)
                 return
-            text = bind(text, positions, values)
+            self._parameter_types[stmt_id] = bound.types
+            text = bind(text, positions, bound.values)
+        refused = self._long_data_errors.get(stmt_id)  # checked after the parameters, as execute_loop is
+        if refused is not None:
+            await self.send_error(refused)
+            return
         try:
             result = self.replica.execute_text(text)
         except MySQLError as error:
