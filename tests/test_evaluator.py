@@ -302,3 +302,21 @@ def test_evaluate_lines_reports_bad_lines_and_moves_counters() -> None:
     first = json.loads(results[0].to_json())
     assert first["line"] == 1 and first["decision"] == "APPLY" and first["event"]["db"] == "d"
     assert json.loads(results[1].to_json()) == {"line": 3, "error": results[1].error}
+
+
+def test_an_undecided_event_moves_no_counter() -> None:
+    """The do-db check runs before the table whose updating flag is not known decides; its
+    increment alone would be a partial count, so an undecided event moves none (as Spark's dead
+    letter for it moves none)."""
+    from replfilter.evaluation.evaluator import apply_events
+    from replfilter.evaluation.events import CommandKind, QueryEvent, TableRef
+    from replfilter.server.session import Session
+
+    session = Session()
+    session.execute_sql("CHANGE REPLICATION SOURCE TO SOURCE_HOST='src'")
+    session.execute_sql("CHANGE REPLICATION FILTER REPLICATE_DO_DB=(db1), REPLICATE_WILD_IGNORE_TABLE=('db%.t%') FOR CHANNEL ''")
+    event = QueryEvent(channel="", default_db="db1", command=CommandKind.UPDATE_MULTI, tables=(TableRef(None, "t1", None),))
+    (decision,), state = apply_events(session.state, [event])
+    assert decision.decision is None and "is updating is not known" in decision.reason
+    assert not decision.increments
+    assert state == session.state

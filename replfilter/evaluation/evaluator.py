@@ -137,7 +137,10 @@ def _finish(
         db,
         rewrite[1] if rewrite else None,
         display_rules(FT.REWRITE_DB, (rewrite,)) if rewrite else None,
-        MappingProxyType(trace.counts) if trace.counts else _NO_COUNTS,
+        # An undecided event moves no COUNTER: which types the replica moves depends on what is
+        # not known, so a partial count (say the do-db check that ran first) would be a guess,
+        # and Spark's dead letter for the same event moves none.
+        MappingProxyType(trace.counts) if trace.counts and verdict is not None else _NO_COUNTS,
     )
 
 
