@@ -8,7 +8,7 @@ The binlog is written by a real MariaDB (tests/mariadb_server.py) in a temporary
 images (integers, DECIMAL, VARCHAR, DATETIME, ENUM, TEXT), ROW format with full row metadata,
 written by multi-row INSERTs, UPDATEs (before and after images) and DELETEs, in transactions.
 
-    PYTHONPATH=$PWD /work/venv/bin/python bench/binlog.py [--rows-per-tenant 40000] [--tenants 8]
+    PYTHONPATH=$PWD /work/venv/bin/python bench/binlog.py [--rows-per-tenant 40000] [--tenants 8] [--binlog-dir DIR]
 
 CPU time is measured per process (``time.process_time`` here, ``RUSAGE_CHILDREN`` for
 mariadb-binlog), so "per core" is what one core does.
@@ -87,13 +87,41 @@ def ours(paths: list[Path], decode_rows: bool) -> tuple[float, float, int, int]:
     return time.process_time() - cpu, time.perf_counter() - wall, events, rows
 
 
-def mariadb_binlog(paths: list[Path]) -> tuple[float, float]:
+_ROW_HEADS = (b"\n### INSERT INTO ", b"\n### UPDATE ", b"\n### DELETE FROM ")
+
+
+def mariadb_binlog(paths: list[Path]) -> tuple[float, float, int]:
+    """(cpu seconds, wall seconds, rows printed): the rows are counted in its output (``### INSERT
+    INTO``, ``### UPDATE``, ``### DELETE FROM``, one per row), here, so that both readers are
+    seen to handle every row of the file; counting costs this process, not the child's CPU."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter()
-    with open(os.devnull, "wb") as sink:
-        subprocess.run(["mariadb-binlog", "-v", "--base64-output=decode-rows", *map(str, paths)], stdout=sink, check=True)
+    rows, tail = 0, b""
+    with subprocess.Popen(["mariadb-binlog", "-v", "--base64-output=decode-rows", *map(str, paths)],
+                          stdout=subprocess.PIPE) as child:
+        assert child.stdout is not None
+        while chunk := child.stdout.read(1 << 20):
+            text = tail + chunk
+            rows += sum(text.count(head) for head in _ROW_HEADS)
+            tail = text[-20:]  # a row heading cut by the chunk's end is counted with the next
+            rows -= sum(tail.count(head) for head in _ROW_HEADS)
+        rows += sum(tail.count(head) for head in _ROW_HEADS)
+    if child.returncode:
+        raise subprocess.CalledProcessError(child.returncode, "mariadb-binlog")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), time.perf_counter() - wall
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), time.perf_counter() - wall, rows
+
+
+def evaluate_text(paths: list[Path]) -> float:
+    """CPU seconds of ``replfilter evaluate --rows`` writing its JSON lines to /dev/null, start
+    included: text out, as mariadb-binlog -v writes text."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    code = "import sys; from replfilter.cli.main import main; sys.exit(main())"
+    with open(os.devnull, "wb") as sink:
+        subprocess.run([sys.executable, "-c", code, "evaluate", "--rows", "--replicate-wild-ignore-table=tenant_00%.%",
+                        *map(str, paths)], stdout=sink, check=True, cwd=Path(__file__).resolve().parent.parent)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def mysql_replication(paths: list[Path]) -> tuple[float, int] | None:
@@ -205,21 +233,34 @@ def main() -> None:
     parser.add_argument("--rows-per-tenant", type=int, default=40000)
     parser.add_argument("--chunk", type=int, default=500, help="rows per INSERT (one transaction)")
     parser.add_argument("--big-gb", type=float, default=0, help="also read a file of this many GB (the events repeated): memory flat?")
+    parser.add_argument("--binlog-dir", type=Path, metavar="DIR",
+                        help="keep the binlog MariaDB writes in DIR, and read the one there if DIR has one (skips the ~25 s of writing it)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="replfilter-bench-binlog-") as tmp:
         started = time.perf_counter()
-        paths = build_binlog(args.tenants, args.rows_per_tenant, args.chunk, Path(tmp))
+        kept = sorted(args.binlog_dir.glob("binlog.[0-9]*")) if args.binlog_dir else []
+        if kept:
+            paths = kept
+        else:
+            out = args.binlog_dir or Path(tmp)
+            out.mkdir(parents=True, exist_ok=True)
+            paths = build_binlog(args.tenants, args.rows_per_tenant, args.chunk, out)
         size = sum(p.stat().st_size for p in paths)
         mb = size / 1e6
-        print(f"binlog: {len(paths)} file(s), {mb:.1f} MB, written by MariaDB in {time.perf_counter() - started:.1f} s")
+        print(f"binlog: {len(paths)} file(s), {mb:.1f} MB, {'read from ' + str(args.binlog_dir) if kept else 'written by MariaDB'} "
+              f"in {time.perf_counter() - started:.1f} s; load average {os.getloadavg()[0]:.1f}")
         cpu, wall, events, rows = ours(paths, decode_rows=False)
         print(f"decisions only (headers, table maps, queries, row counts): {mb / cpu:.1f} MB/s per core "
               f"({cpu:.2f} s CPU, {wall:.2f} s wall, {events} events decided, {rows} rows counted)")
         cpu_rows, wall_rows, _, rows_decoded = ours(paths, decode_rows=True)
         print(f"with row values decoded: {rows_decoded / cpu_rows:,.0f} rows/s, {mb / cpu_rows:.1f} MB/s per core ({cpu_rows:.2f} s CPU)")
-        cpu_c, wall_c = mariadb_binlog(paths)
-        print(f"mariadb-binlog -v: {rows_decoded / cpu_c:,.0f} rows/s, {mb / cpu_c:.1f} MB/s per core ({cpu_c:.2f} s CPU, {wall_c:.2f} s wall)")
+        cpu_c, wall_c, rows_c = mariadb_binlog(paths)
+        print(f"mariadb-binlog -v: {rows_c / cpu_c:,.0f} rows/s, {mb / cpu_c:.1f} MB/s per core ({cpu_c:.2f} s CPU, {wall_c:.2f} s wall, "
+              f"{rows_c} rows printed{'' if rows_c == rows_decoded else f': NOT the {rows_decoded} rows replfilter decoded'})")
         print(f"ratio, rows decoded: replfilter / mariadb-binlog -v = {cpu_c / cpu_rows:.2f}")
+        cpu_t = evaluate_text(paths)
+        print(f"text out: replfilter evaluate --rows > /dev/null {cpu_t:.2f} s CPU (start and JSON lines included); "
+              f"ratio to mariadb-binlog -v > /dev/null = {cpu_c / cpu_t:.2f}")
         if args.big_gb:
             small_cpu, small_rss = peak_memory(paths[0])
             big = big_copy(paths[0], int(args.big_gb * 1e9), Path(tmp) / "big.000001")

@@ -128,6 +128,25 @@ def test_evaluate_groups_transactions_and_gives_gtids(binlog):
     assert all(r["pos"] == payload[-1]["pos"] for r in payload[1:])
 
 
+def test_a_read_freezes_the_objects_before_it_only_while_it_runs(binlog):
+    """long_lived.py: the objects alive before a read are kept from the collector during the
+    read only; after it ends, or is abandoned half-way (the generator closed), or while two
+    reads interleave, nothing stays frozen."""
+    import gc
+
+    evaluator = LineEvaluator(Session().state)
+    assert gc.get_freeze_count() == 0
+    results = decide_files(evaluator, [str(binlog)], decode_rows=True)
+    next(results)
+    assert gc.get_freeze_count() > 0
+    other = decide_files(evaluator, [str(binlog)])
+    assert list(other) and gc.get_freeze_count() > 0  # the first read still runs
+    results.close()
+    assert gc.get_freeze_count() == 0
+    assert list(decide_files(evaluator, [str(binlog)], decode_rows=True))
+    assert gc.get_freeze_count() == 0
+
+
 def test_the_checksum_is_verified_on_every_event(binlog):
     data = binlog.read_bytes()
     clean = [i for i in read_binlog(str(binlog), open_payloads=False)]

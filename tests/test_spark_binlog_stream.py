@@ -306,3 +306,30 @@ def test_a_streamed_update_whose_updating_tables_are_not_known_decides_as_evalua
     dead = spark.read.parquet(str(tmp_path / "out" / "_dead_letter")).collect()
     assert [d["reason"] for d in dead] == [want[1].decision.reason]
     assert dead[0]["source_file"].endswith("binlog.000001")  # the file, as the binlog's own dead letters
+
+
+def test_stream_rows_name_columns_from_the_source_schema_as_evaluate_does(spark, tmp_path):
+    """``stream --rows`` over a binlog without column names (``binlog_row_metadata=MINIMAL``):
+    the values are named from the channel's source schema (``--schema``, here LOAD SCHEMA) when
+    its column count fits, else ``col_N`` — the names ``evaluate --rows`` gives the same file."""
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    events = tmp_path / "events"
+    events.mkdir()
+    (events / "binlog.000001").write_bytes(busy_binlog())
+    schema = tmp_path / "schema.sql"
+    schema.write_text("CREATE DATABASE shop; CREATE TABLE shop.t2 (amount INT); CREATE TABLE shop.t4 (a INT, b INT);\n")
+    session = Session()
+    session.execute_sql(FILTERS)
+    session.execute_text(f"LOAD SCHEMA FROM '{schema}'")
+    evaluated = {(r.item.source.raw.log_name, r.item.rows_of.table): r.values
+                 for r in decide_files(LineEvaluator(session.state), [str(events / "binlog.000001")], decode_rows=True)
+                 if r.values is not None}
+    assert evaluated[("binlog.000001", "t2")] == [{"after": {"amount": 2}}, {"after": {"amount": -2}}]
+    assert evaluated[("binlog.000001", "t4")] == [{"after": {"col_1": 4}}, {"after": {"col_1": -4}}]  # two columns: no fit
+    config = StreamConfig(str(events), str(tmp_path / "out"), str(tmp_path / "ckpt"), skipped_dir=str(tmp_path / "skipped"),
+                          input_format="binlog", binlog_rows=True)
+    EventStream(spark, session, config).run_available_now()
+    rows = spark.read.parquet(config.output_dir).collect() + spark.read.parquet(config.skipped_dir).collect()
+    streamed = {(json.loads(r["record"])["log_name"], r["table"]): json.loads(r["record"])["values"] for r in rows if r["type"] == "row"}
+    assert streamed == evaluated

@@ -18,11 +18,13 @@ from typing import Any, Iterator, Sequence
 
 from ..evaluation.binlog.as_events import EventMapper, Mapped
 from ..evaluation.binlog.framing import NotABinlog, ReadProblem
+from ..evaluation.binlog.long_lived import objects_before_frozen
 from ..evaluation.binlog.reader import read_binlog
 from ..evaluation.binlog.column_values import RowFormatError
 from ..evaluation.binlog.rows import read_rows_json
 from ..evaluation.events import QueryEvent, RowEvent, TransactionEvent
 from .schema import table_values
+from .source_schemas import SourceSchemas
 
 
 Segment = tuple[str, int, "int | None", Sequence[int]]
@@ -30,28 +32,31 @@ Segment = tuple[str, int, "int | None", Sequence[int]]
 
 
 def segment_rows(
-    segments: Sequence[Segment], channel: str = "", decode_rows: bool = False
+    segments: Sequence[Segment], channel: str = "", decode_rows: bool = False, schemas: SourceSchemas | None = None
 ) -> Iterator[tuple[str, tuple[Any, ...]]]:
     """The rows of consecutive pieces of files, read as one log: a transaction a relay log
     continues in its next file keeps its Table_maps and its row counts. ``decode_rows``: each
     Table_map row's record also holds ``values``, its rows events' row images as ``replfilter
-    evaluate --rows`` prints them."""
+    evaluate --rows`` prints them, their column names from the binlog's optional metadata, else
+    from ``schemas`` (the channel's source schema, ``--schema``), else ``col_1``..."""
     mapper = EventMapper(channel, decode_rows=decode_rows)
+    catalog = schemas.catalog(channel) if schemas is not None and decode_rows else None
     pending: list[list[Any]] = []  # Table_map rows waiting for the row counts of their rows events
-    for path, start, stop, formats_at in segments:
-        try:
-            for item in read_binlog(path, start, stop, formats_at=formats_at):
-                yield from _item_rows(item, mapper, pending, path)
-        except NotABinlog as err:
-            yield from _flush(pending)
-            yield "dead", (str(err), None, path, None, None)
-        except OSError as err:
-            yield from _flush(pending)
-            yield "dead", (f"{path}: {err.strerror or err}", None, path, None, None)
-    yield from _flush(pending)
+    with objects_before_frozen():
+        for path, start, stop, formats_at in segments:
+            try:
+                for item in read_binlog(path, start, stop, formats_at=formats_at):
+                    yield from _item_rows(item, mapper, pending, path, catalog)
+            except NotABinlog as err:
+                yield from _flush(pending)
+                yield "dead", (str(err), None, path, None, None)
+            except OSError as err:
+                yield from _flush(pending)
+                yield "dead", (f"{path}: {err.strerror or err}", None, path, None, None)
+        yield from _flush(pending)
 
 
-def _item_rows(item, mapper: EventMapper, pending: list[list[Any]], path: str) -> Iterator[tuple[str, tuple[Any, ...]]]:
+def _item_rows(item, mapper: EventMapper, pending: list[list[Any]], path: str, catalog: Any = None) -> Iterator[tuple[str, tuple[Any, ...]]]:
     if isinstance(item, ReadProblem):
         yield from _flush(pending)
         yield "dead", (item.message, json.dumps({"pos": item.pos, "problem": item.kind}), path, None, None)
@@ -67,7 +72,7 @@ def _item_rows(item, mapper: EventMapper, pending: list[list[Any]], path: str) -
         if mapped.decode:  # its values wanted: decoded (and so counted) here
             table, body = mapped.rows_of, mapped.source.body
             try:
-                values = read_rows_json(body.header, table, body.body, table.column_names(None))
+                values = read_rows_json(body.header, table, body.body, table.column_names_in(catalog))
             except (RowFormatError, ValueError, IndexError) as err:
                 yield from _flush(pending)
                 raw = mapped.source.raw

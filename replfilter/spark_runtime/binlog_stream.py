@@ -44,6 +44,7 @@ from ..evaluation.binlog.tail import NO_TRANSACTION, SPLIT_BYTES, Cut, Scan, log
 from .binlog_files import Segment, segment_rows
 from .schema import DEAD_LETTER_SCHEMA, INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
 from .sink import join_path
+from .source_schemas import SourceSchemas
 from .sql_tables import decide_unknown_updating
 
 SOURCE_NAME = "replfilter_binlog"
@@ -74,6 +75,8 @@ class LogPiece(InputPartition):
     segments: tuple[Segment, ...]
     channel: str
     decode_rows: bool = False
+    schemas: SourceSchemas | None = None
+    """With ``decode_rows``: the sources' schemas, naming the columns the binlog leaves unnamed."""
 
 
 class BinlogSource(DataSource):
@@ -96,6 +99,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self.directory = options["path"]
         self.channel = options.get("channel", "")
         self.decode_rows = options.get("rows", "false") == "true"
+        self.schemas = SourceSchemas.from_json(options["sourceSchemas"]) if options.get("sourceSchemas") else None
         self.all_closed = options.get("closed", "false") == "true"
         self.max_files = int(options.get("maxFilesPerTrigger") or 0) or None
         self.split_bytes = int(options.get("splitBytes") or SPLIT_BYTES)
@@ -166,7 +170,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                     continue
                 segments.append((path, at.pos, stop, at.formats_at))
             if segments:
-                pieces.append(LogPiece(tuple(segments), self.channel, self.decode_rows))
+                pieces.append(LogPiece(tuple(segments), self.channel, self.decode_rows, self.schemas))
         return pieces
 
     def read(self, partition: LogPiece) -> Iterator[tuple]:
@@ -249,7 +253,7 @@ def piece_rows(piece: LogPiece) -> Iterator[tuple]:
     """The rows of one piece in :data:`SOURCE_SCHEMA` (runs on an executor)."""
     blank = (None,) * len(INGESTED_COLUMNS[:-1])
     first_path, first_start = piece.segments[0][0], piece.segments[0][1]
-    for ordinal, (tag, row) in enumerate(segment_rows(piece.segments, piece.channel, piece.decode_rows)):
+    for ordinal, (tag, row) in enumerate(segment_rows(piece.segments, piece.channel, piece.decode_rows, piece.schemas)):
         if tag == "event":
             yield (*row, first_path, first_start, ordinal, None)
             continue
@@ -264,13 +268,16 @@ def piece_rows(piece: LogPiece) -> Iterator[tuple]:
 
 def binlog_source(
     spark, events_dir: str, channel: str = "", max_files: int | None = None, split_bytes: int | None = None,
-    decode_rows: bool = False,
+    decode_rows: bool = False, schemas: SourceSchemas | None = None,
 ) -> DataFrame:
     """The streaming DataFrame of :data:`SOURCE_SCHEMA` over ``events_dir``; ``decode_rows``
-    puts the row images in each Table_map row's ``record`` (``values``)."""
+    puts the row images in each Table_map row's ``record`` (``values``), their columns named
+    as ``evaluate --rows`` names them (the binlog's metadata, else ``schemas``, else ``col_N``)."""
     spark.dataSource.register(BinlogSource)
     reader = spark.readStream.format(SOURCE_NAME).option("path", events_dir).option("channel", channel)
     reader = reader.option("rows", "true" if decode_rows else "false")
+    if decode_rows and schemas is not None:
+        reader = reader.option("sourceSchemas", schemas.to_json())
     if split_bytes:
         reader = reader.option("splitBytes", str(split_bytes))
     if max_files:

@@ -46,6 +46,15 @@ class SourceSchemas:
         text = json.dumps([state.collation.lower_case_table_names, every, channels], sort_keys=True)
         return cls(state.collation.lower_case_table_names, every, channels, hashlib.sha256(text.encode()).hexdigest())
 
+    def to_json(self) -> str:
+        """The text a Spark data source option carries (options are strings)."""
+        return json.dumps([self.lower_case_table_names, self.every, self.channels, self.digest])
+
+    @classmethod
+    def from_json(cls, text: str) -> "SourceSchemas":
+        lower, every, channels, digest = json.loads(text)
+        return cls(lower, every, tuple((name, doc) for name, doc in channels), digest)
+
     def _catalogs(self) -> tuple[Catalog | None, dict[str, Catalog]]:
         found = _REBUILT.get(self.digest)
         if found is None:

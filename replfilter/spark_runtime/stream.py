@@ -186,7 +186,8 @@ class EventStream:
         c = self.config
         if c.input_format == "binlog":  # binary or relay log files, read as they grow
             channel = c.relay_channel if c.relay_channel is not None else c.debezium_channel
-            return binlog_source(self.spark, c.events_dir, channel, c.max_files_per_trigger, decode_rows=c.binlog_rows)
+            return binlog_source(self.spark, c.events_dir, channel, c.max_files_per_trigger, decode_rows=c.binlog_rows,
+                                 schemas=SourceSchemas.of(self.session.state) if c.binlog_rows else None)
         reader = self.spark.readStream
         if c.max_files_per_trigger:
             reader = reader.option("maxFilesPerTrigger", str(c.max_files_per_trigger))

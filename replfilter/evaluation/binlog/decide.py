@@ -21,9 +21,10 @@ from ..event_lines import LineEvaluator
 from ..events import Event, QueryEvent, RowEvent
 from .as_events import EventMapper, Mapped, Transaction, mapped_items, transactions
 from .framing import NotABinlog, ReadProblem
+from .long_lived import objects_before_frozen
 from .column_values import RowFormatError
 from .reader import BinlogEvent, Item, read_binlog
-from .rows import TableMap, read_rows_json
+from .rows import read_rows_json
 from .selection import Selection
 
 
@@ -110,15 +111,16 @@ def decide_files(
     """Every decided event of the files, in order. A file that is not a binlog or cannot be
     opened is one problem result and the next file is read."""
     mapper = EventMapper(channel, evaluator.source_catalog, decode_rows)
-    for index, path in enumerate(paths):
-        start, stop = selection.positions(index, len(paths))
-        try:
-            items = list_guard(read_binlog(path, start, stop))
-            yield from decide_items(evaluator, items, mapper, selection)
-        except NotABinlog as err:
-            yield BinlogResult(problem=ReadProblem(path, 0, "not_binlog", str(err), fatal=True))
-        except OSError as err:
-            yield BinlogResult(problem=ReadProblem(path, 0, "unreadable", f"{path}: {err.strerror or err}", fatal=True))
+    with objects_before_frozen():
+        for index, path in enumerate(paths):
+            start, stop = selection.positions(index, len(paths))
+            try:
+                items = list_guard(read_binlog(path, start, stop))
+                yield from decide_items(evaluator, items, mapper, selection)
+            except NotABinlog as err:
+                yield BinlogResult(problem=ReadProblem(path, 0, "not_binlog", str(err), fatal=True))
+            except OSError as err:
+                yield BinlogResult(problem=ReadProblem(path, 0, "unreadable", f"{path}: {err.strerror or err}", fatal=True))
 
 
 def list_guard(items: Iterator[Item]) -> Iterator[Item]:
@@ -175,7 +177,7 @@ def decide_transaction(evaluator: LineEvaluator, group: Transaction) -> Iterator
             table_event, decision = by_table.get(id(item.rows_of), (None, None))
             values = None
             if item.decode:
-                names = item.rows_of.column_names(_schema_columns(evaluator, table_event, item.rows_of))
+                names = item.rows_of.column_names_in(evaluator.source_catalog(table_event.channel if table_event is not None else ""))
                 body = item.source.body
                 try:
                     values = read_rows_json(body.header, item.rows_of, body.body, names)
@@ -214,10 +216,3 @@ def _transaction_verdict(results: list[BinlogResult]) -> str | None:
     if any(v is None for v in verdicts):
         return None
     return "SKIP" if verdicts else "APPLY"
-
-
-def _schema_columns(evaluator: LineEvaluator, event: Event | None, table: TableMap) -> tuple[str, ...] | None:
-    """The table's columns in the channel's source schema (``--schema``), when one was loaded."""
-    catalog = evaluator.source_catalog(event.channel if event is not None else "")
-    definition = catalog.table(table.db, table.table) if catalog is not None else None
-    return definition.columns if definition is not None else None

@@ -112,20 +112,25 @@ def _image_skip(types: tuple[int, ...], metadata: tuple[int, ...], present: tupl
 # --- decoding ---------------------------------------------------------------------------------
 
 
-class Texts(dict):
+class Texts:
     """Texts by integer, each made on first use: a dict hit is far cheaper than ``%``
     formatting (DATETIME2's six-field format took 1.9 µs in a timeit run, its date, time and
-    fraction looked up 0.16 µs). Emptied when it holds 2**17 texts (every time of day fits), so
-    memory stays flat whatever the data."""
+    fraction looked up 0.16 µs). ``table`` is a plain dict, so that the generated code's
+    ``table[key]`` is the interpreter's specialised dict lookup (a dict subclass with
+    ``__missing__`` is not specialised); a miss raises KeyError there and the code's fallback
+    calls :meth:`text`. Emptied when it holds 2**17 texts (every time of day fits), so memory
+    stays flat whatever the data."""
 
     def __init__(self, make: Callable[[int], str]):
-        super().__init__()
+        self.table: dict[int, str] = {}
         self.make = make
 
-    def __missing__(self, key: int) -> str:
-        if len(self) >= 1 << 17:
-            self.clear()
-        text = self[key] = self.make(key)
+    def text(self, key: int) -> str:
+        text = self.table.get(key)
+        if text is None:
+            if len(self.table) >= 1 << 17:
+                self.table.clear()
+            text = self.table[key] = self.make(key)
         return text
 
 
@@ -157,6 +162,19 @@ class _Text:
     def bind(self, name: str, value: Any) -> str:
         self.namespace[name] = value
         return name
+
+    def texts(self, name: str, texts: Texts) -> Callable[[str, bool], str]:
+        """How generated code looks a text up in ``texts``: ``look(key, True)`` indexes its
+        dict (the fast path), ``look(key, False)`` calls its maker (the KeyError fallback)."""
+        self.namespace[name] = texts.table
+        self.namespace[f"{name}_text"] = texts.text
+        return lambda key, fast: f"{name}[{key}]" if fast else f"{name}_text({key})"
+
+
+def _looked_up(target: str, expression: Callable[[bool], str]) -> list[str]:
+    """``target = expression`` whose text lookups (:meth:`_Text.texts`) hit their dicts, and on
+    a miss are made and kept."""
+    return ["try:", f"    {target} = {expression(True)}", "except KeyError:", f"    {target} = {expression(False)}"]
 
 
 @lru_cache(maxsize=4096)
@@ -341,6 +359,17 @@ class _Columns:
                 pieces.append(({1: "B", 2: "H", 4: "I"}[nbytes], g))
                 values.append((g, nbytes, worth, is_fraction))
         v = f"v{column}"
+        fractions = self.text.texts(f"decimals{scale}", DECIMAL_FRACTIONS[scale]) if scale in DECIMAL_FRACTIONS else None
+        first_bytes = values[0][1]
+        positive = f"{values[0][0]} & {1 << (8 * first_bytes - 1)}"
+        lines = _looked_up(v, lambda fast: f" if {positive} else ".join(self._decimal_texts(values, scale, fractions, fast)))
+        if not self.as_json:
+            lines.append(f"{v} = Decimal({v})")
+        return pieces, lines
+
+    @staticmethod
+    def _decimal_texts(values, scale: int, fractions, fast: bool) -> list[str]:
+        """The DECIMAL's text when positive and when negative."""
         texts = []
         for negative in (False, True):
             parts: dict[bool, list[str]] = {False: [], True: []}
@@ -353,18 +382,13 @@ class _Columns:
             whole = " + ".join(parts[False]) or "0"
             fraction = " + ".join(parts[True])
             sign = "-" if negative else ""
-            if scale in DECIMAL_FRACTIONS:
-                fractions = self.text.bind(f"decimals{scale}", DECIMAL_FRACTIONS[scale])
-                texts.append(f"f'{sign}{{{whole}}}{{{fractions}[{fraction}]}}'")
+            if fractions is not None:
+                texts.append(f"f'{sign}{{{whole}}}{{{fractions(fraction, fast)}}}'")
             elif scale:
                 texts.append(f"f'{sign}{{{whole}}}.{{{fraction}:0{scale}d}}'")
             else:
                 texts.append(f"f'{sign}{{{whole}}}'")
-        first_bytes = values[0][1]
-        lines = [f"{v} = {texts[0]} if {values[0][0]} & {1 << (8 * first_bytes - 1)} else {texts[1]}"]
-        if not self.as_json:
-            lines.append(f"{v} = Decimal({v})")
-        return pieces, lines
+        return texts
 
     def _datetime2(self, column: int, fsp: int) -> tuple[list[tuple[str, str | None]], list[str]]:
         """column_values._datetime2 inlined: the five bytes read big-endian as ``y`` (four) and
@@ -376,15 +400,19 @@ class _Columns:
         pieces: list[tuple[str, str | None]] = [("I", y), ("B", z)]
         pieces += {0: [], 1: [("B", f)], 2: [("H", f)], 3: [("B", f), ("H", e)]}[frac_bytes]
         fraction = f"({f} << 16 | {e})" if frac_bytes == 3 else f
-        self.text.bind("days", DAYS)
-        self.text.bind("times", TIMES)
-        text = f"days[({y} >> 9) - 4194304] + times[({y} & 511) << 8 | {z}]"
-        if fsp in FRACTIONS:
-            fractions = self.text.bind(f"fractions{fsp}", FRACTIONS[fsp])
-            return pieces, [f"{v} = {text} + {fractions}[{fraction}]"]
-        if frac_bytes:
-            return pieces, [f"{v} = {text} + ('.%06d' % {fraction})[:{fsp + 1}]"]
-        return pieces, [f"{v} = {text}"]
+        days, times = self.text.texts("days", DAYS), self.text.texts("times", TIMES)
+        fractions = self.text.texts(f"fractions{fsp}", FRACTIONS[fsp]) if fsp in FRACTIONS else None
+
+        def text(fast: bool) -> str:
+            out = f"f'{{{days(f'({y} >> 9) - 4194304', fast)}}}{{{times(f'({y} & 511) << 8 | {z}', fast)}}}"
+            if fractions is not None:
+                out += f"{{{fractions(fraction, fast)}}}"
+            out += "'"
+            if frac_bytes and fractions is None:
+                out += f" + ('.%06d' % {fraction})[:{fsp + 1}]"
+            return out
+
+        return pieces, _looked_up(v, text)
 
     def _timestamp2(self, column: int, raw: str, fsp: int) -> list[str]:
         v = f"v{column}"
@@ -394,8 +422,8 @@ class _Columns:
         lines = [f"x = int.from_bytes({raw}, 'big')"]
         fraction = f"x & {(1 << 8 * frac_bytes) - 1}"
         if fsp in FRACTIONS:
-            fractions = self.text.bind(f"fractions{fsp}", FRACTIONS[fsp])
-            lines.append(f"{v} = f'{{x >> {8 * frac_bytes}}}{{{fractions}[{fraction}]}}'")
+            fractions = self.text.texts(f"fractions{fsp}", FRACTIONS[fsp])
+            lines += _looked_up(v, lambda fast: f"f'{{x >> {8 * frac_bytes}}}{{{fractions(fraction, fast)}}}'")
         else:
             lines.append(f"{v} = f'{{x >> {8 * frac_bytes}}}' + ('.%06d' % ({fraction}))[:{fsp + 1}]")
         return lines if self.as_json else lines + [f"{v} = Decimal({v})"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from . import column_values as C
@@ -68,6 +69,12 @@ class TableMap:
         if schema_names is not None and len(schema_names) == self.column_count:
             return schema_names
         return tuple(f"col_{i + 1}" for i in range(self.column_count))
+
+    def column_names_in(self, catalog: Any) -> tuple[str, ...]:
+        """:meth:`column_names` with the table's columns in ``catalog`` (a source's schema,
+        ``--schema``, or None): what ``evaluate --rows`` and ``stream --rows`` name values by."""
+        definition = catalog.table(self.db, self.table) if catalog is not None else None
+        return self.column_names(definition.columns if definition is not None else None)
 
     def skip_image(self, data: bytes, pos: int, present: list[int], partial: bool = False) -> int:
         """The position after one row image, its values measured, not decoded."""
@@ -179,7 +186,10 @@ def table_id_width(post_header_len: int) -> int:
     return 4 if post_header_len == 6 else 6
 
 
+@lru_cache(maxsize=1024)
 def parse_table_map(body: bytes, post_header_len: int) -> TableMap:
+    """A server writes the same Table_map again for every transaction on a table (same id,
+    same columns): the parsed map is kept by its bytes, since TableMap is immutable."""
     width = table_id_width(post_header_len)
     table_id = int.from_bytes(body[:width], "little")
     flags = struct.unpack_from("<H", body, width)[0]
@@ -311,13 +321,21 @@ def parse_rows_header(type_code: int, body: bytes, post_header_len: int) -> Rows
         extra = bytes(body[pos:pos + extra_len - 2])
         pos = width + 2 + extra_len
     count, pos = read_packed(body, pos)
-    present_bits, pos = bits(body, pos, count)
-    present = tuple(i for i, on in enumerate(present_bits) if on)
+    size = (count + 7) // 8
+    present = _columns_set(body[pos:pos + size], count)
+    pos += size
     after = None
     if type_code in T.UPDATE_TYPES:
-        after_bits, pos = bits(body, pos, count)
-        after = tuple(i for i, on in enumerate(after_bits) if on)
+        after = _columns_set(body[pos:pos + size], count)
+        pos += size
     return RowsHeader(type_code, table_id, flags, count, present, after, pos, extra)
+
+
+@lru_cache(maxsize=1024)
+def _columns_set(bitmap: bytes, count: int) -> tuple[int, ...]:
+    """The columns a rows event's bitmap holds (few bitmaps recur: kept by their bytes)."""
+    flags, _ = bits(bitmap, 0, count)
+    return tuple(i for i, on in enumerate(flags) if on)
 
 
 def count_rows(header: RowsHeader, table: TableMap, body: bytes) -> int:
