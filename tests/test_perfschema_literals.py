@@ -13,9 +13,11 @@ from decimal import Decimal
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from replfilter.core.errors import MySQLError
 from replfilter.core.filters import FilterType
 from replfilter.server.session import Session
-from replfilter.wire.prepared import bind, placeholder_positions, sql_literal, time_text
+from replfilter.replica.perfschema_values import Temporal, text_to_double
+from replfilter.wire.prepared import time_text
 
 from replica_driver import ReplicaDriver
 
@@ -99,13 +101,93 @@ def test_an_unknown_column_is_1054_naming_its_clause():
     assert replica.session.execute_text(f"SELECT COUNTER AS n FROM {table} WHERE COUNTER >= 0 ORDER BY n").rows == ((0,),)  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("value, op, matched", [
-    (float("inf"), "<", True), (float("-inf"), ">", True), (float("inf"), "=", False),
-    (float("nan"), "=", False), (float("nan"), "<>", True), (1.5, "=", False), (1.0, "=", True), (1e20, "<", True),
+_COMPARE_REAL = {"=": lambda c: c == 0, "<>": lambda c: c != 0, "<": lambda c: c < 0, "<=": lambda c: c <= 0,
+                 ">": lambda c: c > 0, ">=": lambda c: c >= 0}
+
+
+def _compare_real(a: float, b: float) -> int:
+    """``Arg_comparator::compare_real`` (sql/item_cmpfunc.cc): -1 if a < b, 0 if equal, else 1."""
+    return -1 if a < b else 0 if a == b else 1
+
+
+_DOUBLE = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([float("nan"), 0.0, 1.0]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 3), _DOUBLE, st.sampled_from(sorted(OPERATORS)), st.booleans())
+def test_a_bound_double_compares_as_compare_real_even_when_not_finite(counter, value, op, counter_first):
+    """A DOUBLE parameter keeps its value (infinities and NaN included, which no literal
+    writes) and compares as the server's compare_real: a NaN is "greater" on either side."""
+    where = f"COUNTER {op} ?" if counter_first else f"? {op} COUNTER"
+    sql = "SELECT COUNTER FROM performance_schema.replication_applier_filters WHERE " + where
+    rows = _replica(counter).session.execute_text(sql, (value,)).rows  # type: ignore[union-attr]
+    order = _compare_real(float(counter), value) if counter_first else _compare_real(value, float(counter))
+    assert bool(rows) is _COMPARE_REAL[op](order)
+
+
+def test_nan_against_null_is_null_and_nan_against_nan_is_compare_real():
+    session = _replica(1).session
+    table = "performance_schema.replication_applier_filters"
+    nan = float("nan")
+    result = session.execute_text(f"SELECT NULL > ?, ? >= ?, ? = ?, ? <=> ? FROM {table}", (nan,) * 7)
+    assert result.rows == ((None, True, False, False),)  # type: ignore[union-attr]
+    assert result.columns == ("NULL > ?", "? >= ?", "? = ?", "? <=> ?")  # type: ignore[union-attr]
+    with pytest.raises(MySQLError) as caught:
+        session.execute_text(f"SELECT ? + 1 FROM {table}", (nan,))
+    assert caught.value.code == 1235
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(st.none(), st.integers(-2**63, 2**64 - 1), st.text(st.characters(blacklist_characters="\x00")),
+                 st.floats(allow_nan=False)))
+def test_a_bound_value_reads_back_as_itself_and_a_select_item_is_named_by_its_text(value):
+    """Values are bound without going through text: a quote in a string stays in it, a double
+    keeps every bit (an infinity too); an unnamed ``?`` in the select list is named ``?``. (A
+    NUL character in a string is 1235: sqlglot's executor compiles the query to Python source,
+    which cannot hold one.)"""
+    result = _replica(0).session.execute_text(
+        "SELECT ?, '?' AS q FROM performance_schema.replication_applier_filters /* ? */", (value,))
+    assert result.columns == ("?", "q")  # type: ignore[union-attr]
+    (bound, _), = result.rows  # type: ignore[union-attr]
+    assert bound == value and type(bound) is type(value)
+
+
+_NUMBER_TEXT = st.one_of(st.floats(allow_nan=False, allow_infinity=False).map(repr),
+                         st.integers(-10**30, 10**30).map(str), st.decimals(allow_nan=False, allow_infinity=False).map(str))
+
+
+@given(st.sampled_from(["", " ", "\t\n"]), _NUMBER_TEXT, st.sampled_from(["", " ", "\r"]))
+def test_text_that_is_a_number_reads_as_it_without_a_warning(before, number, after):
+    """double_from_string_with_check: white space around a number is not a truncation."""
+    assert text_to_double(before + number + after) == (float(number), None)
+
+
+@pytest.mark.parametrize("text, value", [
+    ("inf", 0.0), ("-inf", 0.0), ("nan", 0.0), ("NaN", 0.0), ("Infinity", 0.0), ("1x", 1.0), ("1e", 1.0),
+    (".", 0.0), ("- 1", 0.0), ("1e400", 1.7976931348623157e308), ("-1e400", -1.7976931348623157e308),
 ])
-def test_a_bound_double_compares_as_a_double_even_when_not_finite(value, op, matched):
-    template = QUERY.format(op, "?")
-    assert _matches(_replica(1), bind(template, placeholder_positions(template), [value])) is matched
+def test_text_my_strtod_does_not_read_is_truncated_with_1292(text, value):
+    """my_strtod (strings/dtoa.cc) reads no inf/nan: 0 and the warning; an overflow is DBL_MAX."""
+    double, warning = text_to_double(text)
+    assert double == value
+    assert warning is not None and (warning.level, warning.code, warning.message) == (
+        "Warning", 1292, f"Truncated incorrect DOUBLE value: '{text}'")
+
+
+def test_cast_to_double_arithmetic_and_counter_read_text_as_mysql_once_per_literal():
+    replica = _replica(0)
+    table = "performance_schema.replication_applier_filters"
+    result = replica.session.execute_text(
+        f"SELECT CAST('inf' AS DOUBLE), CAST('2.5' AS DOUBLE), 'nan' + 1, CAST('x' AS REAL) FROM {table} "
+        f"WHERE COUNTER >= 'inf' AND COUNTER = '0' ORDER BY COUNTER")
+    assert result.rows == ((0.0, 2.5, 1.0, 0.0),)  # type: ignore[union-attr]
+    assert [w.message for w in result.warnings] == [  # type: ignore[union-attr]
+        "Truncated incorrect DOUBLE value: 'inf'", "Truncated incorrect DOUBLE value: 'nan'",
+        "Truncated incorrect DOUBLE value: 'x'", "Truncated incorrect DOUBLE value: 'inf'"]
+    assert [r[1] for r in replica.session.execute_text("SHOW WARNINGS").rows] == [1292] * 4  # type: ignore[union-attr]
+    # the grammar's own SELECT warns the same
+    simple = replica.session.execute_text(f"SELECT COUNTER FROM {table} WHERE COUNTER = 'inf'")
+    assert simple.rows == ((0,),) and [w.code for w in simple.warnings] == [1292]  # type: ignore[union-attr]
 
 
 @given(st.timedeltas(min_value=-datetime.timedelta(days=34), max_value=datetime.timedelta(days=34)))
@@ -118,4 +200,15 @@ def test_a_time_value_is_mysqls_time_text(value):
     back = datetime.timedelta(hours=int(hours), minutes=int(minutes), seconds=int(seconds),
                               microseconds=int(fraction or 0))
     assert (-back if sign else back) == value and (sign == "-") == (value < datetime.timedelta(0))
-    assert sql_literal(value) == f"'{text}'"
+
+
+@pytest.mark.parametrize("text, number", [
+    ("-25:00:00", -250000.0), ("838:59:59.500000", 8385959.5), ("2020-01-02", 20200102.0),
+    ("2020-01-02 03:04:05.000001", 20200102030405.000001), ("00:00:00", 0.0),
+])
+def test_a_temporal_parameter_reads_as_its_number_without_a_warning(text, number):
+    """A DATE/TIME parameter compared with COUNTER is its number (TIME_to_double), not text."""
+    assert Temporal(text).number() == number
+    sql = "SELECT COUNTER FROM performance_schema.replication_applier_filters WHERE COUNTER = ?"
+    result = _replica(int(number) if number >= 0 and number.is_integer() else 0).session.execute_text(sql, (Temporal(text),))
+    assert (len(result.rows), result.warnings) == (1 if number.is_integer() and number >= 0 else 0, ())  # type: ignore[union-attr]

@@ -396,9 +396,10 @@ COM_STMT_PREPARE, COM_STMT_EXECUTE, COM_STMT_SEND_LONG_DATA, COM_STMT_RESET, COM
 def _prepare(connection: pymysql.connections.Connection, text: str) -> int:
     connection._execute_command(COM_STMT_PREPARE, text)
     ok = connection._read_packet().get_all_data()
-    params = struct.unpack("<H", ok[7:9])[0]
-    for _ in range(params + (1 if params else 0)):  # the parameters' definitions and their EOF
-        connection._read_packet()
+    columns, params = struct.unpack("<HH", ok[5:9])
+    for count in (params, columns):  # the parameters' definitions, the columns', each with an EOF
+        for _ in range(count + (1 if count else 0)):
+            connection._read_packet()
     return struct.unpack("<I", ok[1:5])[0]
 
 

@@ -11,7 +11,6 @@ from replfilter.cli.serve import ServeError, build_parser, read_accounts, resolv
 from replfilter.dialect.parser import split_multi_statements
 from replfilter.wire.accounts import Accounts
 from replfilter.wire.listener import event_loop_factory
-from replfilter.wire.prepared import bind, placeholder_positions
 
 
 def _resolve(*argv: str) -> tuple[object, list[str]]:
@@ -66,28 +65,6 @@ _PIECE = st.sampled_from(["SELECT @@version", "SHOW WARNINGS", "SELECT 'a;b'", "
 @given(st.lists(_PIECE, min_size=1, max_size=5))
 def test_multi_statements_cut_at_the_semicolons_outside_quotes_and_comments(pieces):
     assert [p.strip() for p in split_multi_statements(";".join(pieces) + ";")] == pieces
-
-
-@given(st.one_of(st.none(), st.booleans(), st.integers(), st.text(), st.binary(max_size=16)))
-def test_a_bound_parameter_reads_back_as_the_value(value):
-    """A prepared statement's value becomes the literal that the SELECT's reader (sqlglot's
-    MySQL dialect) reads back as the same value: a quote in it neither ends the string nor
-    adds SQL."""
-    from sqlglot import exp, parse_one
-
-    template = "SELECT a FROM t WHERE '?' <> ? /* ? */"
-    text = bind(template, placeholder_positions(template), [value])
-    literal = parse_one(text, read="mysql").args["where"].this.expression
-    if value is None:
-        assert isinstance(literal, exp.Null)
-    elif isinstance(value, bool):
-        assert isinstance(literal, exp.Boolean) and literal.this is value
-    elif isinstance(value, int):
-        assert int(literal.sql("mysql", comments=False)) == value
-    elif isinstance(value, bytes):
-        assert isinstance(literal, exp.HexString) and bytes.fromhex(literal.this) == value
-    else:
-        assert isinstance(literal, exp.Literal) and literal.is_string and literal.this == value
 
 
 def test_the_event_loop_is_uvloops_unless_tls_is_configured():

@@ -160,6 +160,8 @@ class ER(Enum):
         1729, "HY000", "The requested value %s for the source delay exceeds the maximum %d"
     )
     WRONG_ARGUMENTS = ErrorSpec(1210, "HY000", "Incorrect arguments to %s")
+    TRUNCATED_WRONG_VALUE = ErrorSpec(1292, "22007", "Truncated incorrect %-.32s value: '%-.128s'")
+    UNSUPPORTED_PS = ErrorSpec(1295, "HY000", "This command is not supported in the prepared statement protocol yet")
     ILLEGAL_VALUE_FOR_TYPE = ErrorSpec(1367, "22007", "Illegal %s '%s' value found during parsing")
     FILE_NOT_FOUND = ErrorSpec(29, "HY000", "File '%s' not found (OS errno %d - %s)")
     REPLICA_FATAL_ERROR = ErrorSpec(1593, "HY000", "Fatal error: %s")

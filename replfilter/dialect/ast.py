@@ -164,9 +164,14 @@ class SelectPerformanceSchema:
 @dataclass(frozen=True)
 class QueryPerformanceSchema:
     """A MySQL SELECT on the performance_schema filter tables that the grammar's SELECT does not
-    read (other operators, aliases, GROUP BY, functions): answered with sqlglot."""
+    read (other operators, aliases, GROUP BY, functions): answered with sqlglot.
+
+    ``parameters`` are a prepared statement's values for its ``?``, in order (None: the text
+    was sent as a query, where a ``?`` is a syntax error); each keeps its type (a DOUBLE stays
+    a double), as the server binds them without going through text."""
 
     sql: str
+    parameters: tuple[object, ...] | None = None
 
 
 @dataclass(frozen=True)

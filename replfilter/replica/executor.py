@@ -98,7 +98,7 @@ def _execute(state: ReplicaState, statement: ast.Statement, now_us: int, progres
         case ast.SelectPerformanceSchema():
             return Execution(state, select_performance_schema(state, statement))
         case ast.QueryPerformanceSchema():
-            return Execution(state, query_performance_schema(state, statement.sql))
+            return Execution(state, query_performance_schema(state, statement.sql, statement.parameters))  # type: ignore[arg-type]
         case ast.ShowCatalog():
             return Execution(state, show_catalog(state, statement))
     raise TypeError(f"not a statement the executor runs: {statement!r}")

@@ -11,16 +11,15 @@ compares case-insensitively and ignores trailing spaces (PAD SPACE). COUNTER com
 
 from __future__ import annotations
 
-import math
-import re
-import sys
 from datetime import datetime
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..dialect import ast
-from ..core.errors import ER, MySQLError
+from ..core.errors import ER, Condition, MySQLError
 from ..core.filters import FilterSet
 from ..core.results import ResultSet, Value
+from .perfschema_values import (Parameter, bind_doubles, bind_values, placeholder_names, read_text_as_doubles,
+                                text_to_double, unnamed)
 from .state import ReplicaState
 
 SCHEMA = "performance_schema"
@@ -75,9 +74,14 @@ def _column_index(columns: tuple[str, ...], name: str, clause: str) -> int:
     return columns.index(upper)
 
 
-def _coerce(column: str, value: str | int) -> Value | float:
+def _coerce(column: str, value: str | int, warnings: list[Condition]) -> Value | float:
     if column in NUMERIC_COLUMNS:  # COUNTER = '1.5' compares as doubles: the string's numeric prefix
-        return value if isinstance(value, int) else string_to_double(value)
+        if isinstance(value, int):
+            return value
+        double, warning = text_to_double(value)
+        if warning is not None:
+            warnings.append(warning)
+        return double
     return _collate(str(value))
 
 
@@ -107,10 +111,10 @@ def select_performance_schema(state: ReplicaState, stmt: ast.SelectPerformanceSc
     else:
         selected = [_column_index(columns, name, "field list") for name in stmt.columns]
         headers = stmt.columns
-    tests = []
+    tests, warnings = [], []
     for comparison in stmt.where:
         index = _column_index(columns, comparison.column, "where clause")
-        tests.append((index, comparison.operator, _coerce(columns[index], comparison.value)))
+        tests.append((index, comparison.operator, _coerce(columns[index], comparison.value, warnings)))
     order = [(_column_index(columns, item.column, "order clause"), item.descending) for item in stmt.order_by]
     rows = [row for row in build_rows(state) if _matches(row, tests)]
     for index, descending in reversed(order):
@@ -120,7 +124,7 @@ def select_performance_schema(state: ReplicaState, stmt: ast.SelectPerformanceSc
         selected, headers = [0], ("COUNT(*)",)
     if stmt.limit is not None:
         rows = rows[: stmt.limit]
-    return ResultSet(tuple(headers), tuple(tuple(row[i] for i in selected) for row in rows))
+    return ResultSet(tuple(headers), tuple(tuple(row[i] for i in selected) for row in rows), tuple(warnings))
 
 
 COLUMN_TYPES = {"CHANNEL_NAME": "VARCHAR", "FILTER_NAME": "VARCHAR", "FILTER_RULE": "VARCHAR",
@@ -133,14 +137,15 @@ _DOUBLE_SPACING = 2 ** 52
 """Below this a double holds ``n + 0.5`` exactly."""
 
 
-def query_performance_schema(state: ReplicaState, sql: str) -> ResultSet:
+def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence[Parameter] | None = None) -> ResultSet:
     """A SELECT on the filter tables beyond the grammar's (``>``, ``LIKE``, ``IN``, aliases,
     ``GROUP BY``, aggregates...), run by sqlglot's executor over the tables' rows. String
     comparisons are made on lower-cased values, as the server's case-insensitive collation does;
-    an unnamed column is named by its expression. Numeric literals compare as MySQL's do
-    (:func:`_numeric_literals`); an unknown column is 1054 naming its clause; a ``?`` (a
-    placeholder outside a prepared statement) is the parser's 1064; a query sqlglot cannot run is
-    1235 (its own message never reaches the user)."""
+    an unnamed column is named by its expression (a ``?`` as ``?``). Numeric literals compare as
+    MySQL's do (:func:`_numeric_literals`), text read as a double is MySQL's double with its
+    1292 warning (:mod:`.perfschema_values`); an unknown column is 1054 naming its clause; a
+    ``?`` is the parser's 1064 unless ``parameters`` (a prepared statement's values) bind it; a
+    query sqlglot cannot run is 1235 (its own message never reaches the user)."""
     import sqlglot
     from sqlglot import exp
     from sqlglot.executor import execute
@@ -149,23 +154,27 @@ def query_performance_schema(state: ReplicaState, sql: str) -> ResultSet:
     from ..dialect.parser import syntax_error
 
     positions = placeholder_positions(sql)
-    if positions:
+    if positions and parameters is None:
         raise syntax_error(sql, positions[0], state.version)
-    tree = sqlglot.parse_one(sql, read="mysql")
-    names = [e.alias_or_name if isinstance(e, (exp.Column, exp.Alias)) else e.sql(dialect="mysql")
+    values = tuple(parameters or ())
+    if len(values) != len(positions):  # the wire counts the same ``?``; a mismatch is the client's
+        raise MySQLError.of(ER.WRONG_ARGUMENTS, "mysqld_stmt_execute")
+    tree = sqlglot.parse_one(placeholder_names(sql, positions) if positions else sql, read="mysql")
+    names = [e.alias_or_name if isinstance(e, (exp.Column, exp.Alias)) else unnamed(e).sql(dialect="mysql")
              for e in tree.expressions]
     _check_columns(tree)
+    temporals = bind_values(tree, values)
     _numeric_literals(tree)
+    numeric = []
     for comparison in list(tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.In)):
-        operands = list(comparison.iter_expressions())
-        if _numeric(comparison):  # COUNTER and a string compare as doubles: the string's numeric prefix
-            for operand in operands:
-                if isinstance(operand, exp.Literal) and operand.is_string:
-                    operand.replace(exp.Literal.number(repr(string_to_double(operand.this))))
+        if _numeric(comparison):  # COUNTER and a string compare as doubles (read_text_as_doubles)
+            numeric.append(comparison)
         elif any(isinstance(node, exp.Literal) and node.is_string for node in comparison.walk()):
-            for operand in operands:
+            for operand in comparison.iter_expressions():
                 if isinstance(operand, (exp.Column, exp.Literal)):
                     operand.replace(exp.Lower(this=operand.copy()))
+    warnings = read_text_as_doubles(tree, numeric, temporals)
+    bind_doubles(tree, values)
     tables = {name: [dict(zip(columns, row)) for row in rows(state)] for name, (columns, rows) in TABLES.items()}
     schema = {SCHEMA: {name: {c: COLUMN_TYPES[c] for c in columns} for name, (columns, _) in TABLES.items()}}
     try:
@@ -175,7 +184,7 @@ def query_performance_schema(state: ReplicaState, sql: str) -> ResultSet:
     if len(names) == 1 and names[0] == "*":  # the table's columns, named as the table names them
         known = {c.lower(): c for c in (*CHANNEL_COLUMNS, *GLOBAL_COLUMNS)}
         names = [known.get(c.lower(), c) for c in result.columns]
-    return ResultSet(tuple(names), tuple(tuple(r) for r in result.rows))
+    return ResultSet(tuple(names), tuple(tuple(r) for r in result.rows), tuple(warnings))
 
 
 def _check_columns(tree: "exp.Expr") -> None:
@@ -248,19 +257,3 @@ def _numeric(comparison: "exp.Expr") -> bool:
 
     return any(isinstance(operand, exp.Column) and operand.name.upper() in NUMERIC_COLUMNS
                for operand in comparison.iter_expressions())
-
-
-_NUMERIC_PREFIX = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-
-
-def string_to_double(text: str) -> float:
-    """A string as MySQL reads it as a number: its leading numeric part, else 0 (MySQL warns
-    1292 there; the filter tables' SELECT raises no warnings here)."""
-    match = _NUMERIC_PREFIX.match(text)
-    if match is None:
-        return 0.0
-    try:
-        value = float(match.group())
-    except ValueError:
-        return 0.0
-    return value if math.isfinite(value) else math.copysign(sys.float_info.max, value)

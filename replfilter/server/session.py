@@ -212,16 +212,36 @@ class Session:
             results.append(self.execute_text(item.text))
         return results
 
-    def execute_text(self, statement_text: str) -> Result:
-        """One statement's text (no terminator): a parse error also lands in the diagnostics."""
+    def execute_text(self, statement_text: str, parameters: tuple[object, ...] | None = None) -> Result:
+        """One statement's text (no terminator): a parse error also lands in the diagnostics.
+
+        ``parameters`` are a prepared statement's values for the ``?`` of its text, each bound
+        as itself (a double stays a double, not its text); only a SELECT on the filter tables
+        takes a ``?`` (``replfilter serve`` finds them at prepare time)."""
+        statement = self.parse_text(statement_text)
+        if parameters is not None and isinstance(statement, ast.QueryPerformanceSchema):
+            statement = replace(statement, parameters=parameters)
+        return self.execute(statement)
+
+    def parse_text(self, statement_text: str) -> ast.Statement:
+        """The statement ``statement_text`` is; a parse error lands in the diagnostics."""
         from ..dialect.parser import parse_statement
 
         try:
-            statement = parse_statement(statement_text, self._state.version)
+            return parse_statement(statement_text, self._state.version)
         except MySQLError as error:
-            self._diagnostics = (*error.warnings, Condition.from_error(error), *error.following)
+            self.refused(error)
             raise
-        return self.execute(statement)
+
+    def refused(self, error: MySQLError) -> None:
+        """A statement refused before it ran (a parse error, a statement the prepared-statement
+        protocol refuses): the diagnostics hold the error, as in mysqld."""
+        self._diagnostics = (*error.warnings, Condition.from_error(error), *error.following)
+
+    def prepared(self, statement: ast.Statement) -> None:
+        """A statement was prepared without running it: the diagnostics hold its parse-time
+        warnings (1287 for a legacy spelling), as the server's prepare leaves them."""
+        self._diagnostics = deprecation_warnings(statement)
 
     def update(self, change: Callable[[ReplicaState], ReplicaState]) -> ReplicaState:
         """Apply a state change that is not a statement (counters moved by the applier)."""

@@ -40,7 +40,7 @@ from ..core.results import Ok, Result, ResultSet
 from ..dialect.parser import split_multi_statements
 from ..server.session import Session
 from .columns import result_columns, result_header, wire_rows
-from .prepared import ParameterType, bind, execute_parameters, placeholder_positions
+from .prepared import ParameterType, execute_parameters, prepare
 
 SERVER_CAPABILITIES = (
     Capabilities.CLIENT_PROTOCOL_41
@@ -410,27 +410,32 @@ class ReplicaConnection(Connection):
 
     async def prepare(self, data: bytes) -> None:
         """COM_STMT_PREPARE: the text is parsed now, so a statement the server would refuse to
-        prepare gets its refusal here (1064, 1235...). A ``?`` may stand where 8.4 takes one: in
-        a SELECT on the filter tables (:mod:`.prepared`); the replication statements take
-        literals only, so there it is the parser's 1064."""
-        from ..dialect import ast
-        from ..dialect.parser import parse_statement
-
+        prepare gets its refusal here (1064, 1235, 1295...). A ``?`` may stand where 8.4 takes
+        one: in a SELECT on the filter tables (:mod:`.prepared`); the replication statements take
+        literals only, so there it is the parser's 1064. The OK carries the prepare's warning
+        count, one definition per parameter, and a SELECT's column definitions, as
+        ``send_statement`` (``sql_prepare.cc``) sends them."""
         text = data.decode("utf-8", "surrogateescape")
         try:
-            parsed = parse_statement(text, self.replica.state.version)
+            described = prepare(self.replica, text)
         except MySQLError as error:
             await self.send_error(error)
             return
-        positions = placeholder_positions(text) if isinstance(parsed, ast.QueryPerformanceSchema) else ()
+        positions = described.positions
         statement = PreparedStatement(stmt_id=next(self.prepared_stmt_seq), sql=text, num_params=len(positions))
         self.prepared_stmts[statement.stmt_id] = statement
         self._placeholders[statement.stmt_id] = positions
-        reply = [packets.make_com_stmt_prepare_ok(statement)]
-        if positions:  # one definition per parameter, as mysqld sends them
-            reply += [packets.make_column_definition_41(server_charset=self.server_charset, name="?")] * len(positions)
-            if not self._deprecate_eof:
-                reply.append(eof_packet(self._reply_capabilities, self.status_flags))
+        columns: tuple[bytes, ...] = ()
+        if described.shape is not None:
+            columns = result_header(described.shape, self._results_charset, self.capabilities).packets[1:]
+        reply = [struct.pack("<BIHHBH", 0, statement.stmt_id, len(columns), len(positions), 0,
+                             min(described.warnings, 0xFFFF))]
+        for definitions in ([packets.make_column_definition_41(server_charset=self.server_charset, name="?")]
+                            * len(positions), list(columns)):
+            if definitions:
+                reply += definitions
+                if not self._deprecate_eof:
+                    reply.append(eof_packet(self._reply_capabilities, self.status_flags))
         self.stream.write_many(reply)
         await self.stream.drain()
 
@@ -480,7 +485,7 @@ class ReplicaConnection(Connection):
             return
         positions = self._placeholders.get(stmt_id, ())
         long_data = self._long_data.pop(stmt_id, {})  # used by this execution only, as mysqld resets it
-        text = statement.sql
+        values: tuple[Any, ...] | None = None
         if positions:
             try:
                 bound = execute_parameters(self.capabilities, self.client_charset, data, len(positions),
@@ -492,13 +497,13 @@ class ReplicaConnection(Connection):
                 await self.send_error(MALFORMED_PACKET)
                 return
             self._parameter_types[stmt_id] = bound.types
-            text = bind(text, positions, bound.values)
+            values = bound.values
         refused = self._long_data_errors.get(stmt_id)  # checked after the parameters, as execute_loop is
         if refused is not None:
             await self.send_error(refused)
             return
         try:
-            result = self.replica.execute_text(text)
+            result = self.replica.execute_text(statement.sql, values)
         except MySQLError as error:
             await self.send_error(error)
             return

@@ -1,13 +1,13 @@
-"""Prepared statements' ``?`` placeholders: where one may stand, and the values bound to them.
+"""Prepared statements: what a prepare answers, where a ``?`` may stand, the values bound to it.
 
 MySQL 8.4 prepares a statement with ``?`` where its grammar takes an expression. Of the
 statements replfilter answers, only a SELECT on the filter tables has expressions (its select
 list and WHERE); the replication statements take literals only (``sql_yacc.yy`` gives them no
 ``param_marker``), so a ``?`` in one stays the parser's 1064, at prepare time as in the server.
 
-The server binds values without going through text. Here each value becomes the SQL literal
-that reads back as the same value, written by sqlglot, which is also what reads the SELECT
-(``evaluation/sql``), and the statement then runs as its text would over COM_QUERY.
+The server binds values without going through text, and so does replfilter: the values go to
+the Session with the text (``Session.execute_text(text, parameters)``), each keeping its type,
+and the SELECT's reader puts each where its ``?`` stands (``replica/perfschema_values.py``).
 """
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ from __future__ import annotations
 import datetime
 import decimal
 import io
-import math
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from mysql_mimic import packets
@@ -25,50 +24,56 @@ from mysql_mimic.charset import CharacterSet
 from mysql_mimic.types import Capabilities, ColumnType
 
 from ..core.errors import ER, MySQLError
+from ..core.results import ResultSet
+from ..dialect import ast
 from ..dialect.other_statements import placeholder_positions
+from ..replica.perfschema_values import Temporal
+from ..server.session import Session
 
-__all__ = ["bind", "execute_parameters", "placeholder_positions", "sql_literal"]
-
-
-def bind(text: str, positions: Sequence[int], values: Sequence[Any]) -> str:
-    """``text`` with the ``?`` at each position replaced by its value's SQL literal."""
-    pieces, start = [], 0
-    for position, value in zip(positions, values):
-        pieces += [text[start:position], sql_literal(value)]
-        start = position + 1
-    pieces.append(text[start:])
-    return "".join(pieces)
+__all__ = ["Prepared", "execute_parameters", "placeholder_positions", "prepare", "time_text"]
 
 
-_NOT_FINITE = {"nan": "CAST('nan' AS DOUBLE)", "inf": "CAST('inf' AS DOUBLE)", "-inf": "CAST('-inf' AS DOUBLE)"}
-"""A double parameter may be infinite or NaN: mysqld's ``set_param_double`` stores the double as
-sent and compares it as a double. MySQL has no literal for them; sqlglot's executor, which runs
-the bound text, casts these strings to Python's infinities and NaN (constant folding would turn
-an expression such as ``1e308 * 10 * 0`` into 0)."""
+DIAGNOSTICS_VARIABLES = frozenset({"warning_count", "error_count"})
+"""``@@warning_count`` and ``@@error_count``: the parser marks a statement reading them
+DA_KEEP_COUNTS, and ``Prepared_statement::prepare_query`` refuses such a statement, and SHOW
+[COUNT(*)] WARNINGS (DA_KEEP_DIAGNOSTICS), with 1295 (``sql_prepare.cc``)."""
+RESULT_STATEMENTS = (ast.SelectPerformanceSchema, ast.QueryPerformanceSchema, ast.SelectVariables)
+"""The SELECTs: ``prepare_query`` sends their result's column definitions with the prepare OK
+(CF_HAS_RESULT_SET); the other statements announce no column."""
 
 
-def sql_literal(value: Any) -> str:
-    """A value of the binary protocol as a MySQL literal that reads back as the same value."""
-    from sqlglot import exp
+@dataclass(frozen=True)
+class Prepared:
+    """What COM_STMT_PREPARE answers: the ``?`` positions in the text, the columns of a SELECT's
+    result (a result of that shape, else None), and the warnings the prepare raised."""
 
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, decimal.Decimal):  # an exact DECIMAL literal: digits and a point, no exponent
-        return format(value, "f")
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return _NOT_FINITE[repr(value)]
-        text = repr(value)
-        return text if "e" in text else f"{text}e0"  # a DOUBLE stays one (a literal with an exponent)
-    if isinstance(value, (bytes, bytearray)):
-        return f"X'{bytes(value).hex()}'"
-    if isinstance(value, datetime.timedelta):
-        value = time_text(value)
-    return exp.Literal.string(str(value)).sql(dialect="mysql")
+    positions: tuple[int, ...]
+    shape: ResultSet | None
+    warnings: int
+
+
+def prepare(session: Session, text: str) -> Prepared:
+    """Parse ``text`` (a refusal is the server's prepare-time error, 1064, 1235...); refuse what
+    8.4 does not prepare (1295); run a SELECT once with every ``?`` NULL to learn its columns:
+    an unknown column is its 1054 here, at prepare time, as the server resolves the statement
+    then. The diagnostics, and the OK's warning count, are the parse's warnings (1287 for a
+    legacy spelling): what the server raises before it executes anything."""
+    statement = session.parse_text(text)
+    if isinstance(statement, ast.ShowWarnings) or (
+            isinstance(statement, ast.SelectVariables) and any(n in DIAGNOSTICS_VARIABLES for _, n in statement.items)):
+        error = MySQLError.of(ER.UNSUPPORTED_PS)
+        session.refused(error)
+        raise error
+    positions = placeholder_positions(text) if isinstance(statement, ast.QueryPerformanceSchema) else ()
+    shape = None
+    if isinstance(statement, RESULT_STATEMENTS):
+        trial = statement
+        if isinstance(trial, ast.QueryPerformanceSchema):
+            trial = replace(trial, parameters=(None,) * len(positions))
+        shape = session.execute(trial)
+        assert isinstance(shape, ResultSet)
+    session.prepared(statement)  # the run's own warnings are an execution's, not the prepare's
+    return Prepared(positions, shape, len(session.diagnostics))
 
 
 def time_text(value: datetime.timedelta) -> str:
@@ -160,14 +165,14 @@ def _read_value(charset: CharacterSet, reader: io.BytesIO, declared: ParameterTy
         fields = reader.read(packets.read_uint_1(reader)) + bytes(11)
         year, month, day, hour, minute, second, micro = struct.unpack("<HBBBBBI", fields[:11])
         if kind == ColumnType.DATE:
-            return f"{year:04d}-{month:02d}-{day:02d}"
+            return Temporal(f"{year:04d}-{month:02d}-{day:02d}")
         text = f"{year:04d}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}:{second:02d}"
-        return f"{text}.{micro:06d}" if micro else text
+        return Temporal(f"{text}.{micro:06d}" if micro else text)
     if kind == ColumnType.TIME:
         fields = reader.read(packets.read_uint_1(reader)) + bytes(12)
         negative, days, hour, minute, second, micro = struct.unpack("<BIBBBI", fields[:12])
         value = datetime.timedelta(days=days, hours=hour, minutes=minute, seconds=second, microseconds=micro)
-        return -value if negative else value
+        return Temporal(time_text(-value if negative else value))
     return packets._read_param_value(charset, reader, kind, declared.unsigned)
 
 

@@ -1,0 +1,192 @@
+"""Values in a SELECT on the filter tables where MySQL 8.4 and Python (sqlglot's executor) part:
+text read as a double, and the values a prepared statement binds to its ``?``.
+
+* Text becomes a double as ``double_from_string_with_check`` (``sql/item.cc``) makes it, through
+  ``my_strtod`` (``strings/dtoa.cc``): leading white space, then the longest number (sign,
+  digits, point, exponent); the rest must be white space, else warning 1292 ``Truncated
+  incorrect DOUBLE value: '...'``. ``my_strtod`` reads no ``inf`` or ``nan`` (they are not
+  numbers: 0 and the warning), and an overflow is ``±DBL_MAX`` with the warning.
+* A bound value keeps its type: a DOUBLE parameter is a double (``set_param_double``), compared
+  as ``Arg_comparator::compare_real`` compares (``sql/item_cmpfunc.cc``): ``-1`` if ``a < b``,
+  ``0`` if ``a == b``, else ``1``, so a NaN is never equal nor less, and is "greater": ``COUNTER >
+  NaN`` and ``NaN > COUNTER`` are both true, ``=``/``<``/``<=`` false, ``<>``/``>=`` true (NULL when
+  the other side is NULL). An infinity compares as Python compares it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from decimal import Decimal
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+from ..core.errors import ER, Condition, MySQLError
+
+if TYPE_CHECKING:
+    from sqlglot import exp
+
+class Temporal(str):
+    """A DATE, DATETIME, TIMESTAMP or TIME parameter, as its text (``YYYY-MM-DD[ hh:mm:ss[.f]]``,
+    ``[-]hh:mm:ss[.f]``). Read as a double it is its number, as ``TIME_to_double`` and
+    ``TIME_to_ulonglong_datetime`` make it (``YYYYMMDD[hhmmss[.f]]``, ``[-]hhmmss[.f]``), with no
+    warning: it is no text to truncate."""
+
+    def number(self) -> float:
+        negative = self.startswith("-")
+        whole, _, fraction = self[negative:].partition(".")
+        digits = "".join(c for c in whole if c.isdigit())
+        value = float(f"{digits}.{fraction}" if fraction else digits)
+        return -value if negative else value
+
+
+Parameter = str | int | float | Decimal | bytes | None
+"""A value a prepared statement binds: what COM_STMT_EXECUTE's types read as (a temporal one as
+:class:`Temporal`)."""
+
+_SPACE = " \t\n\v\f\r"
+"""``my_strtod``'s leading white space, and ``my_isspace``'s trailing one."""
+_NUMBER = re.compile(rf"[{_SPACE}]*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def text_to_double(text: str) -> tuple[float, Condition | None]:
+    """``double_from_string_with_check``: the double and, when the text is not a number with
+    only white space around it, the 1292 warning (text the length of nothing but white space
+    reads as 0 with no warning, as ``my_strtod`` stops at its end)."""
+    match = _NUMBER.match(text)
+    end = match.end() if match else 0
+    value = float(match.group()) if match else 0.0
+    clean = not text[end:].strip(_SPACE)
+    if not math.isfinite(value):  # EOVERFLOW: my_strtod returns ±DBL_MAX and the error
+        value, clean = math.copysign(sys.float_info.max, value), False
+    warning = None if clean else Condition.warning(ER.TRUNCATED_WRONG_VALUE, "DOUBLE", text)
+    return value, warning
+
+
+def double_literal(value: float) -> "exp.Expr":
+    """A double as an expression sqlglot's executor reads back as the same double: a cast of its
+    digits (a bare number literal is rewritten by sqlglot, ``1e+16`` into an integer), and
+    ``1e999`` for an infinity, which Python reads as one (MySQL's lexer never sees it)."""
+    from sqlglot import exp
+
+    text = repr(value) if math.isfinite(value) else f"{'-' if value < 0 else ''}1e999"
+    return exp.Cast(this=exp.Literal.number(text), to=exp.DataType.build("DOUBLE"))
+
+
+_DOUBLE_TYPES = ("DOUBLE", "FLOAT")
+"""``CAST(... AS DOUBLE)``, ``AS FLOAT`` and ``AS REAL`` (sqlglot reads REAL as FLOAT)."""
+
+
+def read_text_as_doubles(tree: "exp.Expr", numeric_comparisons: Sequence["exp.Expr"],
+                         temporals: Mapping[int, float]) -> list[Condition]:
+    """Each string literal MySQL reads as a double becomes that double, its 1292 warning
+    collected once per literal, in the order of the statement's text: a CAST to a double, an
+    operand of arithmetic, a side of a comparison with COUNTER (``numeric_comparisons``). A bound
+    temporal value (``temporals``: its literal's id) is its number, with no warning."""
+    from sqlglot import exp
+
+    targets: list[exp.Literal] = []
+    for node in tree.walk(bfs=False):
+        if not (isinstance(node, exp.Literal) and node.is_string):
+            continue
+        parent = node.parent
+        if isinstance(parent, exp.Cast) and parent.to.this.name in _DOUBLE_TYPES:
+            targets.append(node)
+        elif isinstance(parent, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg)):
+            targets.append(node)
+        elif any(parent is comparison for comparison in numeric_comparisons):
+            targets.append(node)
+    warnings = []
+    for literal in targets:
+        value, warning = (temporals[id(literal)], None) if id(literal) in temporals else text_to_double(literal.this)
+        if warning is not None:
+            warnings.append(warning)
+        parent = literal.parent
+        if isinstance(parent, exp.Cast) and parent.to.this.name in _DOUBLE_TYPES:
+            parent.replace(double_literal(value))
+        else:
+            literal.replace(double_literal(value))
+    return warnings
+
+
+def placeholder_names(sql: str, positions: Sequence[int]) -> str:
+    """``sql`` with its ``?`` at ``positions`` written ``:p0``, ``:p1``...: sqlglot reads each as a
+    placeholder with its name, so each is bound to its own value (its tree keeps no position)."""
+    pieces, start = [], 0
+    for index, position in enumerate(positions):
+        pieces += [sql[start:position], f" :p{index} "]
+        start = position + 1
+    pieces.append(sql[start:])
+    return "".join(pieces)
+
+
+def unnamed(expression: "exp.Expr") -> "exp.Expr":
+    """The expression with its named placeholders written ``?`` again (a select item's name)."""
+    from sqlglot import exp
+
+    return expression.transform(lambda n: exp.Placeholder() if isinstance(n, exp.Placeholder) else n)
+
+
+def bind_values(tree: "exp.Expr", values: Sequence[Parameter]) -> dict[int, float]:
+    """Every parameter but the doubles becomes its literal: a string, an integer, an exact DECIMAL
+    (which then compares as a DECIMAL literal does), NULL; bytes are text in the connection's
+    character set, as a string parameter compares. Returns each temporal value's number, by the
+    id of its literal (:func:`read_text_as_doubles`)."""
+    from sqlglot import exp
+
+    temporals = {}
+    for node in list(tree.find_all(exp.Placeholder)):
+        value = values[int(node.name[1:])]
+        if isinstance(value, float):
+            continue
+        if value is None:
+            node.replace(exp.Null())
+        elif isinstance(value, bool):
+            node.replace(exp.Literal.number(int(value)))
+        elif isinstance(value, int):
+            node.replace(exp.Literal.number(value))
+        elif isinstance(value, Decimal):
+            node.replace(exp.Literal.number(format(value, "f")))
+        elif isinstance(value, bytes):
+            node.replace(exp.Literal.string(value.decode("utf-8", "surrogateescape")))
+        else:
+            literal = exp.Literal.string(str(value))
+            if isinstance(value, Temporal):
+                temporals[id(literal)] = value.number()
+            node.replace(literal)
+    return temporals
+
+
+_COMPARED = {"eq": lambda c: c == 0, "neq": lambda c: c != 0, "gt": lambda c: c > 0, "gte": lambda c: c >= 0,
+             "lt": lambda c: c < 0, "lte": lambda c: c <= 0}
+"""Each comparison's answer from ``compare_real``'s result (``Item_func_eq::val_int``...)."""
+
+
+def bind_doubles(tree: "exp.Expr", values: Sequence[Parameter]) -> None:
+    """The DOUBLE parameters, after the literals were read: a finite or infinite one as the
+    double itself; a NaN as ``compare_real`` decides each comparison it is a side of (``1``:
+    the comparison's answer, or NULL when the other side is NULL; ``<=>`` is false). A NaN
+    anywhere else is 1235: MySQL's arithmetic on it is not simulated."""
+    from sqlglot import exp
+
+    for node in list(tree.find_all(exp.Placeholder)):
+        if node.root() is not tree:
+            continue  # the other side of a NaN comparison already decided
+        value = values[int(node.name[1:])]
+        assert isinstance(value, float)
+        if not math.isnan(value):
+            node.replace(double_literal(value))
+            continue
+        comparison = node.parent
+        if isinstance(comparison, exp.NullSafeEQ):
+            comparison.replace(exp.false())
+            continue
+        if comparison is None or comparison.key not in _COMPARED:
+            raise MySQLError.of(ER.NOT_SUPPORTED_YET, "a NaN parameter outside a comparison in replfilter")
+        other = comparison.expression if comparison.this is node else comparison.this
+        answer = exp.Boolean(this=_COMPARED[comparison.key](1))
+        if isinstance(other, exp.Placeholder):  # NaN against NaN: both sides are doubles, not NULL
+            comparison.replace(answer)
+        else:
+            comparison.replace(exp.Case(ifs=[exp.If(this=exp.Is(this=other.copy(), expression=exp.Null()),
+                                                    true=exp.Null())], default=answer))

@@ -1,0 +1,101 @@
+"""COM_STMT_PREPARE over the wire, as 8.4's ``Prepared_statement::prepare_query`` answers it
+(``sql/sql_prepare.cc``), driven by real clients (mysql-connector in pure-Python mode, PyMySQL's
+packets): a SELECT's column definitions come with the prepare OK, an unknown column is refused at
+prepare time, the diagnostics statements are 1295, the OK carries the prepare's warning count; a
+DOUBLE parameter keeps its value (NaN, infinities) and compares as ``compare_real``."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pymysql
+import pytest
+
+from serve_process import PASSWORD, USER, ServeProcess
+
+pytestmark = pytest.mark.e2e
+TABLE = "performance_schema.replication_applier_filters"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory):
+    process = ServeProcess(tmp_path_factory.mktemp("serve-prepare"), "--replicate-wild-ignore-table=%.tmp\\_%",
+                           "--mysql-version", "8.0")
+    yield process
+    assert process.stop() == 0
+
+
+def _connector(server: ServeProcess):  # type: ignore[no-untyped-def]
+    mysql_connector = pytest.importorskip("mysql.connector")
+    return mysql_connector, mysql_connector.connect(host="127.0.0.1", port=server.port, user=USER,
+                                                    password=PASSWORD, use_pure=True)
+
+
+def test_a_selects_columns_come_with_the_prepare_ok(server: ServeProcess):
+    mysql_connector, connection = _connector(server)
+    connection.cursor().execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'pa'")
+    prepared = connection.cmd_stmt_prepare(
+        f"SELECT FILTER_NAME, COUNTER AS n, ? FROM {TABLE} WHERE CHANNEL_NAME = ?".encode())
+    assert (prepared["num_columns"], prepared["num_params"], prepared["warning_count"]) == (3, 2, 0)
+    assert [column[0] for column in prepared["columns"]] == ["FILTER_NAME", "n", "?"]
+    variables = connection.cmd_stmt_prepare(b"SELECT @@version, @@autocommit")
+    assert [column[0] for column in variables["columns"]] == ["@@version", "@@autocommit"]
+    # a statement with no result announces no column
+    change = connection.cmd_stmt_prepare(b"CHANGE REPLICATION FILTER REPLICATE_DO_DB = (d) FOR CHANNEL 'pa'")
+    assert (change["num_columns"], change["columns"]) == (0, [])
+    # the cursor reads the rows with the columns the prepare announced, and executes again
+    cursor = connection.cursor(prepared=True)
+    query = f"SELECT FILTER_NAME, COUNTER FROM {TABLE} WHERE CHANNEL_NAME = ?"
+    for _ in range(2):
+        cursor.execute(query, ("pa",))
+        assert cursor.fetchall() == [("REPLICATE_WILD_IGNORE_TABLE", 0)]
+        assert cursor.column_names == ("FILTER_NAME", "COUNTER")
+    connection.close()
+
+
+def test_refusals_at_prepare_time(server: ServeProcess):
+    mysql_connector, connection = _connector(server)
+    cursor = connection.cursor()
+    for text, errno, message in (
+        (f"SELECT nope FROM {TABLE} WHERE COUNTER > ?", 1054, "Unknown column 'nope' in 'field list'"),
+        (f"SELECT FILTER_NAME FROM {TABLE} WHERE n = ?", 1054, "Unknown column 'n' in 'where clause'"),
+        ("SHOW WARNINGS", 1295, "This command is not supported in the prepared statement protocol yet"),
+        ("SHOW COUNT(*) WARNINGS", 1295, "This command is not supported in the prepared statement protocol yet"),
+        ("SELECT @@warning_count", 1295, "This command is not supported in the prepared statement protocol yet"),
+        ("SELECT @@version, @@session.error_count", 1295,
+         "This command is not supported in the prepared statement protocol yet"),
+    ):
+        with pytest.raises(mysql_connector.Error) as caught:
+            connection.cmd_stmt_prepare(text.encode())
+        assert (caught.value.errno, caught.value.msg) == (errno, message), text
+        cursor.execute("SHOW WARNINGS")  # the refusal is the diagnostics' error, as in mysqld
+        assert cursor.fetchall() == [("Error", errno, message)]
+    connection.close()
+
+
+def test_the_prepare_ok_carries_the_parse_time_warnings(server: ServeProcess):
+    """With --mysql-version=8.0 a legacy spelling is 1287 while parsing: the prepare raises it."""
+    connection = pymysql.connect(host="127.0.0.1", port=server.port, user=USER, password=PASSWORD)
+    connection._execute_command(0x16, "CHANGE MASTER TO MASTER_HOST='x' FOR CHANNEL 'pw'")  # COM_STMT_PREPARE
+    ok = connection._read_packet().get_all_data()
+    assert struct.unpack("<HHBH", ok[5:12]) == (0, 0, 0, 2)
+    cursor = connection.cursor()
+    cursor.execute("SHOW WARNINGS")
+    assert [row[1] for row in cursor.fetchall()] == [1287, 1287]
+    connection.close()
+
+
+def test_a_double_parameter_keeps_nan_and_infinities(server: ServeProcess):
+    """mysql-connector binds a float as a DOUBLE: NaN compares as compare_real (greater on either
+    side), an infinity as itself."""
+    _, connection = _connector(server)
+    connection.cursor().execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'pn'")
+    cursor = connection.cursor(prepared=True)
+    nan, inf = float("nan"), float("inf")
+    for where, value, matched in (("COUNTER > ?", nan, True), ("? > COUNTER", nan, True), ("COUNTER = ?", nan, False),
+                                  ("COUNTER <= ?", nan, False), ("COUNTER < ?", inf, True), ("COUNTER > ?", -inf, True),
+                                  ("COUNTER = ?", inf, False), ("COUNTER = ?", 0.0, True)):
+        cursor.execute(f"SELECT FILTER_NAME FROM {TABLE} WHERE CHANNEL_NAME = 'pn' AND {where}", (value,))
+        assert bool(cursor.fetchall()) is matched, (where, value)
+    connection.close()
