@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 from replfilter.core.errors import MySQLError
 from replfilter.core.filters import FilterType
 from replfilter.server.session import Session
-from replfilter.replica.perfschema_values import Temporal, text_to_double
+from replfilter.replica.perfschema_values import UNBOUND, Temporal, text_to_double
 from replfilter.wire.prepared import time_text
 
 from replica_driver import ReplicaDriver
@@ -212,3 +212,19 @@ def test_a_temporal_parameter_reads_as_its_number_without_a_warning(text, number
     sql = "SELECT COUNTER FROM performance_schema.replication_applier_filters WHERE COUNTER = ?"
     result = _replica(int(number) if number >= 0 and number.is_integer() else 0).session.execute_text(sql, (Temporal(text),))
     assert (len(result.rows), result.warnings) == (1 if number.is_integer() and number >= 0 else 0, ())  # type: ignore[union-attr]
+
+
+def test_limit_and_offset_take_a_parameter():
+    """``LIMIT ?`` and ``LIMIT ?, ?`` (limit_option: param_marker): a non-negative integer is the
+    count; unbound (at prepare) it is 0; another value is 1235, not a guess."""
+    session = _replica(0).session
+    session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL 'b'")
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (d2) FOR CHANNEL 'b'")
+    sql = "SELECT CHANNEL_NAME FROM performance_schema.replication_applier_filters ORDER BY CHANNEL_NAME"
+    assert session.execute_text(sql + " LIMIT ?", (1,)).rows == (("a",),)  # type: ignore[union-attr]
+    assert session.execute_text(sql + " LIMIT ?, ?", (1, 5)).rows == (("b",),)  # type: ignore[union-attr]
+    assert session.execute_text(sql + " LIMIT ? OFFSET ?", (UNBOUND, UNBOUND)).rows == ()  # type: ignore[union-attr]
+    for value in (None, -1, "1", 1.0):
+        with pytest.raises(MySQLError) as caught:
+            session.execute_text(sql + " LIMIT ?", (value,))
+        assert caught.value.code == 1235

@@ -51,6 +51,12 @@ def test_a_selects_columns_come_with_the_prepare_ok(server: ServeProcess):
         cursor.execute(query, ("pa",))
         assert cursor.fetchall() == [("REPLICATE_WILD_IGNORE_TABLE", 0)]
         assert cursor.column_names == ("FILTER_NAME", "COUNTER")
+    # LIMIT takes a parameter (limit_option: param_marker): prepared with its columns, bound at execute
+    limited = connection.cmd_stmt_prepare(f"SELECT FILTER_NAME FROM {TABLE} WHERE CHANNEL_NAME = ? LIMIT ?".encode())
+    assert (limited["num_params"], [column[0] for column in limited["columns"]]) == (2, ["FILTER_NAME"])
+    for count, rows in ((1, [("REPLICATE_WILD_IGNORE_TABLE",)]), (0, [])):
+        cursor.execute(f"SELECT FILTER_NAME FROM {TABLE} WHERE CHANNEL_NAME = ? LIMIT ?", ("pa", count))
+        assert cursor.fetchall() == rows
     connection.close()
 
 
