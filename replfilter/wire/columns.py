@@ -5,7 +5,10 @@ is read from its values the way the formatter reads alignment (``client/formatti
 ``_is_numeric_column``): a column holding integers and no text is ``BIGINT UNSIGNED`` (MySQL's
 type for the performance_schema counters and for ``SHOW WARNINGS``' ``Code``, which is ``INT
 UNSIGNED``); every other column is ``VARCHAR`` in utf8mb4. So the mysql client aligns a
-column over the wire as replfilter's own ``-t`` output does.
+column over the wire as replfilter's own ``-t`` output does. A result with no rows, whose values
+cannot tell, declares its integer columns (``ResultSet.integer_columns``): the definitions do not
+depend on whether a row comes, and a prepare (learned from a run with NULLs) announces what its
+executions send.
 """
 
 from __future__ import annotations
