@@ -236,6 +236,7 @@ def test_limit_and_offset_take_a_parameter():
      (True, True, True, False)),
     ("SELECT * FROM {t} WHERE COUNTER > 5", (False, False, False, False, False, True)),
     ("SELECT COUNTER FROM {t} WHERE COUNTER = ?", (True,)),
+    ("SELECT '7' + 1, COUNTER + '1' FROM {t} WHERE COUNTER > 5", (False, False)),  # text read as a double
 ])
 def test_a_result_without_rows_declares_its_integer_columns(select, integers):
     """Values cannot tell a column's type when no row comes: the result declares it."""

@@ -203,7 +203,9 @@ def _integer_columns(sql: str, positions: Sequence[int], schema: dict, count: in
         typed = optimize(tree, schema=schema, dialect="mysql")
     except Exception:  # an expression sqlglot cannot type: text, as before the types were read
         return (False,) * count
-    kinds = tuple(e.type is not None and e.type.is_type(*exp.DataType.INTEGER_TYPES) for e in typed.expressions)
+    kinds = tuple(e.type is not None and e.type.is_type(*exp.DataType.INTEGER_TYPES)
+                  and not any(isinstance(n, exp.Literal) and n.is_string for n in e.walk())  # 'x' + 1 is a DOUBLE
+                  for e in typed.expressions)
     return kinds if len(kinds) == count else (False,) * count
 
 
