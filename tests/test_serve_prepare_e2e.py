@@ -123,3 +123,32 @@ def test_a_result_without_rows_announces_its_columns_types(server: ServeProcess)
     assert cursor.fetchall() == () and [d[1] for d in cursor.description] == [
         FIELD_TYPE.VAR_STRING, FIELD_TYPE.LONGLONG, FIELD_TYPE.VAR_STRING]
     connection.close()
+
+
+def test_connector_c_sees_the_columns_and_the_refusals_at_prepare(server: ServeProcess):
+    """MariaDB Connector/C (libmariadb, a real C client): mysql_stmt_prepare reads the columns'
+    count from the prepare OK; an unknown column and SHOW WARNINGS fail the prepare itself."""
+    import ctypes
+
+    from test_serve_e2e import _libmariadb
+
+    lib = _libmariadb()
+    lib.mysql_stmt_field_count.restype, lib.mysql_stmt_field_count.argtypes = ctypes.c_uint, [ctypes.c_void_p]
+    lib.mysql_stmt_param_count.restype, lib.mysql_stmt_param_count.argtypes = ctypes.c_ulong, [ctypes.c_void_p]
+    connection = lib.mysql_init(None)
+    assert lib.mysql_real_connect(connection, b"127.0.0.1", USER.encode(), PASSWORD.encode(), None, server.port, None, 0)
+    for query, fields, params, errno in (
+        (f"SELECT FILTER_NAME, COUNTER FROM {TABLE} WHERE CHANNEL_NAME = ?", 2, 1, 0),
+        ("SELECT @@version", 1, 0, 0),
+        ("STOP REPLICA FOR CHANNEL 'cx'", 0, 0, 0),
+        (f"SELECT nope FROM {TABLE} WHERE COUNTER = ?", 0, 0, 1054),
+        ("SHOW WARNINGS", 0, 0, 1295),
+    ):
+        stmt = lib.mysql_stmt_init(connection)
+        text = query.encode()
+        status = lib.mysql_stmt_prepare(stmt, text, len(text))
+        assert (status != 0, lib.mysql_stmt_errno(stmt)) == (errno != 0, errno), query
+        if not errno:
+            assert (lib.mysql_stmt_field_count(stmt), lib.mysql_stmt_param_count(stmt)) == (fields, params), query
+        lib.mysql_stmt_close(stmt)
+    lib.mysql_close(connection)
