@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 from replfilter.core.errors import MySQLError
 from replfilter.core.filters import FilterType
 from replfilter.server.session import Session
-from replfilter.replica.perfschema_values import UNBOUND, Temporal, text_to_double
+from replfilter.replica.perfschema_values import UNBOUND, Temporal, double_text, text_to_double
 from replfilter.wire.prepared import time_text
 
 from replica_driver import ReplicaDriver
@@ -149,7 +149,10 @@ def test_a_bound_value_reads_back_as_itself_and_a_select_item_is_named_by_its_te
         "SELECT ?, '?' AS q FROM performance_schema.replication_applier_filters /* ? */", (value,))
     assert result.columns == ("?", "q")  # type: ignore[union-attr]
     (bound, _), = result.rows  # type: ignore[union-attr]
-    assert bound == value and type(bound) is type(value)
+    if isinstance(value, float):  # a double comes back as the server writes one
+        assert bound == double_text(value) and float(bound) == value
+    else:
+        assert bound == value and type(bound) is type(value)
 
 
 _NUMBER_TEXT = st.one_of(st.floats(allow_nan=False, allow_infinity=False).map(repr),
@@ -180,7 +183,7 @@ def test_cast_to_double_arithmetic_and_counter_read_text_as_mysql_once_per_liter
     result = replica.session.execute_text(
         f"SELECT CAST('inf' AS DOUBLE), CAST('2.5' AS DOUBLE), 'nan' + 1, CAST('x' AS REAL) FROM {table} "
         f"WHERE COUNTER >= 'inf' AND COUNTER = '0' ORDER BY COUNTER")
-    assert result.rows == ((0.0, 2.5, 1.0, 0.0),)  # type: ignore[union-attr]
+    assert result.rows == (("0", "2.5", "1", "0"),)  # type: ignore[union-attr]
     assert [w.message for w in result.warnings] == [  # type: ignore[union-attr]
         "Truncated incorrect DOUBLE value: 'inf'", "Truncated incorrect DOUBLE value: 'nan'",
         "Truncated incorrect DOUBLE value: 'x'", "Truncated incorrect DOUBLE value: 'inf'"]
@@ -243,3 +246,25 @@ def test_a_result_without_rows_declares_its_integer_columns(select, integers):
     sql = select.format(t="performance_schema.replication_applier_filters")
     result = _replica(0).session.execute_text(sql, (UNBOUND,) if "?" in sql else None)
     assert result.rows == () and result.integer_columns == integers  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("value, text", [
+    (0.0, "0"), (-0.0, "-0"), (1.5, "1.5"), (100.0, "100"), (1e14, "100000000000000"), (1e15, "1e15"),
+    (123456789012345.6, "123456789012345.6"), (1e-15, "0.000000000000001"), (1e-16, "1e-16"),
+    (1.7976931348623157e308, "1.7976931348623157e308"), (5e-324, "5e-324"), (-2.5e-7, "-0.00000025"),
+    (1.2345678901234568e16, "1.2345678901234568e16"), (float("inf"), "0"),
+])
+def test_a_double_is_written_as_my_gcvt_writes_it(value, text):
+    """String::set_real -> my_gcvt(x, MY_GCVT_ARG_DOUBLE, 310): shortest digits, 'e' past 15."""
+    assert double_text(value) == text
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_a_doubles_text_reads_back_as_the_double(value):
+    assert float(double_text(value)) == value
+
+
+def test_a_double_in_a_result_is_the_servers_text():
+    result = _replica(0).session.execute_text(
+        "SELECT CAST('1e20' AS DOUBLE), CAST('0' AS DOUBLE), COUNTER + 0.5e0 FROM performance_schema.replication_applier_filters")
+    assert result.rows == (("1e20", "0", "0.5"),)  # type: ignore[union-attr]

@@ -18,8 +18,8 @@ from ..dialect import ast
 from ..core.errors import ER, Condition, MySQLError
 from ..core.filters import FilterSet
 from ..core.results import ResultSet, Value
-from .perfschema_values import (Parameter, bind_doubles, bind_values, placeholder_names, read_text_as_doubles,
-                                text_to_double, unnamed)
+from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
+                                read_text_as_doubles, text_to_double, unnamed)
 from .state import ReplicaState
 
 SCHEMA = "performance_schema"
@@ -187,7 +187,8 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
         known = {c.lower(): c for c in (*CHANNEL_COLUMNS, *GLOBAL_COLUMNS)}
         names = [known.get(c.lower(), c) for c in result.columns]
     integers = None if result.rows else _integer_columns(sql, positions, schema, len(names))
-    return ResultSet(tuple(names), tuple(tuple(r) for r in result.rows), tuple(warnings), integers)
+    rows_out = tuple(tuple(double_text(v) if isinstance(v, float) else v for v in r) for r in result.rows)
+    return ResultSet(tuple(names), rows_out, tuple(warnings), integers)
 
 
 def _integer_columns(sql: str, positions: Sequence[int], schema: dict, count: int) -> tuple[bool, ...]:

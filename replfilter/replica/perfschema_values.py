@@ -73,6 +73,37 @@ def text_to_double(text: str) -> tuple[float, Condition | None]:
     return value, warning
 
 
+MAX_DECPT_FOR_F_FORMAT = 15
+"""``DBL_DIG``: past this many integer digits (or this many zeros after the point) ``my_gcvt``
+writes the 'e' format though the 'f' one would fit."""
+
+
+def double_text(value: float) -> str:
+    """A double as the server writes it in a result (``String::set_real`` with no fixed
+    decimals: ``my_gcvt(x, MY_GCVT_ARG_DOUBLE, 310)``, ``strings/dtoa.cc``): the shortest digits
+    that read back as the double (dtoa's mode 4 with that many digits allowed), in the 'f'
+    format unless the point is more than 15 places right of the first digit, or more than 14
+    zeros left of it (``MAX_DECPT_FOR_F_FORMAT``); the 'e' format has no '+' and no padding:
+    ``0``, ``1.5``, ``100000000000000``, ``1e15``, ``1e-15``, ``1.7976931348623157e308``. An
+    infinity or NaN is ``0``, as dtoa's overflow."""
+    if not math.isfinite(value):
+        return "0"
+    sign = "-" if math.copysign(1.0, value) < 0 else ""
+    if value == 0:
+        return sign + "0"
+    shortest = Decimal(repr(abs(value))).normalize()
+    digits = "".join(map(str, shortest.as_tuple().digits))
+    decpt = len(digits) + int(shortest.as_tuple().exponent)
+    if -MAX_DECPT_FOR_F_FORMAT + 1 <= decpt and (decpt <= MAX_DECPT_FOR_F_FORMAT or len(digits) > decpt):
+        if decpt <= 0:
+            return f"{sign}0.{'0' * -decpt}{digits}"
+        if decpt < len(digits):
+            return f"{sign}{digits[:decpt]}.{digits[decpt:]}"
+        return f"{sign}{digits}{'0' * (decpt - len(digits))}"
+    mantissa = digits[0] + (f".{digits[1:]}" if len(digits) > 1 else "")
+    return f"{sign}{mantissa}e{decpt - 1}"
+
+
 def double_literal(value: float) -> "exp.Expr":
     """A double as an expression sqlglot's executor reads back as the same double: a cast of its
     digits (a bare number literal is rewritten by sqlglot, ``1e+16`` into an integer), and
