@@ -152,3 +152,16 @@ def test_connector_c_sees_the_columns_and_the_refusals_at_prepare(server: ServeP
             assert (lib.mysql_stmt_field_count(stmt), lib.mysql_stmt_param_count(stmt)) == (fields, params), query
         lib.mysql_stmt_close(stmt)
     lib.mysql_close(connection)
+
+
+def test_text_read_as_a_double_over_the_wire(server: ServeProcess):
+    """CAST('inf' AS DOUBLE) is 0 with 1292, counted in the result's EOF and listed by SHOW
+    WARNINGS; a double comes back as the server's text."""
+    connection = pymysql.connect(host="127.0.0.1", port=server.port, user=USER, password=PASSWORD)
+    cursor = connection.cursor()
+    cursor.execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'pd'")
+    cursor.execute(f"SELECT CAST('inf' AS DOUBLE), CAST('1e20' AS DOUBLE) FROM {TABLE} WHERE CHANNEL_NAME = 'pd'")
+    assert cursor.fetchall() == (("0", "1e20"),)
+    assert cursor._result.warning_count == 1  # type: ignore[attr-defined]
+    assert connection.show_warnings() == (("Warning", 1292, "Truncated incorrect DOUBLE value: 'inf'"),)
+    connection.close()
