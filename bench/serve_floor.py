@@ -11,7 +11,8 @@ For one client on one connection, each kind of request is timed back to back:
 
 Each line gives the client's wall time a request, the server's CPU a request (from
 /proc/PID/stat), the difference (time neither spent computing: the kernel, the wake-ups, the
-client), and for the statements the same text in process on a Session. ``--burn N`` runs N busy
+client), and for the statements the same text's CPU time in process on a Session, with the
+ratio in-process CPU / wire wall (the one-client ratio a quiet machine would show). ``--burn N`` runs N busy
 processes during the runs (on a 2-core VM a busy machine wakes the server on the CPU it slept on,
 a quiet one may move it), ``--pin CPU`` runs the server and the clients on that one CPU (taskset).
 
@@ -47,8 +48,9 @@ def timed(pid: int, count: int, run: Callable[[], None]) -> tuple[float, float]:
 
 
 def in_process(texts: list[str]) -> float:
-    """Wall seconds a statement on a Session with the hooks every front-end installs (the rate
-    bench/serve.py's ratio divides by)."""
+    """CPU seconds a statement on a Session with the hooks every front-end installs: on a quiet
+    machine its wall time, the in-process rate bench/serve.py's ratio divides by; under load the
+    CPU time is the steadier figure."""
     from replfilter.server.session import Session
     from replfilter.spark_runtime.applier import install_applier
 
@@ -56,10 +58,10 @@ def in_process(texts: list[str]) -> float:
     install_applier(session)
     for text in SETUP:
         session.execute_text(text)
-    started = time.perf_counter()
+    started = time.process_time()
     for text in texts:
         session.execute_text(text)
-    return (time.perf_counter() - started) / len(texts)
+    return (time.process_time() - started) / len(texts)
 
 
 def mariadb_batch(port: int, texts: list[str]) -> Callable[[], None]:
@@ -114,7 +116,7 @@ def main() -> None:
     print(f"{count} requests each; load average {load:.2f} (max of before/after); burners {options.burn}; "
           f"pinned to CPU {options.pin}" if options.pin is not None else
           f"{count} requests each; load average {load:.2f} (max of before/after); burners {options.burn}; not pinned")
-    print(f"{'request':44s} {'wall us':>8s} {'server CPU us':>14s} {'wall-CPU us':>12s} {'in process us':>14s} {'ratio':>6s}")
+    print(f"{'request':44s} {'wall us':>8s} {'server CPU us':>14s} {'wall-CPU us':>12s} {'in-proc CPU us':>14s} {'ratio':>6s}")
     for name, (wall, cpu), texts in rows:
         own = in_process(texts) if texts else None
         ratio = f"{own / wall:.2f}x" if own else "-"

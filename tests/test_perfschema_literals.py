@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 from replfilter.core.errors import MySQLError
 from replfilter.core.filters import FilterType
 from replfilter.server.session import Session
-from replfilter.replica.perfschema_values import Temporal, text_to_double
+from replfilter.replica.perfschema_values import UNBOUND, Temporal, text_to_double
 from replfilter.wire.prepared import time_text
 
 from replica_driver import ReplicaDriver
@@ -138,13 +138,13 @@ def test_nan_against_null_is_null_and_nan_against_nan_is_compare_real():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.one_of(st.none(), st.integers(-2**63, 2**64 - 1), st.text(st.characters(blacklist_characters="\x00")),
+@given(st.one_of(st.none(), st.integers(-2**63, 2**64 - 1), st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",))),
                  st.floats(allow_nan=False)))
 def test_a_bound_value_reads_back_as_itself_and_a_select_item_is_named_by_its_text(value):
     """Values are bound without going through text: a quote in a string stays in it, a double
     keeps every bit (an infinity too); an unnamed ``?`` in the select list is named ``?``. (A
-    NUL character in a string is 1235: sqlglot's executor compiles the query to Python source,
-    which cannot hold one.)"""
+    NUL character, or bytes that are not UTF-8, in a string is 1235: sqlglot's executor compiles
+    the query to Python source, which cannot hold them.)"""
     result = _replica(0).session.execute_text(
         "SELECT ?, '?' AS q FROM performance_schema.replication_applier_filters /* ? */", (value,))
     assert result.columns == ("?", "q")  # type: ignore[union-attr]
@@ -212,3 +212,33 @@ def test_a_temporal_parameter_reads_as_its_number_without_a_warning(text, number
     sql = "SELECT COUNTER FROM performance_schema.replication_applier_filters WHERE COUNTER = ?"
     result = _replica(int(number) if number >= 0 and number.is_integer() else 0).session.execute_text(sql, (Temporal(text),))
     assert (len(result.rows), result.warnings) == (1 if number.is_integer() and number >= 0 else 0, ())  # type: ignore[union-attr]
+
+
+def test_limit_and_offset_take_a_parameter():
+    """``LIMIT ?`` and ``LIMIT ?, ?`` (limit_option: param_marker): a non-negative integer is the
+    count; unbound (at prepare) it is 0; another value is 1235, not a guess."""
+    session = _replica(0).session
+    session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL 'b'")
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (d2) FOR CHANNEL 'b'")
+    sql = "SELECT CHANNEL_NAME FROM performance_schema.replication_applier_filters ORDER BY CHANNEL_NAME"
+    assert session.execute_text(sql + " LIMIT ?", (1,)).rows == (("a",),)  # type: ignore[union-attr]
+    assert session.execute_text(sql + " LIMIT ?, ?", (1, 5)).rows == (("b",),)  # type: ignore[union-attr]
+    assert session.execute_text(sql + " LIMIT ? OFFSET ?", (UNBOUND, UNBOUND)).rows == ()  # type: ignore[union-attr]
+    for value in (None, -1, "1", 1.0):
+        with pytest.raises(MySQLError) as caught:
+            session.execute_text(sql + " LIMIT ?", (value,))
+        assert caught.value.code == 1235
+
+
+@pytest.mark.parametrize("select, integers", [
+    ("SELECT COUNTER, FILTER_NAME FROM {t} WHERE CHANNEL_NAME = 'zz'", (True, False)),  # the grammar's reader
+    ("SELECT COUNTER AS n, COUNT(*), COUNTER + 1, FILTER_RULE FROM {t} WHERE COUNTER > 5 GROUP BY COUNTER, FILTER_RULE",
+     (True, True, True, False)),
+    ("SELECT * FROM {t} WHERE COUNTER > 5", (False, False, False, False, False, True)),
+    ("SELECT COUNTER FROM {t} WHERE COUNTER = ?", (True,)),
+])
+def test_a_result_without_rows_declares_its_integer_columns(select, integers):
+    """Values cannot tell a column's type when no row comes: the result declares it."""
+    sql = select.format(t="performance_schema.replication_applier_filters")
+    result = _replica(0).session.execute_text(sql, (UNBOUND,) if "?" in sql else None)
+    assert result.rows == () and result.integer_columns == integers  # type: ignore[union-attr]

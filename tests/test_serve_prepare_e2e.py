@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pymysql
 import pytest
+from pymysql.constants import FIELD_TYPE
 
 from serve_process import PASSWORD, USER, ServeProcess
 
@@ -39,6 +40,8 @@ def test_a_selects_columns_come_with_the_prepare_ok(server: ServeProcess):
         f"SELECT FILTER_NAME, COUNTER AS n, ? FROM {TABLE} WHERE CHANNEL_NAME = ?".encode())
     assert (prepared["num_columns"], prepared["num_params"], prepared["warning_count"]) == (3, 2, 0)
     assert [column[0] for column in prepared["columns"]] == ["FILTER_NAME", "n", "?"]
+    # learned from a run with NULL (no row): COUNTER is still BIGINT UNSIGNED, not text
+    assert [column[1] for column in prepared["columns"]][:2] == [FIELD_TYPE.VAR_STRING, FIELD_TYPE.LONGLONG]
     variables = connection.cmd_stmt_prepare(b"SELECT @@version, @@autocommit")
     assert [column[0] for column in variables["columns"]] == ["@@version", "@@autocommit"]
     # a statement with no result announces no column
@@ -51,6 +54,12 @@ def test_a_selects_columns_come_with_the_prepare_ok(server: ServeProcess):
         cursor.execute(query, ("pa",))
         assert cursor.fetchall() == [("REPLICATE_WILD_IGNORE_TABLE", 0)]
         assert cursor.column_names == ("FILTER_NAME", "COUNTER")
+    # LIMIT takes a parameter (limit_option: param_marker): prepared with its columns, bound at execute
+    limited = connection.cmd_stmt_prepare(f"SELECT FILTER_NAME FROM {TABLE} WHERE CHANNEL_NAME = ? LIMIT ?".encode())
+    assert (limited["num_params"], [column[0] for column in limited["columns"]]) == (2, ["FILTER_NAME"])
+    for count, rows in ((1, [("REPLICATE_WILD_IGNORE_TABLE",)]), (0, [])):
+        cursor.execute(f"SELECT FILTER_NAME FROM {TABLE} WHERE CHANNEL_NAME = ? LIMIT ?", ("pa", count))
+        assert cursor.fetchall() == rows
     connection.close()
 
 
@@ -98,4 +107,19 @@ def test_a_double_parameter_keeps_nan_and_infinities(server: ServeProcess):
                                   ("COUNTER = ?", inf, False), ("COUNTER = ?", 0.0, True)):
         cursor.execute(f"SELECT FILTER_NAME FROM {TABLE} WHERE CHANNEL_NAME = 'pn' AND {where}", (value,))
         assert bool(cursor.fetchall()) is matched, (where, value)
+    connection.close()
+
+
+def test_a_result_without_rows_announces_its_columns_types(server: ServeProcess):
+    """The column definitions do not depend on whether a row comes (text protocol, PyMySQL)."""
+    connection = pymysql.connect(host="127.0.0.1", port=server.port, user=USER, password=PASSWORD)
+    cursor = connection.cursor()
+    cursor.execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'pe'")
+    for where in ("CHANNEL_NAME = 'pe'", "CHANNEL_NAME = 'none'", "COUNTER > 5", "COUNTER > '5'"):
+        cursor.execute(f"SELECT FILTER_NAME, COUNTER, COUNT(*) AS n FROM {TABLE} WHERE {where} GROUP BY FILTER_NAME, COUNTER")
+        assert [d[1] for d in cursor.description] == [FIELD_TYPE.VAR_STRING, FIELD_TYPE.LONGLONG,
+                                                      FIELD_TYPE.LONGLONG], where
+    cursor.execute("SHOW WARNINGS")
+    assert cursor.fetchall() == () and [d[1] for d in cursor.description] == [
+        FIELD_TYPE.VAR_STRING, FIELD_TYPE.LONGLONG, FIELD_TYPE.VAR_STRING]
     connection.close()

@@ -17,6 +17,10 @@ class ResultSet:
     columns: tuple[str, ...]
     rows: tuple[tuple[Value, ...], ...]
     warnings: tuple[Condition, ...] = ()
+    integer_columns: tuple[bool, ...] | None = None
+    """Which columns are integers (COUNTER, COUNT(*), SHOW WARNINGS' Code), for a result with
+    no rows, whose values cannot tell: the wire announces a column's type as the server does
+    whether or not a row comes. None: read from the values."""
 
     def as_dicts(self) -> list[dict[str, Value]]:
         return [dict(zip(self.columns, row)) for row in self.rows]

@@ -124,7 +124,9 @@ def select_performance_schema(state: ReplicaState, stmt: ast.SelectPerformanceSc
         selected, headers = [0], ("COUNT(*)",)
     if stmt.limit is not None:
         rows = rows[: stmt.limit]
-    return ResultSet(tuple(headers), tuple(tuple(row[i] for i in selected) for row in rows), tuple(warnings))
+    integers = None if rows else (True,) if stmt.count else tuple(columns[i] in NUMERIC_COLUMNS for i in selected)
+    return ResultSet(tuple(headers), tuple(tuple(row[i] for i in selected) for row in rows), tuple(warnings),
+                     integers)
 
 
 COLUMN_TYPES = {"CHANNEL_NAME": "VARCHAR", "FILTER_NAME": "VARCHAR", "FILTER_RULE": "VARCHAR",
@@ -184,7 +186,25 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     if len(names) == 1 and names[0] == "*":  # the table's columns, named as the table names them
         known = {c.lower(): c for c in (*CHANNEL_COLUMNS, *GLOBAL_COLUMNS)}
         names = [known.get(c.lower(), c) for c in result.columns]
-    return ResultSet(tuple(names), tuple(tuple(r) for r in result.rows), tuple(warnings))
+    integers = None if result.rows else _integer_columns(sql, positions, schema, len(names))
+    return ResultSet(tuple(names), tuple(tuple(r) for r in result.rows), tuple(warnings), integers)
+
+
+def _integer_columns(sql: str, positions: Sequence[int], schema: dict, count: int) -> tuple[bool, ...]:
+    """The select list's integer columns, by the types sqlglot's optimizer gives them over the
+    tables' schema (COUNTER is BIGINT, so are COUNT(*) and COUNTER + 1): read only for a result
+    with no rows, whose values cannot tell."""
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.optimizer import optimize
+
+    tree = sqlglot.parse_one(placeholder_names(sql, positions) if positions else sql, read="mysql")
+    try:
+        typed = optimize(tree, schema=schema, dialect="mysql")
+    except Exception:  # an expression sqlglot cannot type: text, as before the types were read
+        return (False,) * count
+    kinds = tuple(e.type is not None and e.type.is_type(*exp.DataType.INTEGER_TYPES) for e in typed.expressions)
+    return kinds if len(kinds) == count else (False,) * count
 
 
 def _check_columns(tree: "exp.Expr") -> None:

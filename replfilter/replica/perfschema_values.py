@@ -40,7 +40,17 @@ class Temporal(str):
         return -value if negative else value
 
 
-Parameter = str | int | float | Decimal | bytes | None
+class Unbound:
+    """The value of a ``?`` while the statement is prepared, before any is bound: NULL, and 0 in
+    LIMIT (the prepare runs a SELECT once only to learn its columns)."""
+
+    def __repr__(self) -> str:
+        return "UNBOUND"
+
+
+UNBOUND = Unbound()
+
+Parameter = str | int | float | Decimal | bytes | Unbound | None
 """A value a prepared statement binds: what COM_STMT_EXECUTE's types read as (a temporal one as
 :class:`Temporal`)."""
 
@@ -137,9 +147,11 @@ def bind_values(tree: "exp.Expr", values: Sequence[Parameter]) -> dict[int, floa
     temporals = {}
     for node in list(tree.find_all(exp.Placeholder)):
         value = values[int(node.name[1:])]
-        if isinstance(value, float):
+        if isinstance(node.parent, (exp.Limit, exp.Offset)):
+            node.replace(exp.Literal.number(_row_count(value)))
+        elif isinstance(value, float):
             continue
-        if value is None:
+        elif value is None or value is UNBOUND:
             node.replace(exp.Null())
         elif isinstance(value, bool):
             node.replace(exp.Literal.number(int(value)))
@@ -155,6 +167,17 @@ def bind_values(tree: "exp.Expr", values: Sequence[Parameter]) -> dict[int, floa
                 temporals[id(literal)] = value.number()
             node.replace(literal)
     return temporals
+
+
+def _row_count(value: Parameter) -> int:
+    """A LIMIT or OFFSET parameter (``limit_option: param_marker`` in ``sql_yacc.yy``): a
+    non-negative integer is the count. What 8.4 makes of another value (NULL, a string, a
+    negative number, a double) was not established from its source: 1235 rather than a guess."""
+    if value is UNBOUND:
+        return 0
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise MySQLError.of(ER.NOT_SUPPORTED_YET, "a LIMIT parameter other than a non-negative integer in replfilter")
 
 
 _COMPARED = {"eq": lambda c: c == 0, "neq": lambda c: c != 0, "gt": lambda c: c > 0, "gte": lambda c: c >= 0,

@@ -264,7 +264,7 @@ class Session:
         if statement.count_only:
             return ResultSet(("@@session.warning_count",), ((len(self._diagnostics),),))
         rows = tuple((c.level, c.code, c.message) for c in self._diagnostics)
-        return ResultSet(("Level", "Code", "Message"), rows)
+        return ResultSet(("Level", "Code", "Message"), rows, integer_columns=None if rows else (False, True, False))
 
 
     def _use_database(self, statement: ast.UseDatabase) -> Result:

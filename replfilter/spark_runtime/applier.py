@@ -58,7 +58,7 @@ from typing import Any
 
 from ..core.errors import ER, MySQLError
 from ..server.session import Session
-from ..replica.state import ReplicaState
+from ..replica.state import Channel, ReplicaState
 from .failure import failure_line
 from .installed import spark_missing_message
 
@@ -289,17 +289,16 @@ class ReplicaApplier:
 
     # -- state changes ---------------------------------------------------------------------
 
-    def _starting(self, old: ReplicaState, new: ReplicaState):
-        for channel in new.channels:
-            before = old.channel(channel.name)
-            if channel.sql_running and not (before is not None and before.sql_running) and channel.source.relay_log_file:
-                yield channel
+    @staticmethod
+    def _starting(pairs: list[tuple[Channel | None, Channel | None]]) -> list[Channel]:
+        return [now for before, now in pairs if now is not None and now.sql_running
+                and not (before is not None and before.sql_running) and now.source.relay_log_file]
 
     def _check(self, old: ReplicaState, new: ReplicaState) -> None:
         """Before START commits: a relay log that does not exist fails the statement (29), and so
         does a light install without the Spark runtime (1593, as mysqld refuses START REPLICA
         when an applier thread cannot be initialised), with the line that says how to install it."""
-        for channel in self._starting(old, new):
+        for channel in self._starting(changed_channels(old, new)):
             missing = spark_missing_message()
             if missing is not None:
                 raise MySQLError.of(ER.REPLICA_FATAL_ERROR, f"the applier of channel '{channel.name}' cannot start: {missing}")
@@ -308,13 +307,15 @@ class ReplicaApplier:
                 raise MySQLError.of(ER.FILE_NOT_FOUND, path, 2, "No such file or directory")
 
     def _changed(self, old: ReplicaState, new: ReplicaState) -> None:
-        for before in old.channels:
-            now = new.channel(before.name)
+        pairs = changed_channels(old, new)
+        for before, now in pairs:
+            if before is None:
+                continue
             if before.sql_running and (now is None or not now.sql_running):
                 self.stop_channel(before.name)
             if before.source.relay_log_file and (now is None or not now.source.relay_log_file):
                 self._forget_relay_log(before.name)
-        for channel in self._starting(old, new):
+        for channel in self._starting(pairs):
             self.start_channel(channel.name, channel.source.relay_log_file)
 
     # -- channels --------------------------------------------------------------------------
@@ -491,9 +492,30 @@ def _source_coordinates(relay_dir: str, log: str, pos: int) -> tuple[str, int] |
     return found
 
 
+def changed_channels(old: ReplicaState, new: ReplicaState) -> list[tuple[Channel | None, Channel | None]]:
+    """(before, now) for each channel that is not the same object in both states (None where a
+    state lacks it), in one walk: the hooks run after every change, and a change keeps the
+    channels it did not touch (the same objects, in the same name order), so a zip finds the
+    one or two that moved. When the names differ (a channel created or removed), by name."""
+    pairs: list[tuple[Channel | None, Channel | None]] = []
+    if len(old.channels) == len(new.channels):
+        for before, now in zip(old.channels, new.channels):
+            if before is now:
+                continue
+            if before.name != now.name:
+                break
+            pairs.append((before, now))
+        else:
+            return pairs
+    befores = {c.name: c for c in old.channels}
+    nows = {c.name: c for c in new.channels}
+    return [(befores.get(name), nows.get(name)) for name in {**befores, **nows}
+            if befores.get(name) is not nows.get(name)]
+
+
 def install_applier(session: Session, **kwargs: Any) -> ReplicaApplier:
     """Create a :class:`ReplicaApplier` for ``session`` and hook it in (no Spark yet)."""
     return ReplicaApplier(session, **kwargs).install()
 
 
-__all__ = ["ReplicaApplier", "detect_format", "install_applier"]
+__all__ = ["ReplicaApplier", "changed_channels", "detect_format", "install_applier"]

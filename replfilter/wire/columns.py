@@ -75,10 +75,11 @@ def result_columns(result: ResultSet) -> tuple[WireColumn, ...]:
 
 
 def _numeric(result: ResultSet) -> tuple[bool, ...]:
-    """Which columns hold integers and no text (a column of NULLs only is text)."""
+    """Which columns hold integers and no text (a column of NULLs only is text); without rows,
+    the integer columns the result declares."""
     rows = result.rows
     if not rows:
-        return (False,) * len(result.columns)
+        return result.integer_columns or (False,) * len(result.columns)
     kinds = []
     for index in range(len(result.columns)):
         values = [row[index] for row in rows if row[index] is not None]

@@ -27,7 +27,7 @@ from ..core.errors import ER, MySQLError
 from ..core.results import ResultSet
 from ..dialect import ast
 from ..dialect.other_statements import placeholder_positions
-from ..replica.perfschema_values import Temporal
+from ..replica.perfschema_values import UNBOUND, Temporal
 from ..server.session import Session
 
 __all__ = ["Prepared", "execute_parameters", "placeholder_positions", "prepare", "time_text"]
@@ -54,7 +54,7 @@ class Prepared:
 
 def prepare(session: Session, text: str) -> Prepared:
     """Parse ``text`` (a refusal is the server's prepare-time error, 1064, 1235...); refuse what
-    8.4 does not prepare (1295); run a SELECT once with every ``?`` NULL to learn its columns:
+    8.4 does not prepare (1295); run a SELECT once with every ``?`` NULL (0 in LIMIT) to learn its columns:
     an unknown column is its 1054 here, at prepare time, as the server resolves the statement
     then. The diagnostics, and the OK's warning count, are the parse's warnings (1287 for a
     legacy spelling): what the server raises before it executes anything."""
@@ -69,7 +69,7 @@ def prepare(session: Session, text: str) -> Prepared:
     if isinstance(statement, RESULT_STATEMENTS):
         trial = statement
         if isinstance(trial, ast.QueryPerformanceSchema):
-            trial = replace(trial, parameters=(None,) * len(positions))
+            trial = replace(trial, parameters=(UNBOUND,) * len(positions))
         shape = session.execute(trial)
         assert isinstance(shape, ResultSet)
     session.prepared(statement)  # the run's own warnings are an execution's, not the prepare's
