@@ -46,8 +46,10 @@ FILL = """INSERT INTO {db}.orders
   FROM {db}.seq_{low}_to_{high}"""
 
 
-def build_binlog(tenants: int, rows_per_tenant: int, chunk: int, out: Path) -> list[Path]:
-    server = mariadb_server.MariaDB.start("--binlog-row-metadata=FULL", "--binlog-format=ROW", "--max-binlog-size=1G")
+def build_binlog(tenants: int, rows_per_tenant: int, chunk: int, out: Path, max_size: str = "1G") -> list[Path]:
+    """The workload's binlog files, copied to ``out``; ``max_size``: MariaDB's
+    ``max_binlog_size`` (a smaller one writes several files)."""
+    server = mariadb_server.MariaDB.start("--binlog-row-metadata=FULL", "--binlog-format=ROW", f"--max-binlog-size={max_size}")
     try:
         for t in range(tenants):
             db = f"tenant_{t:03d}"

@@ -128,23 +128,29 @@ def test_evaluate_groups_transactions_and_gives_gtids(binlog):
     assert all(r["pos"] == payload[-1]["pos"] for r in payload[1:])
 
 
-def test_a_read_freezes_the_objects_before_it_only_while_it_runs(binlog):
-    """long_lived.py: the objects alive before a read are kept from the collector during the
-    read only; after it ends, or is abandoned half-way (the generator closed), or while two
-    reads interleave, nothing stays frozen."""
+def test_a_read_leaves_the_collectors_frozen_objects_as_it_found_them(binlog):
+    """A host application (or a server process) may have moved its objects to the garbage
+    collector's permanent generation (``gc.freeze``): a read, with or without row values,
+    abandoned half-way or not, neither freezes nor unfreezes anything (an earlier reader froze
+    the heap during a read and called ``gc.unfreeze`` after, unfreezing the host's objects too;
+    measured on bench/binlog.py's file the freeze saved 0-1.5 % of the CPU time, within the
+    noise, so it was dropped)."""
     import gc
 
     evaluator = LineEvaluator(Session().state)
-    assert gc.get_freeze_count() == 0
-    results = decide_files(evaluator, [str(binlog)], decode_rows=True)
-    next(results)
-    assert gc.get_freeze_count() > 0
-    other = decide_files(evaluator, [str(binlog)])
-    assert list(other) and gc.get_freeze_count() > 0  # the first read still runs
-    results.close()
-    assert gc.get_freeze_count() == 0
-    assert list(decide_files(evaluator, [str(binlog)], decode_rows=True))
-    assert gc.get_freeze_count() == 0
+    kept = [{"host": n} for n in range(1000)]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen >= len(kept)
+        results = decide_files(evaluator, [str(binlog)], decode_rows=True)
+        next(results)
+        assert gc.get_freeze_count() == frozen
+        assert list(decide_files(evaluator, [str(binlog)])) and gc.get_freeze_count() == frozen
+        results.close()
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
 
 
 def test_the_checksum_is_verified_on_every_event(binlog):

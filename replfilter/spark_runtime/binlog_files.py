@@ -18,7 +18,6 @@ from typing import Any, Iterator, Sequence
 
 from ..evaluation.binlog.as_events import EventMapper, Mapped
 from ..evaluation.binlog.framing import NotABinlog, ReadProblem
-from ..evaluation.binlog.long_lived import objects_before_frozen
 from ..evaluation.binlog.reader import read_binlog
 from ..evaluation.binlog.column_values import RowFormatError
 from ..evaluation.binlog.rows import read_rows_json
@@ -42,18 +41,17 @@ def segment_rows(
     mapper = EventMapper(channel, decode_rows=decode_rows)
     catalog = schemas.catalog(channel) if schemas is not None and decode_rows else None
     pending: list[list[Any]] = []  # Table_map rows waiting for the row counts of their rows events
-    with objects_before_frozen():
-        for path, start, stop, formats_at in segments:
-            try:
-                for item in read_binlog(path, start, stop, formats_at=formats_at):
-                    yield from _item_rows(item, mapper, pending, path, catalog)
-            except NotABinlog as err:
-                yield from _flush(pending)
-                yield "dead", (str(err), None, path, None, None)
-            except OSError as err:
-                yield from _flush(pending)
-                yield "dead", (f"{path}: {err.strerror or err}", None, path, None, None)
-        yield from _flush(pending)
+    for path, start, stop, formats_at in segments:
+        try:
+            for item in read_binlog(path, start, stop, formats_at=formats_at):
+                yield from _item_rows(item, mapper, pending, path, catalog)
+        except NotABinlog as err:
+            yield from _flush(pending)
+            yield "dead", (str(err), None, path, None, None)
+        except OSError as err:
+            yield from _flush(pending)
+            yield "dead", (f"{path}: {err.strerror or err}", None, path, None, None)
+    yield from _flush(pending)
 
 
 def _item_rows(item, mapper: EventMapper, pending: list[list[Any]], path: str, catalog: Any = None) -> Iterator[tuple[str, tuple[Any, ...]]]:

@@ -160,6 +160,17 @@ class Checkpoint:
 
 
 @dataclass(frozen=True)
+class StartEncryption:
+    """MariaDB's Start_encryption event (type 164, no post-header): ``scheme(1) key_version(4)
+    nonce(12)`` (sql/log_event.h, ``Start_encryption_log_event``); the events after it are
+    encrypted unless the event carries ``LOG_EVENT_IGNORABLE_F`` (:mod:`.framing`)."""
+
+    scheme: int
+    key_version: int
+    nonce: bytes
+
+
+@dataclass(frozen=True)
 class Incident:
     number: int
     message: str
@@ -494,6 +505,12 @@ def _rows(event: RawEvent, body: bytes, fde: FormatDescription) -> Rows:
     return Rows(header, body)
 
 
+def _start_encryption(body: bytes) -> StartEncryption:
+    if len(body) < 17:
+        raise EventFormatProblem(f"Start_encryption event does not parse: {len(body)} bytes, not 17")
+    return StartEncryption(body[0], struct.unpack_from("<I", body, 1)[0], bytes(body[5:17]))
+
+
 _PARSERS: dict[int, Callable[[RawEvent, bytes, FormatDescription], Any]] = {
     T.QUERY: lambda e, b, f: parse_query(b, f),
     T.MARIA_QUERY_COMPRESSED: lambda e, b, f: parse_query(b, f, compressed=True),
@@ -520,6 +537,7 @@ _PARSERS: dict[int, Callable[[RawEvent, bytes, FormatDescription], Any]] = {
     T.HEARTBEAT: lambda e, b, f: None,
     T.HEARTBEAT_V2: lambda e, b, f: None,
     T.IGNORABLE: lambda e, b, f: None,
+    T.MARIA_START_ENCRYPTION: lambda e, b, f: _start_encryption(b),
     T.TRANSACTION_CONTEXT: lambda e, b, f: parse_transaction_context(b),
     T.VIEW_CHANGE: lambda e, b, f: ViewChange(_cstring(b, 0, 40).split("\0", 1)[0], struct.unpack_from("<Q", b, 40)[0]),
 }

@@ -21,7 +21,6 @@ from ..event_lines import LineEvaluator
 from ..events import Event, QueryEvent, RowEvent
 from .as_events import EventMapper, Mapped, Transaction, mapped_items, transactions
 from .framing import NotABinlog, ReadProblem
-from .long_lived import objects_before_frozen
 from .column_values import RowFormatError
 from .reader import BinlogEvent, Item, read_binlog
 from .rows import read_rows_json
@@ -111,16 +110,15 @@ def decide_files(
     """Every decided event of the files, in order. A file that is not a binlog or cannot be
     opened is one problem result and the next file is read."""
     mapper = EventMapper(channel, evaluator.source_catalog, decode_rows)
-    with objects_before_frozen():
-        for index, path in enumerate(paths):
-            start, stop = selection.positions(index, len(paths))
-            try:
-                items = list_guard(read_binlog(path, start, stop))
-                yield from decide_items(evaluator, items, mapper, selection)
-            except NotABinlog as err:
-                yield BinlogResult(problem=ReadProblem(path, 0, "not_binlog", str(err), fatal=True))
-            except OSError as err:
-                yield BinlogResult(problem=ReadProblem(path, 0, "unreadable", f"{path}: {err.strerror or err}", fatal=True))
+    for index, path in enumerate(paths):
+        start, stop = selection.positions(index, len(paths))
+        try:
+            items = list_guard(read_binlog(path, start, stop))
+            yield from decide_items(evaluator, items, mapper, selection)
+        except NotABinlog as err:
+            yield BinlogResult(problem=ReadProblem(path, 0, "not_binlog", str(err), fatal=True))
+        except OSError as err:
+            yield BinlogResult(problem=ReadProblem(path, 0, "unreadable", f"{path}: {err.strerror or err}", fatal=True))
 
 
 def list_guard(items: Iterator[Item]) -> Iterator[Item]:

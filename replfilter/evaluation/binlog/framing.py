@@ -39,6 +39,15 @@ IN_USE_F = 0x1
 cleared when it is closed, without rewriting the checksum, which is therefore computed with the
 flag clear (libbinlogevents ``Log_event_footer::event_checksum_test``)."""
 FLAGS_OFFSET = 17
+IGNORABLE_F = 0x80
+"""``LOG_EVENT_IGNORABLE_F``. A MariaDB server sending an encrypted binlog to a client
+(``mariadb-binlog --read-from-remote-server --raw``, a replica) decrypts the events and keeps the
+Start_encryption event with this flag set: a file holding it so flagged is in clear after it, as
+``mariadb-binlog`` reads it ("Ignorable event type 164 (Start_encryption)")."""
+
+ENCRYPTED_MAGIC = b"\xfdbin"
+"""The start of a binary log that MySQL 8.0.14+ encrypted (``binlog_encryption=ON``): its
+encryption header replaces the magic (``Rpl_encryption_header``, sql/rpl_log_encryption.h)."""
 
 
 def _crc_without_in_use(event: bytes) -> int:
@@ -150,8 +159,42 @@ def parse_format_description(data: bytes) -> FormatDescription:
 
 
 def check_magic(head: bytes, log_name: str) -> None:
+    if head == ENCRYPTED_MAGIC:  # mysqlbinlog: "Reading encrypted log files directly is not supported."
+        raise NotABinlog(
+            f"{log_name}: an encrypted MySQL binary log (binlog_encryption=ON): replfilter cannot read encrypted binary "
+            f"logs; copy it decrypted through the server that holds its keyring: mysqlbinlog --read-from-remote-server "
+            f"--raw {log_name}"
+        )
     if head != MAGIC:
         raise NotABinlog(f"{log_name}: not a binary log or relay log (no binlog magic at its start)")
+
+
+def encrypted(log_name: str, pos: int, end_pos: int) -> ReadProblem:
+    """A MariaDB binlog written with ``encrypt_binlog=ON``: every event after its
+    Start_encryption event is encrypted with the server's key (only the event length stays in
+    clear), which replfilter does not have; ``mariadb-binlog`` cannot read such a file either
+    ("The rest of the binlog is encrypted!", then "Could not read entry"), but the server that
+    holds the key sends the events decrypted."""
+    return ReadProblem(
+        log_name, pos, "encrypted",
+        f"the file is encrypted from here on (MariaDB's Start_encryption event, encrypt_binlog=ON): replfilter cannot "
+        f"read encrypted binary logs; copy it decrypted through the server that holds its key: mariadb-binlog "
+        f"--read-from-remote-server --raw {log_name}",
+        end_pos, fatal=True,
+    )
+
+
+def _encryption_at(handle: IO[bytes], log_name: str, pos: int) -> ReadProblem | None:
+    """The problem of an encrypted file when the event at ``pos`` is a Start_encryption event
+    (looked at when a read resumes after it: the events read from there are encrypted too)."""
+    handle.seek(pos)
+    head = handle.read(HEADER_LEN)
+    if len(head) < HEADER_LEN:
+        return None
+    _ts, type_code, _server, size, _end, flags = _HEADER.unpack_from(head, 0)
+    if type_code == T.MARIA_START_ENCRYPTION and not flags & IGNORABLE_F:
+        return encrypted(log_name, pos, pos + size)
+    return None
 
 
 def read_frames(
@@ -176,10 +219,18 @@ def read_frames(
         if at >= start:
             break
         handle.seek(at)
+        after = None
         for frame in _frames(handle, log_name, at, at, at + 1, checksum):
             yield frame
             if isinstance(frame, ReadProblem) and frame.fatal:
                 return
+            if isinstance(frame, RawEvent):
+                after = frame.end_pos
+        # MariaDB writes its Start_encryption event right after the Format_description
+        problem = _encryption_at(handle, log_name, after) if after is not None and after < start else None
+        if problem is not None:
+            yield problem
+            return
     handle.seek(start)
     yield from _frames(handle, log_name, start, start, stop, checksum)
 
@@ -241,6 +292,9 @@ def _frames(handle: IO[bytes], log_name: str, pos: int, start: int, stop: int | 
                 continue
         if pos >= start or type_code == T.FORMAT_DESCRIPTION:
             yield RawEvent(log_name, pos, pos + size, timestamp, type_code, server_id, flags, buf[off:body_end], end_pos)
+        if type_code == T.MARIA_START_ENCRYPTION and not flags & IGNORABLE_F:  # the rest is encrypted
+            yield encrypted(log_name, pos, pos + size)
+            return
         off = event_end
         pos += size
 

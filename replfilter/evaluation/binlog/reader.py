@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence, Union
 
 from .bodies import KNOWN_TYPES, EventFormatProblem, TransactionPayload, parse_body
-from .framing import MAGIC, FormatDescription, RawEvent, ReadProblem, frames_in, read_frames
+from .framing import ENCRYPTED_MAGIC, MAGIC, FormatDescription, RawEvent, ReadProblem, frames_in, read_frames
 
 DEFAULT_FDE = FormatDescription(4, "", 0, 19, b"", 0)
 
@@ -35,10 +35,12 @@ Item = Union[BinlogEvent, ReadProblem]
 
 
 def is_binlog_file(path: str) -> bool:
-    """Whether the file starts with the binary log magic (relay logs have it too)."""
+    """Whether the file starts with the binary log magic (relay logs have it too), or with the
+    header of a binary log MySQL encrypted (read as a binlog, so that it is refused as one:
+    :func:`~.framing.check_magic`)."""
     try:
         with open(path, "rb") as handle:
-            return handle.read(4) == MAGIC
+            return handle.read(4) in (MAGIC, ENCRYPTED_MAGIC)
     except OSError:
         return False
 
