@@ -229,3 +229,15 @@ def test_spark_reads_an_encrypted_file_as_one_dead_letter_and_the_next_file_whol
     piece = LogPiece(((str(tmp_path / "binlog.000001"), 4, None, ()),), "")
     reasons = [row[-1] for row in piece_rows(piece) if row[-1] is not None]
     assert reasons == [f"binlog.000001: at {at}: {dead.reason}"]
+
+
+def test_a_directory_lists_an_encrypted_mysql_binlog_so_it_is_refused_not_passed_over(tmp_path):
+    from replfilter.evaluation.binlog.tail import log_files
+
+    (tmp_path / "binlog.000001").write_bytes(b"\xfdbin" + bytes(508))
+    (tmp_path / "notes.txt").write_text("not a log")
+    assert log_files(str(tmp_path)) == [str(tmp_path / "binlog.000001")]
+    # and a relay-log directory holding it is taken for binary logs (the applier's detection)
+    from replfilter.spark_runtime.applier import detect_format
+
+    assert detect_format(str(tmp_path)) == "binlog"
