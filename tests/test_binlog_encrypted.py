@@ -123,6 +123,21 @@ def test_evaluate_and_show_binlog_events_refuse_it_in_one_line(tmp_path):
     assert [tuple(r[1:3]) for r in shown] == [(4, "Format_desc"), (at, "Start_encryption")]
 
 
+def test_replay_and_explain_binlog_say_it_is_encrypted(tmp_path):
+    data, at = encrypted_file()
+    path = tmp_path / "binlog.000004"
+    path.write_bytes(data)
+    session = Session()
+    replayed = session.execute_text(f"REPLAY BINLOG '{path}'")
+    assert replayed.rows == () and len(replayed.warnings) == 1
+    assert f"binlog.000004: at {at}: the file is encrypted" in replayed.warnings[0].message
+    past = W_positions(data, at)[2]
+    with pytest.raises(MySQLError) as refused:  # not "no event starts at": none can be found past it
+        session.execute_text(f"EXPLAIN REPLICATION OF BINLOG '{path}' AT {past}")
+    assert refused.value.code == 1220
+    assert str(refused.value.message).startswith(f"Error when executing command EXPLAIN REPLICATION: binlog.000004: at {at}: the file is encrypted")
+
+
 def test_the_streams_scan_and_a_resumed_read_of_a_growing_encrypted_file(tmp_path):
     """The driver's scan for transaction ends reads nothing past the encryption: the file to its
     end is one piece, which its task reads into the dead letter; when the file grows, the next
@@ -229,3 +244,15 @@ def test_spark_reads_an_encrypted_file_as_one_dead_letter_and_the_next_file_whol
     piece = LogPiece(((str(tmp_path / "binlog.000001"), 4, None, ()),), "")
     reasons = [row[-1] for row in piece_rows(piece) if row[-1] is not None]
     assert reasons == [f"binlog.000001: at {at}: {dead.reason}"]
+
+
+def test_a_directory_lists_an_encrypted_mysql_binlog_so_it_is_refused_not_passed_over(tmp_path):
+    from replfilter.evaluation.binlog.tail import log_files
+
+    (tmp_path / "binlog.000001").write_bytes(b"\xfdbin" + bytes(508))
+    (tmp_path / "notes.txt").write_text("not a log")
+    assert log_files(str(tmp_path)) == [str(tmp_path / "binlog.000001")]
+    # and a relay-log directory holding it is taken for binary logs (the applier's detection)
+    from replfilter.spark_runtime.applier import detect_format
+
+    assert detect_format(str(tmp_path)) == "binlog"

@@ -122,6 +122,8 @@ def explain_binlog(state: ReplicaState, stmt: ast.ExplainBinlog) -> ResultSet:
         group = _transaction_at(stmt.path, stmt.position)
     except NotABinlog:
         raise MySQLError.of(ER.ERROR_WHEN_EXECUTING_COMMAND, "EXPLAIN REPLICATION", BAD_MAGIC) from None
+    except _Encrypted as err:  # no event past it can be found: say why, not "no event starts at"
+        raise MySQLError.of(ER.ERROR_WHEN_EXECUTING_COMMAND, "EXPLAIN REPLICATION", err.problem.text()) from None
     if group is None:
         raise MySQLError.of(ER.WRONG_ARGUMENTS, f"EXPLAIN REPLICATION (no event starts at {stmt.position} in '{stmt.path}')")
     rows = []
@@ -149,9 +151,23 @@ def explain_binlog(state: ReplicaState, stmt: ast.ExplainBinlog) -> ResultSet:
     return ResultSet(EXPLAIN_COLUMNS, tuple(rows))
 
 
+class _Encrypted(Exception):
+    def __init__(self, problem: ReadProblem):
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+def _until_encrypted(items):
+    for item in items:
+        if isinstance(item, ReadProblem) and item.kind == "encrypted":
+            raise _Encrypted(item)
+        yield item
+
+
 def _transaction_at(path: str, position: int):
-    """The transaction holding the event that starts at ``position``, or None."""
-    for group in transactions(mapped_items(read_binlog(path), EventMapper())):
+    """The transaction holding the event that starts at ``position``, or None; raises
+    :class:`_Encrypted` when the file is encrypted before it is found."""
+    for group in transactions(mapped_items(_until_encrypted(read_binlog(path)), EventMapper())):
         if any(isinstance(item, Mapped) and item.source.raw.pos == position for item in group.items):
             return group
     return None

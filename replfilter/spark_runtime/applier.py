@@ -104,13 +104,11 @@ def detect_format(directory: str) -> str:
 
 
 def _has_binlog_magic(path: str) -> bool:
-    from ..evaluation.binlog.framing import MAGIC
+    """The binlog magic, or an encrypted MySQL binlog's header (read as a binlog, refused as
+    one: :func:`~replfilter.evaluation.binlog.framing.check_magic`)."""
+    from ..evaluation.binlog.reader import is_binlog_file
 
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(len(MAGIC)) == MAGIC
-    except OSError:
-        return False
+    return is_binlog_file(path)
 
 
 @dataclass

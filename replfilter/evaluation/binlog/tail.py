@@ -36,7 +36,7 @@ from urllib.parse import urlparse
 from . import event_types as T
 from .as_events import ENDS, OPENS, sql_boundary
 from .bodies import MariaGtid, Query, Rotate
-from .framing import MAGIC, FormatDescription, ReadProblem, read_frames
+from .framing import ENCRYPTED_MAGIC, MAGIC, FormatDescription, ReadProblem, read_frames
 from .reader import DEFAULT_FDE, BinlogEvent, parse_frame
 
 SPLIT_BYTES = 8 << 20
@@ -204,7 +204,8 @@ def log_files(directory: str) -> list[str]:
     (a server's ``binlog.index``, a replica's ``relay-bin.index``, which wins when both are
     there) when it has one, else the
     files that start with the binlog magic, in name order (which is the numbering order of
-    ``name.000001``, ``name.000002``...)."""
+    ``name.000001``, ``name.000002``...). A binlog MySQL encrypted (its encryption header
+    instead of the magic) is listed too, so that it is refused by name, not passed over."""
     names = sorted(os.listdir(directory))
     # a replica's datadir may hold both its binlog.index and its relay-bin.index: the relay log's wins
     for name in sorted((n for n in names if n.endswith(".index")), key=lambda n: "relay" not in n):
@@ -216,7 +217,7 @@ def log_files(directory: str) -> list[str]:
         full = os.path.join(directory, name)
         if os.path.isfile(full):
             with open(full, "rb") as handle:
-                if handle.read(4) == MAGIC:
+                if handle.read(4) in (MAGIC, ENCRYPTED_MAGIC):
                     out.append(full)
     return out
 
