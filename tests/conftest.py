@@ -32,7 +32,7 @@ def spark():
 def where(request, monkeypatch):
     """Where a batch's keys are decided: by the driver (few keys, the default) or by the
     executors (``DRIVER_MAX_KEYS`` 0, as for a tenant replica's many keys)."""
-    from replfilter.spark_runtime import transform
+    from replfilter.spark_runtime import exact_path
 
-    monkeypatch.setattr(transform, "DRIVER_MAX_KEYS", 50_000 if request.param == "driver" else 0)
+    monkeypatch.setattr(exact_path, "DRIVER_MAX_KEYS", 50_000 if request.param == "driver" else 0)
     return request.param

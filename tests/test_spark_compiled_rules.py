@@ -238,10 +238,11 @@ def fail_once(batches):
             raise RuntimeError("injected task failure")
 
 flaky = df.mapInArrow(fail_once, df.schema)
-decided = decide_frame(flaky, session.state, compiled=True)
+decided = decide_frame(flaky, session.state)  # the compiled path is the default
 decided.df.write.format("noop").mode("overwrite").save()
 counts = {ch: {ft.keyword: n for ft, n in inc.items()} for ch, inc in decided.counts.items()}
-print(json.dumps({"events": decided.decisions.events, "exact": decided.decisions.exact_events, "counts": counts}))
+print(json.dumps({"events": decided.decisions.events, "exact": decided.decisions.exact_events, "counts": counts,
+                  "from": decided.decisions.counters_from}))
 '''
 
 _RETRY_RULES = """
@@ -284,6 +285,38 @@ def test_counters_are_counted_once_when_a_task_fails_and_is_retried(spark, tmp_p
         for ch in want.channels
     }
     assert got["events"] == len(evs)
+    assert got["from"] == "write"  # observed as the frame was written, the failed attempt's rows not counted
     assert got["exact"] == 7 + 2 * 3 * 40  # the query events and the rows of 'straße'
     assert {ch: c for ch, c in got["counts"].items() if c} == {ch: c for ch, c in want_counts.items() if c}
     assert "Exception in task 0.0 in stage" in done.stderr  # a first attempt failed; its retry passed
+
+
+def test_counters_come_from_the_write_only_when_it_saw_every_row_once(spark, tmp_path):
+    from replfilter.evaluation.evaluator import apply_events
+    from replfilter.server.session import Session
+    from replfilter.spark_runtime.transform import decide_frame
+
+    session = Session()
+    session.execute_sql(_RETRY_RULES)
+    evs = [RowEvent(ch, db, t) for ch in ("", "c1") for db in ("a", "b", "c", "straße") for t in ("x", "t1", "tt")] * 5
+    evs += [QueryEvent(channel="", default_db="a", command=CommandKind.INSERT)] * 3
+    evs += [TransactionEvent("c1", TransactionKind.BEGIN)] * 2
+    frame = spark.createDataFrame([event_row(e, i=k) for k, e in enumerate(evs)], _schema())
+    frame.drop("i").repartition(3).write.parquet(str(tmp_path / "events"))
+    df = spark.read.parquet(str(tmp_path / "events"))
+    _decisions, after = apply_events(session.state, evs)
+    want = {
+        ch.name: {ft: slot.counter for ft, slot in ch.filters.items() if slot.counter} for ch in after.channels
+    }
+    want = {ch: c for ch, c in want.items() if c}
+
+    written = decide_frame(df, session.state)
+    written.df.write.format("noop").mode("overwrite").save()
+    partly = decide_frame(df, session.state)
+    partly.df.limit(3).collect()  # the observed rows are not all the rows: counted again
+    unread = decide_frame(df, session.state)  # no action yet: counted by an aggregate
+    for decided, source in ((written, "write"), (partly, "aggregate"), (unread, "aggregate")):
+        assert decided.decisions.counters_from == source
+        assert {ch: c for ch, c in decided.counts.items() if c} == want
+        assert decided.decisions.events == len(evs)
+        assert decided.decisions.exact_events == 3 + 2 * 3 * 5

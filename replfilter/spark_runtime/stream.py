@@ -9,7 +9,7 @@ or ``debezium`` JSON), or binary and relay log files as they grow (``binlog``:
    batch runs apply from the next one, as a replica applies them between transactions);
 2. ingest: events and dead letters (malformed records, unknown channels);
 3. decide with :mod:`.transform` (distinct keys decided by the reference evaluator: on the
-   driver when a batch has few keys, :data:`.transform.DRIVER_MAX_KEYS`, or a schema is known;
+   driver when a batch has few keys, :data:`.exact_path.DRIVER_MAX_KEYS`, or a schema is known;
    on the executors otherwise, so a tenant replica's batch never brings its keys to the
    driver) — or, for Parquet batches whose keys all appeared in earlier batches, in one pass
    (:mod:`.known_keys`, which remembers only keys decided on the driver);
@@ -58,7 +58,7 @@ from .ingest import (
     parse_event_lines,
     split_unknown_channels,
 )
-from . import literals, transform
+from . import exact_path, literals
 from .key_decisions import needs_sql
 from .known_keys import SPILL_NAME, KnownKeys
 from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, UPDATING_UNKNOWN, Ingested
@@ -245,10 +245,10 @@ class EventStream:
     def _keys_of(self, frame: DataFrame, state: ReplicaState, extra: tuple[str, ...] = ()) -> tuple[list | None, CountedKeys]:
         """Pass 1 on the executors (:func:`.transform.count_keys`, checkpointed with the batch),
         and the keys on the driver only when it decides them: few keys
-        (:data:`.transform.DRIVER_MAX_KEYS`), or a schema known (the catalog follower replays
+        (:data:`.exact_path.DRIVER_MAX_KEYS`), or a schema known (the catalog follower replays
         the DDL from the keys)."""
         counted = count_keys(frame, extra=extra, keep=self._checkpoint)
-        if counted.keys <= transform.DRIVER_MAX_KEYS or state.replica_catalog is not None:
+        if counted.keys <= exact_path.DRIVER_MAX_KEYS or state.replica_catalog is not None:
             return counted.rows(), counted
         return None, counted
 
