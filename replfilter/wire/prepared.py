@@ -39,7 +39,9 @@ DA_KEEP_COUNTS, and ``Prepared_statement::prepare_query`` refuses such a stateme
 [COUNT(*)] WARNINGS (DA_KEEP_DIAGNOSTICS), with 1295 (``sql_prepare.cc``)."""
 RESULT_STATEMENTS = (ast.SelectPerformanceSchema, ast.QueryPerformanceSchema, ast.SelectVariables)
 """The SELECTs: ``prepare_query`` sends their result's column definitions with the prepare OK
-(CF_HAS_RESULT_SET); the other statements announce no column."""
+(CF_HAS_RESULT_SET); the other statements announce no column, SHOW REPLICA STATUS included
+(``sql_command_flags[SQLCOM_SHOW_SLAVE_STAT]`` is CF_STATUS_COMMAND only): its execution sends
+them."""
 
 
 @dataclass(frozen=True)
