@@ -76,8 +76,10 @@ other_events = st.one_of(
 
 
 def compiled_outputs(spark, rules, events):
-    """Each event's row through the compiled expressions: (covered, four decision columns, counter class)."""
-    df = spark.createDataFrame([event_row(e, i=k) for k, e in enumerate(events)], _schema())
+    """Each event's row through the compiled expressions: (covered, four decision columns, counter class).
+    A transaction event's row carries a stray ``db`` and ``table`` (a flat Parquet row may: the
+    ingest carries such fields along), which must neither be rewritten nor move a counter."""
+    df = spark.createDataFrame([event_row(e, i=k, **_stray(e)) for k, e in enumerate(events)], _schema())
     coded = rules.with_code(df)
     columns = rules.decision_columns()
     out = coded.select(
@@ -85,6 +87,10 @@ def compiled_outputs(spark, rules, events):
         rules.counter_class().alias("cls"),
     )
     return {r["i"]: r for r in out.collect()}
+
+
+def _stray(event) -> dict:
+    return {"db": "db1", "table": "t1"} if isinstance(event, TransactionEvent) else {}
 
 
 def _schema():
@@ -320,3 +326,49 @@ def test_counters_come_from_the_write_only_when_it_saw_every_row_once(spark, tmp
         assert {ch: c for ch, c in decided.counts.items() if c} == want
         assert decided.decisions.events == len(evs)
         assert decided.decisions.exact_events == 3 + 2 * 3 * 5
+
+
+def test_a_transaction_row_with_a_db_is_not_rewritten_nor_counted(spark):
+    """A transaction event's row that carries a ``db`` on a channel rewriting that db: no
+    rewritten_db, no REPLICATE_REWRITE_DB move, whether the counters come from the write or
+    from the aggregate (the rewrite was once computed for every row and counted for the
+    transaction's outcome)."""
+    from replfilter.server.session import Session
+    from replfilter.spark_runtime.transform import decide_frame
+
+    session = Session()
+    session.execute_sql("CHANGE REPLICATION SOURCE TO SOURCE_HOST='s';")  # configured: its counters move
+    session.execute_sql("CHANGE REPLICATION FILTER REPLICATE_REWRITE_DB = ((a, b));")
+    evs = [RowEvent("", "a", "t"), TransactionEvent("", TransactionKind.BEGIN), TransactionEvent("", TransactionKind.XID)]
+    rows = [event_row(e, db="a", table="t") for e in evs]
+    df = spark.createDataFrame(rows, _event_schema())
+    for action in ("write", "aggregate"):
+        decided = decide_frame(df, session.state)
+        if action == "write":
+            decided.df.write.format("noop").mode("overwrite").save()
+        assert decided.counts[""] == {FT.REWRITE_DB: 1}
+        assert decided.decisions.counters_from == action
+        got = {(r["type"], r["rewritten_db"]) for r in decided.df.collect()}
+        assert got == {("row", "b"), ("transaction", None)}
+
+
+def test_a_decided_frame_fed_back_is_refused_in_one_line(spark):
+    """An input that already has a decision column (or a working column of the paths) is a
+    ValueError naming it, from every entry point, not Spark's AMBIGUOUS_REFERENCE."""
+    from replfilter.server.session import Session
+    from replfilter.spark_runtime.transform import applied_events, apply_filters, decide_frame
+
+    session = Session()
+    df = spark.createDataFrame([event_row(RowEvent("", "a", "t"))], _event_schema())
+    decided = decide_frame(df, session.state).df
+    for call in (decide_frame, applied_events, apply_filters):
+        with pytest.raises(ValueError, match="already has the column\\(s\\) 'decision'"):
+            call(decided, session.state)
+    with pytest.raises(ValueError, match="'_rf_cc'"):
+        decide_frame(df.withColumn("_rf_cc", df["db"]), session.state)
+
+
+def _event_schema():
+    from replfilter.spark_runtime.schema import EVENT_SCHEMA
+
+    return EVENT_SCHEMA

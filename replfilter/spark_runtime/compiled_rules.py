@@ -199,7 +199,7 @@ class CompiledRules:
         first = df.withColumns(
             {
                 _CHANNEL: F.when(self.covered_rows(), channel_index).when(self.covered_transactions(), F.lit(-1)),
-                REWRITTEN_COLUMN: rewritten,
+                REWRITTEN_COLUMN: F.when(self.covered_rows(), rewritten),  # a transaction event is never rewritten
                 _DB_KEY: db_key,
                 _SUBJECT: F.concat(db_key, F.lit("."), table_key),
             }

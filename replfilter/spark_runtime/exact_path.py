@@ -39,7 +39,7 @@ from .key_counts import collided_hashes, distinct_keys, key_column, key_hash, ke
 from .key_events import HASH_COLUMN, KEY_COLUMNS, InvalidEventError, decision_values, event_from_key
 from .key_cache import KEY_CACHE, KeyCache, input_snapshot
 from .key_lookup import CODE_COLUMN
-from .schema import EVENT_SCHEMA, TABLE_SCHEMA_V1
+from .schema import DECISION_COLUMNS, EVENT_SCHEMA, TABLE_SCHEMA_V1
 
 Counts = dict[str, dict[FilterType, int]]
 
@@ -190,6 +190,11 @@ def _check_input(df: DataFrame) -> None:
     ]
     if wrong:
         raise ValueError(f"not an event DataFrame: {'; '.join(wrong)} (see schema.EVENT_SCHEMA)")
+    # an already decided frame fed back in, or one carrying the paths' working columns, would
+    # otherwise meet Spark's AMBIGUOUS_REFERENCE deep in the plan
+    taken = [c for c in df.columns if c in DECISION_COLUMNS or c.startswith("_rf_")]
+    if taken:
+        raise ValueError(f"the input already has the column(s) {', '.join(map(repr, taken))}: drop them first")
 
 
 def _checked_keys(df: DataFrame, rows: list) -> list:
