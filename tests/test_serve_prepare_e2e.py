@@ -166,3 +166,32 @@ def test_text_read_as_a_double_over_the_wire(server: ServeProcess):
     assert cursor._result.warning_count == 1  # type: ignore[attr-defined]
     assert connection.show_warnings() == (("Warning", 1292, "Truncated incorrect DOUBLE value: 'inf'"),)
     connection.close()
+
+
+def test_show_catalog_statements_announce_their_columns_at_prepare(tmp_path: Path):
+    """SHOW DATABASES / TABLES / TRIGGERS have CF_HAS_RESULT_SET (``sql_parse.cc``), so the
+    prepare OK carries their columns; without a schema the prepare fails as the execution would
+    (replfilter's 1105: it cannot answer without guessing)."""
+    mysql_connector = pytest.importorskip("mysql.connector")
+    schema = tmp_path / "schema.sql"
+    schema.write_text("CREATE DATABASE shop;\nUSE shop;\nCREATE TABLE orders (id INT);\n")
+    for args, loaded in (((f"--schema={schema}",), True), ((), False)):
+        (tmp_path / f"serve-{loaded}").mkdir()
+        process = ServeProcess(tmp_path / f"serve-{loaded}", *args)
+        try:
+            connection = mysql_connector.connect(host="127.0.0.1", port=process.port, user=USER,
+                                                 password=PASSWORD, use_pure=True)
+            if not loaded:
+                with pytest.raises(mysql_connector.errors.DatabaseError) as caught:
+                    connection.cmd_stmt_prepare(b"SHOW DATABASES")
+                assert caught.value.errno == 1105
+                continue
+            for text, names in ((b"SHOW DATABASES", ["Database"]), (b"SHOW FULL TABLES FROM shop", ["Tables_in_shop", "Table_type"]),
+                                (b"SHOW TRIGGERS FROM shop LIKE 'o%'", ["Trigger", "Event", "Table"])):
+                show = connection.cmd_stmt_prepare(text)
+                assert [c[0] for c in show["columns"]][: len(names)] == names, text
+            cursor = connection.cursor(prepared=True)
+            cursor.execute("SHOW TABLES FROM shop")
+            assert cursor.fetchall() == [("orders",)]
+        finally:
+            assert process.stop() == 0

@@ -68,3 +68,14 @@ def test_set_statements_print_back_to_what_they_parse_from(items):
     statement = parse_statement("SET " + ", ".join(items))
     assert parse_statement(to_sql(statement)) == statement
     assert isinstance(Session().execute(statement), Ok)
+
+
+def test_a_prepared_select_given_the_wrong_number_of_values_is_1210_com_stmt_execute():
+    """As ``mysql_stmt_precheck`` answers a parameter count unlike the statement's
+    (``sql_prepare.cc``): 1210 "Incorrect arguments to COM_STMT_EXECUTE"."""
+    session = Session()
+    text = "SELECT FILTER_NAME FROM performance_schema.replication_applier_filters WHERE COUNTER = ?"
+    with pytest.raises(MySQLError) as caught:
+        session.execute_text(text, (1, 2))
+    assert (caught.value.code, caught.value.message) == (1210, "Incorrect arguments to COM_STMT_EXECUTE")
+    assert session.execute_text(text, (0,)).rows == ()

@@ -160,7 +160,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
         raise syntax_error(sql, positions[0], state.version)
     values = tuple(parameters or ())
     if len(values) != len(positions):  # the wire counts the same ``?``; a mismatch is the client's
-        raise MySQLError.of(ER.WRONG_ARGUMENTS, "mysqld_stmt_execute")
+        raise MySQLError.of(ER.WRONG_ARGUMENTS, "COM_STMT_EXECUTE")  # mysql_stmt_precheck's count check
     tree = sqlglot.parse_one(placeholder_names(sql, positions) if positions else sql, read="mysql")
     names = [e.alias_or_name if isinstance(e, (exp.Column, exp.Alias)) else unnamed(e).sql(dialect="mysql")
              for e in tree.expressions]

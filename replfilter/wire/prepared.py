@@ -37,11 +37,12 @@ DIAGNOSTICS_VARIABLES = frozenset({"warning_count", "error_count"})
 """``@@warning_count`` and ``@@error_count``: the parser marks a statement reading them
 DA_KEEP_COUNTS, and ``Prepared_statement::prepare_query`` refuses such a statement, and SHOW
 [COUNT(*)] WARNINGS (DA_KEEP_DIAGNOSTICS), with 1295 (``sql_prepare.cc``)."""
-RESULT_STATEMENTS = (ast.SelectPerformanceSchema, ast.QueryPerformanceSchema, ast.SelectVariables)
-"""The SELECTs: ``prepare_query`` sends their result's column definitions with the prepare OK
-(CF_HAS_RESULT_SET); the other statements announce no column, SHOW REPLICA STATUS included
-(``sql_command_flags[SQLCOM_SHOW_SLAVE_STAT]`` is CF_STATUS_COMMAND only): its execution sends
-them."""
+RESULT_STATEMENTS = (ast.SelectPerformanceSchema, ast.QueryPerformanceSchema, ast.SelectVariables, ast.ShowCatalog)
+"""The statements whose ``sql_command_flags`` have CF_HAS_RESULT_SET (``sql_parse.cc``):
+``prepare_query`` sends their result's column definitions with the prepare OK. They are the
+SELECTs and SHOW DATABASES / TABLES / TRIGGERS; the other statements announce no column, SHOW
+REPLICA STATUS included (SQLCOM_SHOW_SLAVE_STAT is CF_STATUS_COMMAND only): its execution
+sends them."""
 
 
 @dataclass(frozen=True)
