@@ -1,7 +1,7 @@
 """JSON and Debezium input: replfilter's ingest against Spark's own JSON read, one run.
 
 Run: PYTHONPATH=$PWD /work/venv/bin/python bench/spark_ingest.py [--events 1000000] [--data DIR]
-     [--repeat 2] [--profile] [--skip-stream]
+     [--repeat 2] [--profile] [--skip-stream] [--compiled]
 
 Input (generated with Spark expressions, reused from ``--data`` when there): a ROW-format relay
 log of ``--events`` events as event JSON lines, 8 files: 4 channels, 2,000 tables (40 databases
@@ -19,6 +19,7 @@ Printed, each the best of ``--repeat`` runs, every frame written to Spark's ``no
   with the inferred schema given);
 * ``read_events(spark, path, "debezium")`` + ``apply_filters``, new files;
 * the ratios (target >= 0.5 x Spark's own read of the same lines/envelopes);
+* with ``--compiled``, both again deciding with ``apply_filters(..., compiled=True)``;
 * the stream's sustained rate on the JSON files (``replfilter stream``'s micro-batch function,
   two files a batch, Parquet written): the median batch after the first.
 
@@ -181,6 +182,7 @@ def main(argv=None) -> int:
     parser.add_argument("--profile", action="store_true", help="also time the phases of the JSON path")
     parser.add_argument("--skip-stream", action="store_true")
     parser.add_argument("--only", choices=("json", "debezium", "stream"), default=None)
+    parser.add_argument("--compiled", action="store_true", help="also decide with apply_filters(compiled=True)")
     args = parser.parse_args(argv)
 
     from replfilter.spark_runtime.ingest import read_events
@@ -236,6 +238,15 @@ def main(argv=None) -> int:
             "Spark's own read (target >= 0.5)",
             flush=True,
         )
+        if args.compiled:
+            mine = "read_events json + apply_filters(compiled), new"
+            report(
+                mine,
+                timed(new_files(lambda: noop(apply_filters(read_events(spark, lines_dir, "json").events, state, compiled=True))),
+                      args.repeat, spark),
+                n_lines,
+            )
+            print(f"  JSON lines, compiled: {ratio(mine, 'Spark: read.schema(EVENT_SCHEMA).json')} Spark's own read", flush=True)
         if args.profile:
             profile_json(spark, lines_dir, state, args.repeat, n_lines)
     if args.only in (None, "debezium"):
@@ -253,6 +264,16 @@ def main(argv=None) -> int:
             f"{ratio(mine, 'Spark: read.schema(inferred).json')} with the schema given (target >= 0.5)",
             flush=True,
         )
+        if args.compiled:
+            mine = "read_events debezium + apply_filters(compiled), new"
+            report(
+                mine,
+                timed(new_files(lambda: noop(apply_filters(read_events(spark, debezium_dir, "debezium").events, state, compiled=True))),
+                      args.repeat, spark),
+                n_envelopes,
+            )
+            print(f"  Debezium, compiled: {ratio(mine, 'Spark: read.json (schema inferred)')} Spark's read.json with inference",
+                  flush=True)
     if args.only in (None, "stream") and not args.skip_stream:
         stream_rate(spark, lines_dir, state)
     return 0

@@ -27,12 +27,14 @@ def parse_debezium(
     source_col: str | None = None,
     keep: Callable[[DataFrame], DataFrame] | None = None,
     positioned: bool = False,
+    carry_source: bool = False,
 ) -> Ingested:
     """Debezium MySQL change events (JSON text per row; Kafka ``value`` cast to string works).
     ``keep`` (e.g. a local checkpoint) is applied to the parsed records, events and dead letters
     together (columns of ``INGESTED_SCHEMA`` plus ``_kind`` and ``_source``), so that both come
     from one parse; the kept frame is ``Ingested.parsed``. ``positioned``: ``df`` has ``_block``
-    and ``_pos`` (each record's place), kept on the events with ``_source``."""
+    and ``_pos`` (each record's place), kept on the events with ``_source``; ``carry_source``:
+    the events keep ``_source`` (the file a later dead letter names)."""
     src = source_column(df, source_col)
     place = ["_block", "_pos"] if positioned else []
     records = df.select(F.col(value_col).cast("string").alias("_record"), src.alias("_source"), *place)
@@ -91,7 +93,7 @@ def parse_debezium(
     if keep is not None:
         rows = keep(rows)
     is_kind = F.col("_kind")
-    carried = ["_source", *place] if positioned else []
+    carried = ["_source", *place] if positioned or carry_source else []
     events = rows.where(is_kind.isin("row", "truncate", "ddl", "transaction")).select(*INGESTED_COLUMNS, *carried)
     reason = (
         F.when(is_kind == "tombstone", F.lit("Debezium tombstone (null value after a delete): not a change event"))

@@ -85,12 +85,14 @@ def _known_row_channel(channels: Sequence[str] | None) -> Column:
     return F.coalesce(F.col("channel"), F.lit("")).isin(*channels) if channels else F.lit(False)
 
 
-def rows_fallback(marked: DataFrame, channels: Sequence[str] | None = None, positioned: bool = False) -> Ingested:
+def rows_fallback(
+    marked: DataFrame, channels: Sequence[str] | None = None, positioned: bool = False, carry_source: bool = False
+) -> Ingested:
     """The reference reader on marked rows that failed the native check (``positioned``: the
-    events keep ``_source``, ``_block`` and ``_pos``)."""
+    events keep ``_source``, ``_block`` and ``_pos``; ``carry_source``: ``_source``)."""
     place = ["_block", "_pos"] if positioned else []
     bad = marked.where(~F.col("_ok")).select(F.col("_as_json").alias("_record"), F.col("_source"), *place)
-    return split_python(parse_in_python(bad, "row", channels), positioned=positioned)
+    return split_python(parse_in_python(bad, "row", channels), positioned=positioned, carry_source=carry_source)
 
 
 def normalize_event_rows(df: DataFrame, source_col: str | None = None, keep_tables_null: bool = True) -> Ingested:

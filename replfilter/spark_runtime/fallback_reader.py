@@ -101,8 +101,16 @@ def parse_in_python(df: DataFrame, how: str, channels: Sequence[str] | None = No
     return df.mapInArrow(run, out_schema)
 
 
-def split_python(parsed: DataFrame, lines: DataFrame | None = None, positioned: bool = False) -> Ingested:
-    carried = [F.col("source_file").alias("_source"), "_block", "_pos"] if positioned else []
+def split_python(
+    parsed: DataFrame, lines: DataFrame | None = None, positioned: bool = False, carry_source: bool = False
+) -> Ingested:
+    """The reference reader's events and dead letters (numbered from ``lines`` when given).
+    ``positioned``: the events keep their file and place (``_source``, ``_block``, ``_pos``);
+    ``carry_source``: their file only."""
+    if positioned:
+        carried = [F.col("source_file").alias("_source"), "_block", "_pos"]
+    else:
+        carried = [F.col("source_file").alias("_source")] if carry_source else []
     events = parsed.where(F.col("_error").isNull()).select(*INGESTED_COLUMNS, *carried)
     dead = parsed.where(F.col("_error").isNotNull())
     if lines is None:
@@ -114,6 +122,14 @@ def split_python(parsed: DataFrame, lines: DataFrame | None = None, positioned: 
         F.col("_error").alias("reason"), F.col("record"), F.col("source_file"), line.alias("line"), F.col("record_bytes")
     )
     return Ingested(events, dead)
+
+
+def number_dead_letters(dead: DataFrame, lines: DataFrame) -> DataFrame:
+    """Dead letters (``DEAD_LETTER_SCHEMA`` columns plus the ``_block`` and ``_pos`` of their
+    line) with ``line`` set from ``lines`` (:attr:`Ingested.lines`), as :func:`split_python`
+    numbers its own."""
+    numbered = _with_line_numbers(dead, lines)
+    return numbered.select("reason", "record", "source_file", F.col("_line").alias("line"), "record_bytes")
 
 
 def _with_line_numbers(dead: DataFrame, lines: DataFrame) -> DataFrame:

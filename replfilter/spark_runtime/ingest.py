@@ -24,6 +24,7 @@ from pyspark.sql.types import StructType
 
 from ..replica.state import ReplicaState
 from .debezium import parse_debezium
+from .fallback_reader import number_dead_letters
 from .event_rows import mark_event_rows, normalize_event_rows, rows_fallback
 from .json_lines import checked_lines, lines_fallback, parse_event_lines
 from .schema import DEAD_LETTER_SCHEMA, EVENT_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
@@ -78,25 +79,33 @@ def read_events(
         return read_binlog_events(spark, path, channel, state)
     if fmt == "parquet":
         df = spark.read.schema(_parquet_read_schema()).parquet(path)
-        ingested = normalize_event_rows(df.withColumn("_file", F.col("_metadata.file_path")), source_col="_file")
-    elif fmt in ("debezium", "json"):
+        return _read_event_rows(df.withColumn("_file", F.col("_metadata.file_path")), resolve_sql, state)
+    if fmt in ("debezium", "json"):
         lines = spark.read.option("lineSep", "\n").text(path).select(
             "value", F.col("_metadata.file_path").alias("_file"), F.col("_metadata.file_block_start").alias("_block")
         )
         if fmt == "debezium":
             return _read_debezium(lines, channel, resolve_sql, state)
         return _read_event_lines(lines, resolve_sql, state)
-    else:
-        raise ValueError(f"unknown input format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    raise ValueError(f"unknown input format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+def _read_event_rows(df: DataFrame, resolve_sql: bool, state: ReplicaState | None) -> Ingested:
+    """Parquet event rows: checked natively, the rest by the reference reader; each event keeps
+    its file until the SQL-text step and the rows whose updating flag is not known are done, so
+    that every dead letter names its file."""
+    marked = mark_event_rows(df, source_col="_file")
+    fallback = rows_fallback(marked, carry_source=True)
+    events = marked.where(F.col("_ok")).select(*INGESTED_COLUMNS, "_source").unionByName(fallback.events)
     if not resolve_sql:
-        return ingested
+        return Ingested(events.drop("_source"), fallback.dead)
     sources = SourceSchemas.of(state) if state is not None else None
-    resolved = resolve_sql_tables(ingested.events, sources, state)
-    dead = ingested.dead.unionByName(resolved.dead)
+    resolved = resolve_sql_tables(events, sources, state)
+    dead = fallback.dead.unionByName(resolved.dead)
     if state is not None:  # rows that carry tables whose updating flag is not known (schema.py)
-        decided = decide_unknown_updating(resolved.events, state, F.lit(None))
+        decided = decide_unknown_updating(resolved.events, state)
         resolved, dead = decided, dead.unionByName(decided.dead)
-    return Ingested(resolved.events, dead, ingested.parsed)
+    return Ingested(resolved.events.drop("_source"), dead)
 
 
 def _read_event_lines(lines: DataFrame, resolve_sql: bool, state: ReplicaState | None) -> Ingested:
@@ -109,19 +118,29 @@ def _read_event_lines(lines: DataFrame, resolve_sql: bool, state: ReplicaState |
     (``observe``): without any, the events are the accepted lines alone, one plain scan; with
     some, the reference reader and :mod:`.sql_tables` run on the kept lines, never on the files
     again. Measured in ``bench/spark_ingest.py`` (README, "Benchmarks")."""
-    parsed, numbered = checked_lines(lines, source_col="_file")
+    parsed, numbered = checked_lines(lines, source_col="_file", query_place=resolve_sql)
     kept, found = _kept_once(parsed, refused=~F.col("_ok"), need_sql=F.col("_ok") & needs_sql_tables())
-    native = kept.where(F.col("_ok")).select(*INGESTED_COLUMNS)
+    # events whose SQL text is read below keep their place (file, block, position in the scan),
+    # so that a text found unreadable there is a dead letter naming its file and line
+    resolving = resolve_sql and bool(found["refused"] or found["need_sql"])
+    place = _PLACE if resolving else ()
+    native = kept.where(F.col("_ok")).select(*INGESTED_COLUMNS, *place)
     if found["refused"]:
-        fallback = lines_fallback(kept, None, numbered)
+        fallback = lines_fallback(kept, None, numbered, positioned=resolving)
         ingested = Ingested(native.unionByName(fallback.events), fallback.dead, kept, numbered)
     else:
         empty = lines.sparkSession.createDataFrame([], DEAD_LETTER_SCHEMA)
         ingested = Ingested(native, empty, kept, numbered)
-    if not resolve_sql or not (found["refused"] or found["need_sql"]):
+    if not resolving:
         return ingested
-    resolved = resolve_sql_tables(ingested.events, SourceSchemas.of(state) if state is not None else None, state)
-    return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), kept, numbered)
+    sources = SourceSchemas.of(state) if state is not None else None
+    resolved = resolve_sql_tables(ingested.events, sources, state, carry_dead=_PLACE[1:])
+    dead = number_dead_letters(resolved.dead, numbered) if numbered is not None else resolved.dead.drop(*_PLACE[1:])
+    return Ingested(resolved.events.drop(*_PLACE), ingested.dead.unionByName(dead), kept, numbered)
+
+
+_PLACE = ("_source", "_block", "_pos")
+"""A line's place: its file, the block of the file it was read in, its position in the scan."""
 
 
 def _read_debezium(lines: DataFrame, channel: str, resolve_sql: bool, state: ReplicaState | None) -> Ingested:
@@ -135,11 +154,12 @@ def _read_debezium(lines: DataFrame, channel: str, resolve_sql: bool, state: Rep
         found.update(counts)
         return kept
 
-    ingested = parse_debezium(lines, channel=channel, source_col="_file", keep=keep)
+    ingested = parse_debezium(lines, channel=channel, source_col="_file", keep=keep, carry_source=True)
     if not resolve_sql or not found["need_sql"]:
-        return ingested
+        return Ingested(ingested.events.drop("_source"), ingested.dead, ingested.parsed)
+    # the events keep their file until here: a schema change whose text cannot be read names it
     resolved = resolve_sql_tables(ingested.events, SourceSchemas.of(state) if state is not None else None, state)
-    return Ingested(resolved.events, ingested.dead.unionByName(resolved.dead), ingested.parsed)
+    return Ingested(resolved.events.drop("_source"), ingested.dead.unionByName(resolved.dead), ingested.parsed)
 
 
 def _kept_once(frame: DataFrame, **counted: Column) -> tuple[DataFrame, dict[str, int]]:

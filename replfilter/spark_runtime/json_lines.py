@@ -168,13 +168,16 @@ def checked_lines(
     source_col: str | None = None,
     channels: Sequence[str] | None = None,
     keep_place: bool = False,
+    query_place: bool = False,
 ) -> tuple[DataFrame, DataFrame | None]:
     """The lines that are not blank, each parsed and checked natively (``_ok``, the event
     columns of ``INGESTED_SCHEMA``; for the refused lines only, what the reference reader needs:
     the text ``_record``, the file ``_source``, and ``_pos``/``_block`` for their line number),
     and every line's position (None without a file column): see :func:`parse_event_lines`.
     ``keep_place``: every line keeps ``_source``, ``_pos`` and ``_block`` (the replica's catalog
-    follows DDL in the order of the input).
+    follows DDL in the order of the input); ``query_place``: so do query events, the only ones
+    that may become dead letters after this check (their SQL text, :mod:`.sql_tables`), so that
+    those name their file and line too.
 
     An accepted line carries nothing but its event, so keeping the checked lines costs little
     more than keeping the events."""
@@ -200,9 +203,10 @@ def checked_lines(
     shaped_or_parsed_ok = ~doubtful | _parsed_ok(F.col("_parsed"), F.col("_doubtful"))
     parsed = parsed.withColumn("_ok", shaped_or_parsed_ok & _known_channel(channels))
     refused = ~F.col("_ok")
+    placed = refused | (F.col("_e.type") == "query") if query_place else refused
     parsed = parsed.select(
         F.when(refused, F.col("_record")).alias("_record"),
-        *[(F.col(c) if keep_place else F.when(refused, F.col(c))).alias(c) for c in ("_source", "_pos", "_block")],
+        *[(F.col(c) if keep_place else F.when(placed, F.col(c))).alias(c) for c in ("_source", "_pos", "_block")],
         "_ok",
         *_native_event_columns(),
     )

@@ -148,7 +148,9 @@ def _contradiction() -> Column:
     return F.when(clash, message)
 
 
-def resolve_sql_tables(df: DataFrame, sources: SourceSchemas | None = None, state: ReplicaState | None = None) -> Ingested:
+def resolve_sql_tables(
+    df: DataFrame, sources: SourceSchemas | None = None, state: ReplicaState | None = None, carry_dead: tuple[str, ...] = ()
+) -> Ingested:
     """``df`` (``INGESTED_SCHEMA``, plus any columns the caller carries, such as an order) with
     commands and tables filled in from SQL where needed; unreadable texts become dead letters.
     ``sources`` (:meth:`SourceSchemas.of` the state): each text is read with its channel's
@@ -157,7 +159,9 @@ def resolve_sql_tables(df: DataFrame, sources: SourceSchemas | None = None, stat
     (:func:`analyse_texts`), and with its channels' rules a statement whose table list the text
     cannot give is decided where the rules decide it whatever its tables
     (:func:`unless_rules_decide`), as is one whose SET columns' tables are not known (no source
-    schema); without it, all three are dead letters."""
+    schema); without it, all three are dead letters. A dead letter names the event's file when
+    ``df`` carries it (``_source``); ``carry_dead``: more carried columns the dead letters keep
+    (e.g. ``_block`` and ``_pos``, to number a JSON line)."""
     need = needs_sql_tables()
     rest = df.where(~need)
     todo = df.where(need)
@@ -193,11 +197,18 @@ def resolve_sql_tables(df: DataFrame, sources: SourceSchemas | None = None, stat
     dead = derived.where(F.col("_r_error").isNotNull()).select(
         F.col("_r_error").alias("reason"),
         F.col("_r_record").alias("record"),
-        F.lit(None).cast("string").alias("source_file"),
+        source_file(df).alias("source_file"),
         F.lit(None).cast("long").alias("line"),
         F.lit(None).cast("binary").alias("record_bytes"),
+        *carry_dead,
     )
     return Ingested(rest.unionByName(resolved), dead)
+
+
+def source_file(events: DataFrame) -> Column:
+    """The file each event came from, when the reader carried it (``_source``), else NULL: what
+    a dead letter made of the event keeps in ``source_file``."""
+    return (F.col("_source") if "_source" in events.columns else F.lit(None)).cast("string")
 
 
 UNKNOWN_UPDATING = (
@@ -211,7 +222,8 @@ def decide_unknown_updating(events: DataFrame, state: ReplicaState | None, sourc
     updating flag (``updating_unknown``, schema.py; from a binary log, say): each such event is
     decided by ``state``'s rules where they decide it, as ``evaluate`` decides it
     (:func:`unless_rules_decide`); else, or with no ``state``, it is a dead letter with the
-    evaluator's undecided reason (``source``: the dead letter's file). One compiled check of
+    evaluator's undecided reason (``source``: the dead letter's file; by default the events'
+    ``_source`` when they carry it, :func:`source_file`). One compiled check of
     the rows (no lambda), and Python only for those events."""
     unknown = F.coalesce(
         (F.col("type") == "query") & F.array_contains(F.col(f"tables.{UPDATING_UNKNOWN}"), F.lit(True)), F.lit(False)
@@ -227,7 +239,7 @@ def decide_unknown_updating(events: DataFrame, state: ReplicaState | None, sourc
         F.col("_r_error").alias("reason"),
         F.coalesce(*[F.col(c) for c in ("record",) if c in events.columns],
                    F.to_json(F.struct(*[F.col(c) for c in EVENT_COLUMNS]))).alias("record"),
-        (source if source is not None else F.lit(None)).cast("string").alias("source_file"),
+        (source if source is not None else source_file(events)).cast("string").alias("source_file"),
         F.lit(None).cast("long").alias("line"),
         F.lit(None).cast("binary").alias("record_bytes"),
     )
@@ -288,5 +300,6 @@ def unless_rules_decide(unknown: DataFrame, state: ReplicaState) -> DataFrame:
 
 
 __all__ = [
-    "UNKNOWN_UPDATING", "analyse_texts", "decide_unknown_updating", "key_needs_sql", "needs_sql_tables", "resolve_sql_tables", "unless_rules_decide", "unresolved_drop_trigger",
+    "UNKNOWN_UPDATING", "analyse_texts", "decide_unknown_updating", "key_needs_sql", "needs_sql_tables", "resolve_sql_tables",
+    "source_file", "unless_rules_decide", "unresolved_drop_trigger",
 ]
