@@ -15,7 +15,10 @@ warm-up): ``read_events(spark, dir, "binlog")`` + ``apply_filters`` (decisions o
 stream with row values (``binlog_source(..., decode_rows=True)``, Trigger.AvailableNow, each batch
 decided by ``apply_filters``). Printed: wall seconds, the CPU seconds of the whole process tree
 (driver, JVM, Python workers, from ``/proc``), the tasks and their CPU seconds each (the pieces
-read in this process), and the ratio local[1] / local[2] of wall time.
+read in this process), how many tasks ran at once in the stages that read the pieces (their
+summed run time over the stages' wall time, from Spark's monitoring REST API: on a shared
+machine the wall times move with the other jobs, this does not), and the ratio local[1] /
+local[2] of wall time.
 
     PYTHONPATH=$PWD /work/venv/bin/python bench/binlog_stream.py --scaling [--binlog-dir DIR] [--max-binlog-size 4M]
 """
@@ -93,7 +96,9 @@ def scaling_child(master: str, directory: str, repeat: int) -> dict:
     from replfilter.spark_runtime.transform import apply_filters
 
     cores = int(master[len("local["):-1])
-    spark = get_spark(master, conf={"spark.default.parallelism": str(cores), "spark.sql.shuffle.partitions": str(cores)})
+    port = _free_port()
+    spark = get_spark(master, ui=True, conf={"spark.default.parallelism": str(cores), "spark.sql.shuffle.partitions": str(cores),
+                                             "spark.ui.port": str(port)})
     session = Session()
     session.execute_sql(RULE)
     state = session.state
@@ -129,11 +134,55 @@ def scaling_child(master: str, directory: str, repeat: int) -> dict:
     out = {"master": master}
     for name, action in (("decisions", decisions), ("rows", with_rows)):
         action()  # warm-up: Python workers started, modules imported
-        runs = [timed_tree(action) for _ in range(repeat)]
+        runs = []
+        for _ in range(repeat):
+            seen = _stage_ids(spark, port)
+            runs.append(timed_tree(action))
+            out[f"{name}_at_once"] = _tasks_at_once(spark, port, seen)
         out[name] = min(runs)
+        out[f"{name}_walls"] = [round(wall, 2) for wall, _cpu in runs]
     out.update(found)
     spark.stop()
     return out
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _stages(spark, port: int) -> list[dict]:
+    """The application's stages, from Spark's monitoring REST API (the UI on ``port``)."""
+    from urllib.request import urlopen
+
+    app = spark.sparkContext.applicationId
+    with urlopen(f"http://127.0.0.1:{port}/api/v1/applications/{app}/stages?status=complete") as reply:
+        return json.load(reply)
+
+
+def _stage_ids(spark, port: int) -> set:
+    return {(s["stageId"], s["attemptId"]) for s in _stages(spark, port)}
+
+
+def _tasks_at_once(spark, port: int, before: set) -> float:
+    """Over the stages that ran a task per piece (the reads of the binlog) since ``before``:
+    the tasks' summed run time over the stages' wall time, i.e. how many ran at once on
+    average (1 at most with one core)."""
+    from datetime import datetime
+
+    def ms(text: str) -> float:
+        return datetime.strptime(text.replace("GMT", "+0000"), "%Y-%m-%dT%H:%M:%S.%f%z").timestamp() * 1000
+
+    run = wall = 0.0
+    for stage in _stages(spark, port):
+        if (stage["stageId"], stage["attemptId"]) in before or stage["numTasks"] < 4:
+            continue
+        run += stage["executorRunTime"]
+        wall += ms(stage["completionTime"]) - ms(stage["submissionTime"])
+    return round(run / wall, 2) if wall else 0.0
 
 
 def task_cpu(directory: str, decode_rows: bool) -> list[float]:
@@ -171,7 +220,9 @@ def scaling(args) -> None:
             r = results[master]
             print(f"{master}: decisions {r['decisions'][0]:.2f} s wall ({r['decisions'][1]:.2f} s CPU, {r['partitions']} partitions, "
                   f"{r['dead']} dead letters); with row values {r['rows'][0]:.2f} s wall ({r['rows'][1]:.2f} s CPU, "
-                  f"{r['rows_partitions']} partitions); load average now {os.getloadavg()[0]:.2f}")
+                  f"{r['rows_partitions']} partitions); every run's wall: {r['decisions_walls']}, {r['rows_walls']}; "
+                  f"tasks running at once in the stages that read the pieces: {r['decisions_at_once']}, {r['rows_at_once']}; "
+                  f"load average now {os.getloadavg()[0]:.2f}")
         one, two = results["local[1]"], results["local[2]"]
         print(f"local[1] / local[2] wall: {one['decisions'][0] / two['decisions'][0]:.2f} (decisions only), "
               f"{one['rows'][0] / two['rows'][0]:.2f} (with row values)")
