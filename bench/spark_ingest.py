@@ -25,7 +25,8 @@ Printed, each the best of ``--repeat`` runs, every frame written to Spark's ``no
 
 ``--profile`` adds the phases of the JSON path: the text read, the parse, the parse with the
 native check, ``read_events`` alone (parse, check, local checkpoint), pass 1 (key count) and
-pass 2 (lookup) over the kept lines.
+pass 2 (lookup) over the kept lines, and ``apply_filters`` over the kept lines as it runs them:
+the call (its pass 1 and the decisions) and the write of its frame.
 
 Each figure also gives the driver JVM's CPU seconds (local mode: the executors run in it; the
 driver's Python deciding the distinct keys is not in it, nor Python workers, which clean input
@@ -291,7 +292,7 @@ def profile_json(spark, lines_dir: str, state, repeat: int, n: int) -> None:
     from replfilter.spark_runtime.ingest import checked_lines, read_events
     from replfilter.spark_runtime.schema import EVENT_SCHEMA
     from replfilter.spark_runtime.key_cache import KEY_CACHE
-    from replfilter.spark_runtime.transform import collect_keys, decide_keys, join_decisions
+    from replfilter.spark_runtime.transform import apply_filters, collect_keys, decide_keys, join_decisions
 
     def lines():
         return spark.read.option("lineSep", "\n").text(lines_dir).select(
@@ -310,6 +311,16 @@ def profile_json(spark, lines_dir: str, state, repeat: int, n: int) -> None:
     show("pass 1: collect_keys", timed(lambda: collect_keys(events), repeat, spark))
     decisions = decide_keys(collect_keys(events), state)
     show("pass 2: join_decisions", timed(lambda: noop(join_decisions(events, decisions)), repeat, spark))
+
+    def decide():
+        KEY_CACHE.clear()
+        return apply_filters(events, state)
+
+    # what apply_filters itself runs: pass 1 as it counts (kept, counted, collected) and the
+    # decisions, when called; the write of its frame (pass 2 with its plan) afterwards
+    show("apply_filters called (pass 1, decisions)", timed(decide, repeat, spark))
+    decided = decide()
+    show("apply_filters' frame written (pass 2)", timed(lambda: noop(decided), repeat, spark))
 
 
 def stream_rate(spark, lines_dir: str, state) -> None:
