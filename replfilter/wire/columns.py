@@ -79,15 +79,22 @@ def result_columns(result: ResultSet) -> tuple[WireColumn, ...]:
 
 def _numeric(result: ResultSet) -> tuple[bool, ...]:
     """Which columns hold integers and no text (a column of NULLs only is text); without rows,
-    the integer columns the result declares."""
+    the integer columns the result declares. Read from the set of the rows' value types, which
+    for the short results a client repeats is one or two tuples, and decided once per set."""
     rows = result.rows
     if not rows:
         return result.integer_columns or (False,) * len(result.columns)
-    kinds = []
-    for index in range(len(result.columns)):
-        values = [row[index] for row in rows if row[index] is not None]
-        kinds.append(bool(values) and all(isinstance(v, int) for v in values))
-    return tuple(kinds)
+    return _numeric_kinds(frozenset(tuple(map(type, row)) for row in rows))
+
+
+@lru_cache(maxsize=1024)
+def _numeric_kinds(kinds: frozenset[tuple[type, ...]]) -> tuple[bool, ...]:
+    width = len(next(iter(kinds)))
+    numeric = []
+    for index in range(width):
+        types = {kind[index] for kind in kinds} - {type(None)}
+        numeric.append(bool(types) and all(issubclass(t, int) for t in types))
+    return tuple(numeric)
 
 
 @lru_cache(maxsize=1024)
@@ -106,15 +113,15 @@ class ResultHeader:
 
 
 def result_header(result: ResultSet, server_charset: CharacterSet, capabilities: Capabilities) -> ResultHeader:
-    return _header(result.columns, _numeric(result), server_charset, capabilities)
+    # keyed by plain ints: hashing mimic's enums is a Python call, and this runs every statement
+    return _header(result.columns, _numeric(result), int(server_charset), int(capabilities))
 
 
 @lru_cache(maxsize=1024)
-def _header(names: tuple[str, ...], numeric: tuple[bool, ...], server_charset: CharacterSet,
-            capabilities: Capabilities) -> ResultHeader:
+def _header(names: tuple[str, ...], numeric: tuple[bool, ...], server_charset: int, capabilities: int) -> ResultHeader:
     columns = _columns(names, numeric)
-    packets = [make_column_count(capabilities=capabilities, column_count=len(columns))]
-    packets += [c.definition(server_charset) for c in columns]
+    packets = [make_column_count(capabilities=Capabilities(capabilities), column_count=len(columns))]
+    packets += [c.definition(CharacterSet(server_charset)) for c in columns]
     return ResultHeader(tuple(packets), tuple(c.column for c in columns))
 
 

@@ -31,7 +31,7 @@ from mysql_mimic.control import Control
 from mysql_mimic.errors import ErrorCode, MysqlError
 from mysql_mimic.prepared import PreparedStatement
 from mysql_mimic.session import BaseSession
-from mysql_mimic.stream import ConnectionClosed, MysqlStream
+from mysql_mimic.stream import ConnectionClosed
 from mysql_mimic.types import Capabilities, Commands, ServerStatus, str_fixed, uint_1, uint_2
 from mysql_mimic.variables import GlobalVariables, SessionVariables
 
@@ -40,7 +40,9 @@ from ..core.results import Ok, Result, ResultSet
 from ..dialect.parser import split_multi_statements
 from ..server.session import Session
 from .columns import result_columns, result_header, wire_rows
+from .packet_stream import IdleTimer, LimitedStream, PacketTooLarge
 from .prepared import ParameterType, execute_parameters, prepare
+from .replies import ReplyWriter
 
 SERVER_CAPABILITIES = (
     Capabilities.CLIENT_PROTOCOL_41
@@ -93,6 +95,7 @@ class Limits:
 
 AUTOCOMMIT = ServerStatus.SERVER_STATUS_AUTOCOMMIT
 NO_STATUS = ServerStatus(0)
+AUTOCOMMIT_BITS = int(AUTOCOMMIT)
 MORE_RESULTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
 """Status flags built once (mimic's compiled packets take the status as ServerStatus, extra
 flags as an int)."""
@@ -119,93 +122,8 @@ SSL_REQUEST_BYTES = 4 + 32
 """An SSLRequest packet: header and payload (capabilities, max packet, character set, filler)."""
 
 
-class PacketTooLarge(Exception):
-    pass
-
-
 class LoginRefused(Exception):
     """Authentication failed; the 1045 is already sent and the connection ends, as in mysqld."""
-
-
-class LimitedStream:
-    """mysql-mimic's stream, reading no packet longer than ``max_allowed_packet`` (mimic reads
-    whatever length a header announces). Mimic's class is compiled and cannot be subclassed, so
-    this one reads packets itself and hands everything else to it."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, max_allowed_packet: int) -> None:
-        self.inner = MysqlStream(reader, writer)
-        self.max_allowed_packet = max_allowed_packet
-        # the methods every statement calls, bound once (not looked up through __getattr__)
-        self.write_many = self.inner.write_many
-        self.write_text_rows = self.inner.write_text_rows
-        self.drain = self.inner.drain
-        self.reset_seq = self.inner.reset_seq
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    async def read(self) -> bytes:
-        data = b""
-        reader = self.inner.reader
-        while True:
-            header = await reader.read(4)
-            if not header:
-                raise ConnectionClosed()
-            if len(header) < 4:
-                header += await reader.readexactly(4 - len(header))
-            word = struct.unpack("<I", header)[0]
-            length, sequence = word & 0x00FFFFFF, word >> 24
-            expected = next(self.inner.seq)
-            if sequence != expected:
-                raise MysqlError(f"Expected seq({expected}) got seq({sequence})", ErrorCode.MALFORMED_PACKET)
-            if len(data) + length > self.max_allowed_packet:
-                raise PacketTooLarge()
-            if length == 0:
-                return data
-            data += await reader.readexactly(length)
-            if length < 0xFFFFFF:
-                return data
-
-
-class IdleTimer:
-    """``wait_timeout``: one timer for the connection, not one per command. Each wait for a
-    command moves the deadline; the timer, when it fires early (the client spoke since), is
-    armed again for the deadline, so a busy connection re-arms it about once per timeout."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, task: "asyncio.Task[None]") -> None:
-        self.loop = loop
-        self.task = task
-        self.deadline: float | None = None
-        self.handle: asyncio.TimerHandle | None = None
-        self.fired = False
-
-    def reading(self, timeout: float) -> None:
-        """A wait for the client's next command starts: it may last ``timeout`` seconds."""
-        self.deadline = deadline = self.loop.time() + timeout
-        if self.handle is not None and self.handle.when() > deadline:  # the timeout was lowered
-            self.handle.cancel()
-            self.handle = None
-        if self.handle is None:
-            self.handle = self.loop.call_at(deadline, self._check)
-
-    def busy(self) -> None:
-        """The command arrived (or the wait ended otherwise): no deadline while it runs."""
-        self.deadline = None
-
-    def cancel(self) -> None:
-        if self.handle is not None:
-            self.handle.cancel()
-            self.handle = None
-
-    def _check(self) -> None:
-        self.handle = None
-        if self.deadline is None:
-            return  # a command is running; the next wait arms the timer again
-        if self.loop.time() < self.deadline:
-            self.handle = self.loop.call_at(self.deadline, self._check)
-            return
-        self.fired = True
-        self.task.cancel()
 
 
 class ReplicaSession(BaseSession):
@@ -300,9 +218,13 @@ class ReplicaConnection(Connection):
         self._results_charset = self.server_charset
         """mimic's ``character_set_results``, which the handshake settles; mimic reads it from its
         session variables on every use (the statements' SET NAMES are our Session's)."""
+        self._replies = ReplyWriter(self.stream.inner, self.capabilities, self._results_charset)
+        self._timer = timer
+        self.stream.on_command = self._short_command
         try:
             await self._command_loop(timer, task)
         finally:
+            self.stream.on_command = None
             timer.cancel()
 
     async def _command_loop(self, timer: "IdleTimer", task: "asyncio.Task[None]") -> None:
@@ -519,8 +441,12 @@ class ReplicaConnection(Connection):
 
     # ---- statements
     async def handle_query(self, data: bytes) -> None:
+        self._answer_query(data)
+        await self.stream.drain()
+
+    def _answer_query(self, data: bytes) -> None:
         """COM_QUERY: one statement, or with CLIENT_MULTI_STATEMENTS each ``;``-separated one in
-        turn, stopping at the first error as mysqld does."""
+        turn, stopping at the first error as mysqld does; the reply into the stream's buffer."""
         text = data.decode("utf-8", "surrogateescape")
         if not self._multi_statements:
             statements = [text]
@@ -531,26 +457,49 @@ class ReplicaConnection(Connection):
             try:
                 result = self.replica.execute_text(statement)
             except MySQLError as error:
-                await self.send_error(error)
+                self.stream.write_many([error_packet(error)])
                 return
             self.send_result(result, MORE_RESULTS if index < last else 0)
-        await self.stream.drain()
+
+    def _short_command(self, data: bytes) -> bool:
+        """A chunk the transport received while the command loop waits (:mod:`.protocol`): when
+        it is exactly one whole COM_QUERY packet, numbered 0 and within ``max_allowed_packet``,
+        it is answered here as the loop would answer it, the reply written to the transport and
+        the idle timer moved; anything else is left to the loop (False). An unexpected error is
+        raised where the loop waits, as if the command had run there."""
+        if len(data) < 5 or data[4] != COM_QUERY or data[3] != 0:
+            return False
+        length = int.from_bytes(data[:3], "little")
+        stream = self.stream
+        if (length != len(data) - 4 or length >= 0xFFFFFF or length > stream.max_allowed_packet
+                or stream.inner.seq.value != 0 or stream.inner.writer.transport.is_closing()):
+            return False
+        stream.inner.seq.value = 1  # the request was packet 0
+        try:
+            self._answer_query(data[5:])
+            stream.flush()
+        except Exception as error:  # a bug: the connection's task ends with it, logged by the listener
+            stream.inner.reader.set_exception(error)
+            return True
+        finally:
+            stream.reset_seq()
+        self._timer.reading(float(self.replica.variables.values["wait_timeout"]))  # type: ignore[arg-type]
+        return True
 
     def send_result(self, result: Result, more: int) -> None:
-        """OK, or the result set, into the stream's buffer; the warning count is the conditions
-        this statement raised (0 for SHOW WARNINGS, which lists the previous statement's and
-        raises none, as in mysqld)."""
-        self.status_flags = AUTOCOMMIT if self.replica.variables.values["autocommit"] else NO_STATUS
+        """OK, or the result set, into the stream's buffer (:mod:`.replies`); the warning count is
+        the conditions this statement raised (0 for SHOW WARNINGS, which lists the previous
+        statement's and raises none, as in mysqld)."""
+        if self.replica.variables.values["autocommit"]:
+            self.status_flags, status = AUTOCOMMIT, AUTOCOMMIT_BITS
+        else:
+            self.status_flags, status = NO_STATUS, 0
         warnings = min(len(result.warnings), 0xFFFF)
-        if isinstance(result, Ok):
-            self.stream.write_many([ok_packet(self._reply_capabilities, self.status_flags, result.affected_rows,
-                                              warnings, more)])
+        if result.__class__ is Ok:
+            self._replies.ok(status, result.affected_rows, warnings, more)  # type: ignore[union-attr]
             return
         assert isinstance(result, ResultSet)
-        header = result_header(result, self._results_charset, self.capabilities)
-        self._send_header(header.packets)
-        self.stream.write_text_rows(wire_rows(result), header.columns)
-        self.stream.write_many([self._end_of_rows(warnings, more)])
+        self._replies.result_set(result, status, warnings, more)
 
     def _send_header(self, header: tuple[bytes, ...]) -> None:
         """The column count and definitions; without CLIENT_DEPRECATE_EOF, the EOF after them."""

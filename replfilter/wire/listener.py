@@ -27,7 +27,9 @@ from mysql_mimic.auth import IdentityProvider
 from mysql_mimic.control import LocalControl
 
 from ..server.session import Session
-from .connection import SERVER_SHUTDOWN, TOO_MANY_CONNECTIONS, Limits, LimitedStream, ReplicaConnection, error_packet
+from .protocol import command_protocol_factory
+from .connection import SERVER_SHUTDOWN, TOO_MANY_CONNECTIONS, Limits, ReplicaConnection, error_packet
+from .packet_stream import LimitedStream
 
 
 @dataclass(frozen=True)
@@ -63,14 +65,15 @@ class ReplicaListener:
     async def start(self) -> list[tuple[str, int] | str]:
         """Bind every listening socket; returns their addresses (the port a test asked 0 for)."""
         settings = self.settings
-        tcp = await asyncio.start_server(self._accept, host=settings.bind_address, port=settings.port,
-                                         reuse_address=True, backlog=max(128, settings.max_connections))
+        loop = asyncio.get_running_loop()
+        tcp = await loop.create_server(command_protocol_factory(self._accept), host=settings.bind_address,
+                                       port=settings.port, reuse_address=True, backlog=max(128, settings.max_connections))
         self._servers.append(tcp)
         addresses: list[tuple[str, int] | str] = [s.getsockname()[:2] for s in tcp.sockets]
         if settings.socket_path:
             if os.path.exists(settings.socket_path) and _is_stale_socket(settings.socket_path):
                 os.unlink(settings.socket_path)
-            unix = await asyncio.start_unix_server(self._accept, path=settings.socket_path)
+            unix = await loop.create_unix_server(command_protocol_factory(self._accept), path=settings.socket_path)
             self._servers.append(unix)
             addresses.append(settings.socket_path)
         return addresses
