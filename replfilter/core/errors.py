@@ -163,6 +163,8 @@ class ER(Enum):
     TRUNCATED_WRONG_VALUE = ErrorSpec(1292, "22007", "Truncated incorrect %-.32s value: '%-.128s'")
     UNSUPPORTED_PS = ErrorSpec(1295, "HY000", "This command is not supported in the prepared statement protocol yet")
     ILLEGAL_VALUE_FOR_TYPE = ErrorSpec(1367, "22007", "Illegal %s '%s' value found during parsing")
+    DIVISION_BY_ZERO = ErrorSpec(1365, "22012", "Division by 0")
+    DATA_OUT_OF_RANGE = ErrorSpec(1690, "22003", "%s value is out of range in '%s'")
     FILE_NOT_FOUND = ErrorSpec(29, "HY000", "File '%s' not found (OS errno %d - %s)")
     REPLICA_FATAL_ERROR = ErrorSpec(1593, "HY000", "Fatal error: %s")
     CANT_OPEN_FILE = ErrorSpec(1016, "HY000", "Can't open file: '%s' (errno: %d - %s)")

@@ -12,15 +12,21 @@ compares case-insensitively and ignores trailing spaces (PAD SPACE). COUNTER com
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Callable, Sequence
+from decimal import Decimal
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..dialect import ast
 from ..core.errors import ER, Condition, MySQLError
 from ..core.filters import FilterSet
 from ..core.results import ResultSet, Value
+from .perfschema_arith import Arithmetic, decimal_text, mysql_operators, print_operators
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
                                 read_text_as_doubles, text_to_double, unnamed)
 from .state import ReplicaState
+
+if TYPE_CHECKING:
+    from sqlglot import exp
+    from sqlglot.executor.table import Table
 
 SCHEMA = "performance_schema"
 CHANNEL_TABLE = "replication_applier_filters"
@@ -150,7 +156,6 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     query sqlglot cannot run is 1235 (its own message never reaches the user)."""
     import sqlglot
     from sqlglot import exp
-    from sqlglot.executor import execute
 
     from ..dialect.other_statements import placeholder_positions
     from ..dialect.parser import syntax_error
@@ -165,6 +170,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     names = [e.alias_or_name if isinstance(e, (exp.Column, exp.Alias)) else unnamed(e).sql(dialect="mysql")
              for e in tree.expressions]
     _check_columns(tree)
+    texts = print_operators(tree)
     temporals = bind_values(tree, values)
     _numeric_literals(tree)
     numeric = []
@@ -177,24 +183,57 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
                     operand.replace(exp.Lower(this=operand.copy()))
     warnings = read_text_as_doubles(tree, numeric, temporals)
     bind_doubles(tree, values)
+    arithmetic = Arithmetic()
+    mysql_operators(tree, texts, arithmetic)
     tables = {name: [dict(zip(columns, row)) for row in rows(state)] for name, (columns, rows) in TABLES.items()}
     schema = {SCHEMA: {name: {c: COLUMN_TYPES[c] for c in columns} for name, (columns, _) in TABLES.items()}}
     try:
-        result = execute(tree, schema=schema, tables={SCHEMA: tables})
+        result = _execute(tree, schema, {SCHEMA: tables}, arithmetic)
+    except MySQLError:  # 1690: the statement fails, and changes nothing (a SELECT changes nothing)
+        raise
     except Exception:  # sqlglot's executor covers a subset of SQL; its message is about its own internals
         raise MySQLError.of(ER.NOT_SUPPORTED_YET, "this query on the filter tables in replfilter") from None
     if len(names) == 1 and names[0] == "*":  # the table's columns, named as the table names them
         known = {c.lower(): c for c in (*CHANNEL_COLUMNS, *GLOBAL_COLUMNS)}
         names = [known.get(c.lower(), c) for c in result.columns]
     integers = None if result.rows else _integer_columns(sql, positions, schema, len(names))
-    rows_out = tuple(tuple(double_text(v) if isinstance(v, float) else v for v in r) for r in result.rows)
-    return ResultSet(tuple(names), rows_out, tuple(warnings), integers)
+    rows_out = tuple(tuple(_text(v) for v in r) for r in result.rows)
+    return ResultSet(tuple(names), rows_out, (*warnings, *arithmetic.warnings), integers)
+
+
+def _text(value: object) -> object:
+    """A double or DECIMAL as the server writes it; other values as they are."""
+    if isinstance(value, float):
+        return double_text(value)
+    if isinstance(value, Decimal):
+        return decimal_text(value)
+    return value
+
+
+def _execute(tree: "exp.Expr", schema: dict, tables: dict, arithmetic: Arithmetic) -> "Table":
+    """sqlglot's ``execute`` (optimize, plan, run) with MySQL's arithmetic in the executor's
+    functions (:mod:`.perfschema_arith`): ``execute`` takes no functions of its own."""
+    from sqlglot.errors import ExecuteError
+    from sqlglot.executor import ensure_tables
+    from sqlglot.executor.python import PythonExecutor
+    from sqlglot.optimizer import optimize
+    from sqlglot.planner import Plan
+    from sqlglot.schema import ensure_schema
+
+    optimized = optimize(tree, ensure_schema(schema), leave_tables_isolated=True)
+    try:
+        return PythonExecutor(env=arithmetic.env(), tables=ensure_tables(tables)).execute(Plan(optimized))
+    except ExecuteError as error:  # the executor wraps what a step raised: a MySQL error is ours
+        if isinstance(error.__cause__, MySQLError):
+            raise error.__cause__ from None
+        raise
 
 
 def _integer_columns(sql: str, positions: Sequence[int], schema: dict, count: int) -> tuple[bool, ...]:
     """The select list's integer columns, by the types sqlglot's optimizer gives them over the
-    tables' schema (COUNTER is BIGINT, so are COUNT(*) and COUNTER + 1): read only for a result
-    with no rows, whose values cannot tell."""
+    tables' schema (COUNTER is BIGINT, so are COUNT(*) and COUNTER + 1; ``/``, AVG and SUM of
+    integers are DECIMAL, :mod:`.perfschema_arith`): read only for a result with no rows, whose
+    values cannot tell."""
     import sqlglot
     from sqlglot import exp
     from sqlglot.optimizer import optimize
@@ -206,6 +245,7 @@ def _integer_columns(sql: str, positions: Sequence[int], schema: dict, count: in
         return (False,) * count
     kinds = tuple(e.type is not None and e.type.is_type(*exp.DataType.INTEGER_TYPES)
                   and not any(isinstance(n, exp.Literal) and n.is_string for n in e.walk())  # 'x' + 1 is a DOUBLE
+                  and not any(isinstance(n, (exp.Div, exp.Avg, exp.Sum)) for n in e.walk())  # DECIMAL in MySQL
                   for e in typed.expressions)
     return kinds if len(kinds) == count else (False,) * count
 
@@ -240,7 +280,9 @@ def _numeric_literals(tree: "exp.Expr") -> None:
     exactly in MySQL, so ``COUNTER = 1.5`` matches nothing and ``COUNTER = 1.0`` matches 1: an
     integral one becomes that integer, and a fractional one ``n + 0.5`` with the same integer
     part (a double holds it exactly below 2**52; ``0.99999999999999999999`` would round to 1.0).
-    Against a string column MySQL compares as doubles, which the literal read as a float is."""
+    Against a string column MySQL compares as doubles, which the literal read as a float is.
+    Elsewhere it stays a DECIMAL with its scale (``1.50``, ``1.0/3`` is ``0.33333``):
+    :func:`.perfschema_arith.mysql_operators`."""
     from decimal import Decimal
 
     from sqlglot import exp
@@ -257,7 +299,7 @@ def _numeric_literals(tree: "exp.Expr") -> None:
             continue
         value = Decimal(text)
         integral = value.to_integral_value(rounding="ROUND_FLOOR")
-        if value == integral:
+        if value == integral and _compared_with_counter(literal):
             literal.replace(exp.Literal.number(int(integral)))
         elif integral < _DOUBLE_SPACING and _compared_with_counter(literal):
             literal.replace(exp.Literal.number(f"{int(integral)}.5"))

@@ -1,0 +1,242 @@
+"""Arithmetic in a SELECT on the filter tables as MySQL 8.4 computes it, for sqlglot's executor
+(which computes in Python numbers: ``7/2`` a float, an overflow an infinity).
+
+* Exact operands (integers, COUNTER, DECIMAL literals) make a DECIMAL: ``+ - *`` exactly (Python's
+  ``decimal`` keeps MySQL's scales: the larger one, the sum of both), ``/`` as ``do_div_mod``
+  (``strings/decimal.cc``) divides: the quotient truncated to ``ROUND_UP(frac1 + frac2 +
+  incr)`` words of 9 digits, each operand's scale first rounded up to whole words (``incr`` is
+  ``div_precision_increment``, 4, less what that rounding added). The value keeps those digits
+  (``1/3*3`` is ``0.999999999``); the result shows the item's scale, rounded half up
+  (``Item_func_div::result_precision``: the dividend's scale + 4, at most 30; ``1/7`` is
+  ``0.1429``). ``AVG`` of exact values is their sum divided so, with the argument's scale + 4
+  (``Item_sum_avg::resolve_type``); ``SUM`` of exact values is a DECIMAL too
+  (``Item_sum_sum::resolve_type``), its text the integer's.
+* A double operand makes a double (``real_op``); a result that is not finite is error 1690
+  ``DOUBLE value is out of range in '<expr>'`` (``check_float_overflow``, ``sql/item_func.h``),
+  ``<expr>`` being the item's ``print(QT_NO_DATA_EXPANSION)``: :func:`server_print`.
+* Division by zero (exact or double) is NULL with warning 1365 ``Division by 0``
+  (``signal_divide_by_null``, under the default ``sql_mode``'s ``ERROR_FOR_DIVISION_BY_ZERO``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal
+from functools import reduce
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..core.errors import ER, Condition, MySQLError
+
+if TYPE_CHECKING:
+    from sqlglot import exp
+
+DIV_PRECISION_INCREMENT = 4
+"""``div_precision_increment``'s default (replfilter has no way to set it)."""
+DECIMAL_MAX_SCALE = 30
+DIG_PER_DEC1 = 9
+"""Digits in one word of MySQL's decimal (``strings/decimal.cc``)."""
+_EXACT = Context(prec=200, rounding=ROUND_HALF_UP)
+"""Room for any DECIMAL (65 digits) and the products of two: Python's 28 digits would round."""
+
+
+class MyDecimal(Decimal):
+    """A DECIMAL value with more digits than its item shows (a quotient, an average): ``shown``
+    is the item's scale, the digits the result set gets."""
+
+    shown: int
+
+    def __new__(cls, value: Decimal | int | str, shown: int) -> "MyDecimal":
+        obj = super().__new__(cls, value)
+        obj.shown = shown
+        return obj
+
+
+def scale(value: int | Decimal) -> int:
+    """The scale MySQL gives a value's item: an integer's 0, a DECIMAL's own digits or shown ones."""
+    if isinstance(value, MyDecimal):
+        return value.shown
+    if isinstance(value, Decimal):
+        return max(0, -int(value.as_tuple().exponent))
+    return 0
+
+
+def _frac(value: int | Decimal) -> int:
+    """The digits after the point the value itself holds (``decimal_t::frac``)."""
+    return max(0, -int(value.as_tuple().exponent)) if isinstance(value, Decimal) else 0
+
+
+def decimal_text(value: Decimal) -> str:
+    """A DECIMAL as the result set writes it: its item's scale, rounded half up."""
+    shown = scale(value)
+    return format(Decimal(value).quantize(Decimal(1).scaleb(-shown), rounding=ROUND_HALF_UP, context=_EXACT), "f")
+
+
+def _words(digits: int) -> int:
+    return -(-digits // DIG_PER_DEC1)
+
+
+def decimal_divide(dividend: int | Decimal, divisor: int | Decimal, shown: int) -> MyDecimal:
+    """``do_div_mod``'s quotient (divisor not zero): truncated to whole words of fraction."""
+    frac1, frac2 = _frac(dividend), _frac(divisor)
+    words1, words2 = _words(frac1) * DIG_PER_DEC1, _words(frac2) * DIG_PER_DEC1
+    incr = max(0, DIV_PRECISION_INCREMENT - (words1 - frac1 + words2 - frac2))
+    digits = _words(words1 + words2 + incr) * DIG_PER_DEC1
+    a, b = Decimal(dividend), Decimal(divisor)
+    a_int, b_int = int(a.scaleb(frac1, context=_EXACT)), int(b.scaleb(frac2, context=_EXACT))
+    shift = digits + frac2 - frac1
+    num, den = (abs(a_int) * 10 ** shift, abs(b_int)) if shift >= 0 else (abs(a_int), abs(b_int) * 10 ** -shift)
+    quotient = num // den
+    negative = (a_int < 0) != (b_int < 0) and quotient != 0  # a zero quotient is decimal_make_zero's
+    return MyDecimal(Decimal(f"{'-' if negative else ''}{quotient}E-{digits}"), shown)
+
+
+@dataclass
+class Arithmetic:
+    """The functions the executor's compiled query calls for MySQL's operators, with the texts
+    of their items (for 1690) and the warnings they raise (1365), per row evaluated."""
+
+    texts: list[str | None] = field(default_factory=list)
+    warnings: list[Condition] = field(default_factory=list)
+
+    def env(self) -> dict[str, Callable[..., Any]]:
+        return {"RF_ADD": self.add, "RF_SUB": self.sub, "RF_MUL": self.mul, "RF_DIV": self.div,
+                "RF_NEG": _neg, "RF_DEC": lambda text: Decimal(text), "AVG": _avg, "SUM": _sum}
+
+    def _real(self, value: float, index: int) -> float:
+        if math.isfinite(value):
+            return value
+        text = self.texts[index]
+        if text is None:
+            raise MySQLError.of(ER.NOT_SUPPORTED_YET,
+                                "a DOUBLE out of range in an expression replfilter cannot print as the server does")
+        raise MySQLError.of(ER.DATA_OUT_OF_RANGE, "DOUBLE", text)
+
+    def add(self, a: Any, b: Any, index: int) -> Any:
+        if a is None or b is None:
+            return None
+        if isinstance(a, float) or isinstance(b, float):
+            return self._real(float(a) + float(b), index)
+        return _shown(_EXACT.add(a, b), a, b) if isinstance(a, Decimal) or isinstance(b, Decimal) else a + b
+
+    def sub(self, a: Any, b: Any, index: int) -> Any:
+        if a is None or b is None:
+            return None
+        if isinstance(a, float) or isinstance(b, float):
+            return self._real(float(a) - float(b), index)
+        return _shown(_EXACT.subtract(a, b), a, b) if isinstance(a, Decimal) or isinstance(b, Decimal) else a - b
+
+    def mul(self, a: Any, b: Any, index: int) -> Any:
+        if a is None or b is None:
+            return None
+        if isinstance(a, float) or isinstance(b, float):
+            return self._real(float(a) * float(b), index)
+        if isinstance(a, Decimal) or isinstance(b, Decimal):
+            product = _EXACT.multiply(Decimal(a), Decimal(b))
+            return MyDecimal(product, min(scale(a) + scale(b), DECIMAL_MAX_SCALE))
+        return a * b
+
+    def div(self, a: Any, b: Any, index: int) -> Any:
+        if a is None or b is None:
+            return None
+        if b == 0:
+            self.warnings.append(Condition.warning(ER.DIVISION_BY_ZERO))
+            return None
+        if isinstance(a, float) or isinstance(b, float):
+            return self._real(float(a) / float(b), index)
+        return decimal_divide(a, b, min(scale(a) + DIV_PRECISION_INCREMENT, DECIMAL_MAX_SCALE))
+
+
+def _shown(result: Decimal, a: int | Decimal, b: int | Decimal) -> MyDecimal:
+    """A sum or difference shows the larger scale (``Item_func_additive_op::result_precision``)."""
+    return MyDecimal(result, max(scale(a), scale(b)))
+
+
+def _neg(value: Any) -> Any:
+    if isinstance(value, MyDecimal):
+        return MyDecimal(-Decimal(value), value.shown)
+    return None if value is None else -value
+
+
+def _exact(values: list[Any]) -> bool:
+    return all(isinstance(v, (int, Decimal)) and not isinstance(v, bool) for v in values)
+
+
+def _avg(values: Any) -> Any:
+    """``Item_sum_avg``: exact values' sum divided as ``/`` divides, shown with the argument's
+    scale + 4; doubles summed in order and divided (``Item_sum_sum::val_real() / count``)."""
+    kept = [v for v in values if v is not None]
+    if not kept:
+        return None
+    if _exact(kept):
+        shown = max(scale(v) for v in kept)
+        return decimal_divide(reduce(_EXACT.add, map(Decimal, kept)), len(kept),
+                              min(shown + DIV_PRECISION_INCREMENT, DECIMAL_MAX_SCALE))
+    return sum(float(v) for v in kept) / len(kept)
+
+
+def _sum(values: Any) -> Any:
+    """``Item_sum_sum``: exact values make a DECIMAL with the argument's scale."""
+    kept = [v for v in values if v is not None]
+    if not kept:
+        return None
+    if _exact(kept):
+        return MyDecimal(reduce(_EXACT.add, map(Decimal, kept)), max(scale(v) for v in kept))
+    return sum(float(v) for v in kept)
+
+
+_OPERATORS = {"Add": ("+", "RF_ADD"), "Sub": ("-", "RF_SUB"), "Mul": ("*", "RF_MUL"), "Div": ("/", "RF_DIV")}
+
+
+def server_print(node: "exp.Expr") -> str | None:
+    """The item's ``print`` as ``raise_float_overflow`` writes it (``QT_NO_DATA_EXPANSION``):
+    an operator as ``Item_func::print_op`` does (``(a * b)``), a double literal as typed
+    (``Item_float``'s presentation), a ``?`` as ``?`` (``Item_param::print``), ``cast(x as
+    double)`` (``Item_typecast_real::print``). None for what replfilter cannot print as the
+    server does (a column, a function, a negation, a cast sqlglot reads as FLOAT)."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.Paren):
+        return server_print(node.this)
+    name = type(node).__name__
+    if name in _OPERATORS:
+        left, right = server_print(node.this), server_print(node.expression)
+        return None if left is None or right is None else f"({left} {_OPERATORS[name][0]} {right})"
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return None if set(node.this) & {"'", "\\"} or not node.this.isprintable() else f"'{node.this}'"
+        text = node.this
+        if "e" in text.lower():
+            return text
+        return str(int(text)) if "." not in text else format(Decimal(text), "f")
+    if isinstance(node, exp.Placeholder):
+        return "?"
+    if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.DOUBLE:
+        inner = server_print(node.this)
+        return None if inner is None else f"cast({inner} as double)"
+    return None
+
+
+def print_operators(tree: "exp.Expr") -> dict[int, str | None]:
+    """Each operator's text, by id, read before the literals are rewritten for the executor."""
+    from sqlglot import exp
+
+    return {id(node): server_print(node) for node in tree.find_all(exp.Add, exp.Sub, exp.Mul, exp.Div)}
+
+
+def mysql_operators(tree: "exp.Expr", texts: dict[int, str | None], arithmetic: Arithmetic) -> None:
+    """The operators become calls of :class:`Arithmetic`'s functions (each with the index of its
+    text), a negation ``RF_NEG``, a literal with a point a DECIMAL (``RF_DEC('1.50')``)."""
+    from sqlglot import exp
+
+    for literal in list(tree.find_all(exp.Literal)):
+        if not literal.is_string and "." in literal.this and "e" not in literal.this.lower():
+            literal.replace(exp.Anonymous(this="RF_DEC", expressions=[exp.Literal.string(literal.this)]))
+    for node in list(tree.find_all(exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg)):
+        if isinstance(node, exp.Neg):
+            node.replace(exp.Anonymous(this="RF_NEG", expressions=[node.this]))
+            continue
+        arithmetic.texts.append(texts.get(id(node)))
+        index = exp.Literal.number(len(arithmetic.texts) - 1)
+        call = exp.Anonymous(this=_OPERATORS[type(node).__name__][1], expressions=[node.this, node.expression, index])
+        node.replace(call)

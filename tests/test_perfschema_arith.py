@@ -1,0 +1,111 @@
+"""Arithmetic in a SELECT on the filter tables computed as MySQL 8.4 computes it
+(replfilter/replica/perfschema_arith.py): DECIMAL for exact operands (``/`` with
+div_precision_increment 4, AVG and SUM of integers), DOUBLE for a double operand, 1690 for a
+double out of range, NULL and 1365 for a division by zero."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from replfilter.core.errors import MySQLError
+from replfilter.replica.perfschema_arith import decimal_divide
+
+from test_perfschema_literals import _replica
+
+TABLE = "performance_schema.replication_applier_filters"
+
+
+def _row(counter: int, select: str, parameters: tuple | None = None):
+    result = _replica(counter).session.execute_text(f"SELECT {select} FROM {TABLE}", parameters)
+    (row,) = result.rows  # type: ignore[union-attr]
+    return row, result
+
+
+@pytest.mark.parametrize("counter, select, values", [
+    (0, "(COUNTER+1)/3", ("0.3333",)),  # Item_func_div: INT_RESULT becomes DECIMAL, scale 0 + 4
+    (5, "COUNTER/2, 7/2, 1/7, 300/7", ("2.5000", "3.5000", "0.1429", "42.8571")),  # half up at the 4th
+    (0, "1.0/3, 1.00/3, 2.5/COUNTER+1", ("0.33333", "0.333333", None)),  # the dividend's scale + 4
+    (0, "1/3*3", ("1.0000",)),  # do_div_mod keeps 9 digits (0.333333333); * 3 is shown at scale 4
+    (0, "1.50 + 1, 0.5 * 0.5, -1.50, 1.50", ("2.50", "0.25", "-1.50", "1.50")),  # exact, scales kept
+    (5, "AVG(COUNTER), SUM(COUNTER)", ("5.0000", "5")),  # Item_sum_avg: scale 0 + 4; SUM a DECIMAL
+    (5, "AVG(COUNTER * 1.5), SUM(COUNTER * 1.5)", ("7.50000", "7.5")),
+    (5, "COUNTER/0.5e0, 1e0/3", ("10", "0.3333333333333333")),  # a double operand: a double
+    (5, "AVG(COUNTER + 0e0), SUM(COUNTER / 2e0)", ("5", "2.5")),
+])
+def test_exact_operands_make_a_decimal_and_a_double_operand_a_double(counter, select, values):
+    row, _ = _row(counter, select)
+    assert row == values
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**40), st.integers(-10**12, 10**12).filter(bool), st.integers(0, 3))
+def test_division_of_exact_values_is_the_quotient_rounded_half_up_at_the_dividends_scale_plus_4(counter, divisor, extra):
+    """Whatever digits do_div_mod keeps past the shown scale, the shown value is the exact
+    quotient rounded half up (truncation past 9 digits cannot move it across a half)."""
+    dividend = Decimal(counter).scaleb(-extra)
+    (text,), _ = _row(counter, f"COUNTER * {Decimal(1).scaleb(-extra)} / {divisor}")
+    exact = Fraction(dividend) / divisor
+    step = Fraction(1, 10 ** (extra + 4))
+    magnitude = (abs(exact) / step + Fraction(1, 2)).__floor__() * step
+    expected = Decimal(magnitude.numerator) / Decimal(magnitude.denominator)
+    expected = (-expected if exact < 0 else expected).quantize(Decimal(1).scaleb(-(extra + 4)), rounding=ROUND_HALF_UP)
+    assert Decimal(text) == expected and len(text.partition(".")[2]) == extra + 4
+
+
+@given(st.integers(-10**30, 10**30), st.integers(-10**20, 10**20).filter(bool), st.integers(0, 12), st.integers(0, 12))
+def test_the_quotient_keeps_whole_words_of_nine_digits_truncated(a, b, sa, sb):
+    """do_div_mod: the quotient has ROUND_UP(frac1 + frac2 + incr) words of fraction, each
+    operand's scale rounded up to whole words first, and is truncated (not rounded)."""
+    dividend, divisor = Decimal(f"{a}E-{sa}"), Decimal(f"{b}E-{sb}")
+    words1, words2 = -(-sa // 9) * 9, -(-sb // 9) * 9
+    digits = -(-(words1 + words2 + max(0, 4 - (words1 - sa + words2 - sb))) // 9) * 9
+    quotient = decimal_divide(dividend, divisor, 4)
+    assert -quotient.as_tuple().exponent == digits or quotient == 0
+    exact = Fraction(dividend) / Fraction(divisor)
+    assert abs(Fraction(quotient)) <= abs(exact) < abs(Fraction(quotient)) + Fraction(1, 10 ** digits)
+
+
+@pytest.mark.parametrize("select", ["1/0", "COUNTER/0", "1.5/(COUNTER - COUNTER)", "1e0/0"])
+def test_a_division_by_zero_is_null_with_warning_1365(select):
+    row, result = _row(3, select)
+    assert row == (None,)
+    assert [(w.level, w.code, w.message) for w in result.warnings] == [("Warning", 1365, "Division by 0")]
+
+
+@pytest.mark.parametrize("sql, text", [
+    ("SELECT 1e308 * 10 FROM {t}", "(1e308 * 10)"),
+    ("SELECT CAST('1e308' AS DOUBLE) * 10 FROM {t}", "(cast('1e308' as double) * 10)"),
+    ("SELECT COUNTER FROM {t} WHERE COUNTER < 1E308 + (1e308 - 1)", "(1E308 + (1e308 - 1))"),
+    ("SELECT 1.5 / 1e-308 / 1e-10 FROM {t}", "((1.5 / 1e-308) / 1e-10)"),
+])
+def test_a_double_out_of_range_is_1690_naming_the_item_as_the_server_prints_it(sql, text):
+    replica = _replica(0)
+    with pytest.raises(MySQLError) as raised:
+        replica.session.execute_text(sql.format(t=TABLE))
+    assert (raised.value.code, raised.value.sqlstate, raised.value.message) == (
+        1690, "22003", f"DOUBLE value is out of range in '{text}'")
+
+
+def test_a_bound_double_out_of_range_prints_as_a_question_mark():
+    """Item_param::print under QT_NO_DATA_EXPANSION is '?'."""
+    replica = _replica(0)
+    with pytest.raises(MySQLError) as raised:
+        replica.session.execute_text(f"SELECT COUNTER FROM {TABLE} WHERE COUNTER < ? * 10", (1e308,))
+    assert (raised.value.code, raised.value.message) == (1690, "DOUBLE value is out of range in '(? * 10)'")
+    assert replica.session.execute_text(f"SELECT COUNTER FROM {TABLE} WHERE COUNTER < ? * 10", (1e300,)).rows == ((0,),)  # type: ignore[union-attr]
+
+
+def test_an_overflow_replfilter_cannot_print_as_the_server_does_is_1235_not_a_made_up_text():
+    with pytest.raises(MySQLError) as raised:
+        _replica(2).session.execute_text(f"SELECT COUNTER * 1e308 FROM {TABLE}")
+    assert raised.value.code == 1235
+
+
+def test_a_result_without_rows_does_not_declare_decimal_columns_integers():
+    result = _replica(0).session.execute_text(
+        f"SELECT COUNTER, COUNTER / 2, SUM(COUNTER), AVG(COUNTER) FROM {TABLE} WHERE COUNTER > 5 GROUP BY COUNTER")
+    assert result.rows == () and result.integer_columns == (True, False, False, False)  # type: ignore[union-attr]
