@@ -5,6 +5,7 @@ double out of range, NULL and 1365 for a division by zero."""
 
 from __future__ import annotations
 
+import math
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
@@ -117,3 +118,22 @@ def test_a_result_without_rows_does_not_declare_decimal_columns_integers():
     result = _replica(0).session.execute_text(
         f"SELECT COUNTER, COUNTER / 2, SUM(COUNTER), AVG(COUNTER) FROM {TABLE} WHERE COUNTER > 5 GROUP BY COUNTER")
     assert result.rows == () and result.integer_columns == (True, False, False, False)  # type: ignore[union-attr]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(-10**6, 10**6), st.integers(-1000, 1000).filter(bool))
+def test_mod_takes_the_dividends_sign_as_mysql_does(a, b):
+    """Item_func_mod::int_op: the remainder of the magnitudes with the dividend's sign (C's
+    fmod for doubles, decimal_mod for DECIMALs); Python's % floors instead."""
+    row, _ = _row(0, f"{a} % {b}, {a}.50 % {b}, {a}e0 % {b}")
+    expected = abs(a) % abs(b) * (-1 if a < 0 else 1)
+    assert row[0] == expected
+    decimal = Decimal(f"{a}.50")
+    assert Decimal(row[1]) == (abs(decimal) % abs(b)) * (-1 if decimal < 0 else 1)
+    assert len(row[1].partition(".")[2]) == 2  # Item_func_mod::result_precision: the larger scale
+    assert float(row[2]) == math.fmod(float(a), float(b))
+
+
+def test_mod_by_zero_is_null_with_warning_1365():
+    row, result = _row(4, "MOD(COUNTER, 0)")
+    assert row == (None,) and [w.code for w in result.warnings] == [1365]

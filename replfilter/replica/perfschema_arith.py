@@ -14,8 +14,9 @@
 * A double operand makes a double (``real_op``); a result that is not finite is error 1690
   ``DOUBLE value is out of range in '<expr>'`` (``check_float_overflow``, ``sql/item_func.h``),
   ``<expr>`` being the item's ``print(QT_NO_DATA_EXPANSION)``: :func:`server_print`.
-* Division by zero (exact or double) is NULL with warning 1365 ``Division by 0``
-  (``signal_divide_by_null``, under the default ``sql_mode``'s ``ERROR_FOR_DIVISION_BY_ZERO``).
+* Division by zero (exact or double, ``/`` or ``%``) is NULL with warning 1365 ``Division by 0``
+  (``signal_divide_by_null``, under the default ``sql_mode``'s ``ERROR_FOR_DIVISION_BY_ZERO``:
+  replfilter does not read the session's ``sql_mode`` here). ``%`` keeps the dividend's sign.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ class Arithmetic:
 
     def env(self) -> dict[str, Callable[..., Any]]:
         return {"RF_ADD": self.add, "RF_SUB": self.sub, "RF_MUL": self.mul, "RF_DIV": self.div,
-                "RF_NEG": _neg, "RF_DEC": lambda text: Decimal(text), "AVG": _avg, "SUM": _sum}
+                "RF_NEG": _neg, "RF_DEC": lambda text: Decimal(text), "AVG": _avg, "SUM": _sum, "MOD": self.mod}
 
     def _real(self, value: float, index: int) -> float:
         if math.isfinite(value):
@@ -145,6 +146,22 @@ class Arithmetic:
         if isinstance(a, float) or isinstance(b, float):
             return self._real(float(a) / float(b), index)
         return decimal_divide(a, b, min(scale(a) + DIV_PRECISION_INCREMENT, DECIMAL_MAX_SCALE))
+
+
+    def mod(self, a: Any, b: Any) -> Any:
+        """``Item_func_mod``: the remainder takes the dividend's sign (``fmod``, ``%`` on the
+        magnitudes, ``decimal_mod``), not Python's floor; by zero NULL and 1365."""
+        if a is None or b is None:
+            return None
+        if b == 0:
+            self.warnings.append(Condition.warning(ER.DIVISION_BY_ZERO))
+            return None
+        if isinstance(a, float) or isinstance(b, float):
+            return math.fmod(float(a), float(b))
+        if isinstance(a, Decimal) or isinstance(b, Decimal):
+            return _shown(_EXACT.remainder(Decimal(a), Decimal(b)), a, b)
+        remainder = abs(a) % abs(b)
+        return -remainder if a < 0 else remainder
 
 
 def _shown(result: Decimal, a: int | Decimal, b: int | Decimal) -> MyDecimal:
