@@ -5,6 +5,7 @@ double out of range, NULL and 1365 for a division by zero."""
 
 from __future__ import annotations
 
+import math
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
@@ -81,9 +82,13 @@ def test_a_division_by_zero_is_null_with_warning_1365(select):
     ("SELECT CAST('1e308' AS DOUBLE) * 10 FROM {t}", "(cast('1e308' as double) * 10)"),
     ("SELECT COUNTER FROM {t} WHERE COUNTER < 1E308 + (1e308 - 1)", "(1E308 + (1e308 - 1))"),
     ("SELECT 1.5 / 1e-308 / 1e-10 FROM {t}", "((1.5 / 1e-308) / 1e-10)"),
+    # Item_ident::print: schema and table as typed, backticked; the column by its declared name
+    ("SELECT counter * 1e308 FROM {t}",
+     "(`performance_schema`.`replication_applier_filters`.`COUNTER` * 1e308)"),
+    ("SELECT COUNTER FROM {t} AS f WHERE 1e308 * (f.Counter + 1) > 0", "(1e308 * (`f`.`COUNTER` + 1))"),  # an alias alone
 ])
 def test_a_double_out_of_range_is_1690_naming_the_item_as_the_server_prints_it(sql, text):
-    replica = _replica(0)
+    replica = _replica(2)
     with pytest.raises(MySQLError) as raised:
         replica.session.execute_text(sql.format(t=TABLE))
     assert (raised.value.code, raised.value.sqlstate, raised.value.message) == (
@@ -99,9 +104,13 @@ def test_a_bound_double_out_of_range_prints_as_a_question_mark():
     assert replica.session.execute_text(f"SELECT COUNTER FROM {TABLE} WHERE COUNTER < ? * 10", (1e300,)).rows == ((0,),)  # type: ignore[union-attr]
 
 
-def test_an_overflow_replfilter_cannot_print_as_the_server_does_is_1235_not_a_made_up_text():
+@pytest.mark.parametrize("sql", [
+    "SELECT -1e308 * 10 FROM {t}",  # Item_func_neg's print was not checked
+    "SELECT COUNTER AS x FROM {t} GROUP BY COUNTER HAVING x * 1e308 > 0",  # an alias: an Item_ref
+])
+def test_an_overflow_replfilter_cannot_print_as_the_server_does_is_1235_not_a_made_up_text(sql):
     with pytest.raises(MySQLError) as raised:
-        _replica(2).session.execute_text(f"SELECT COUNTER * 1e308 FROM {TABLE}")
+        _replica(2).session.execute_text(sql.format(t=TABLE))
     assert raised.value.code == 1235
 
 
@@ -109,3 +118,22 @@ def test_a_result_without_rows_does_not_declare_decimal_columns_integers():
     result = _replica(0).session.execute_text(
         f"SELECT COUNTER, COUNTER / 2, SUM(COUNTER), AVG(COUNTER) FROM {TABLE} WHERE COUNTER > 5 GROUP BY COUNTER")
     assert result.rows == () and result.integer_columns == (True, False, False, False)  # type: ignore[union-attr]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(-10**6, 10**6), st.integers(-1000, 1000).filter(bool))
+def test_mod_takes_the_dividends_sign_as_mysql_does(a, b):
+    """Item_func_mod::int_op: the remainder of the magnitudes with the dividend's sign (C's
+    fmod for doubles, decimal_mod for DECIMALs); Python's % floors instead."""
+    row, _ = _row(0, f"{a} % {b}, {a}.50 % {b}, {a}e0 % {b}")
+    expected = abs(a) % abs(b) * (-1 if a < 0 else 1)
+    assert row[0] == expected
+    decimal = Decimal(f"{a}.50")
+    assert Decimal(row[1]) == (abs(decimal) % abs(b)) * (-1 if decimal < 0 else 1)
+    assert len(row[1].partition(".")[2]) == 2  # Item_func_mod::result_precision: the larger scale
+    assert float(row[2]) == math.fmod(float(a), float(b))
+
+
+def test_mod_by_zero_is_null_with_warning_1365():
+    row, result = _row(4, "MOD(COUNTER, 0)")
+    assert row == (None,) and [w.code for w in result.warnings] == [1365]

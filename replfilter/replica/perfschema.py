@@ -170,7 +170,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     names = [e.alias_or_name if isinstance(e, (exp.Column, exp.Alias)) else unnamed(e).sql(dialect="mysql")
              for e in tree.expressions]
     _check_columns(tree)
-    texts = print_operators(tree)
+    texts = print_operators(tree, SCHEMA, frozenset(COLUMN_TYPES))
     temporals = bind_values(tree, values)
     _numeric_literals(tree)
     numeric = []

@@ -14,8 +14,9 @@
 * A double operand makes a double (``real_op``); a result that is not finite is error 1690
   ``DOUBLE value is out of range in '<expr>'`` (``check_float_overflow``, ``sql/item_func.h``),
   ``<expr>`` being the item's ``print(QT_NO_DATA_EXPANSION)``: :func:`server_print`.
-* Division by zero (exact or double) is NULL with warning 1365 ``Division by 0``
-  (``signal_divide_by_null``, under the default ``sql_mode``'s ``ERROR_FOR_DIVISION_BY_ZERO``).
+* Division by zero (exact or double, ``/`` or ``%``) is NULL with warning 1365 ``Division by 0``
+  (``signal_divide_by_null``, under the default ``sql_mode``'s ``ERROR_FOR_DIVISION_BY_ZERO``:
+  replfilter does not read the session's ``sql_mode`` here). ``%`` keeps the dividend's sign.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ class Arithmetic:
 
     def env(self) -> dict[str, Callable[..., Any]]:
         return {"RF_ADD": self.add, "RF_SUB": self.sub, "RF_MUL": self.mul, "RF_DIV": self.div,
-                "RF_NEG": _neg, "RF_DEC": lambda text: Decimal(text), "AVG": _avg, "SUM": _sum}
+                "RF_NEG": _neg, "RF_DEC": lambda text: Decimal(text), "AVG": _avg, "SUM": _sum, "MOD": self.mod}
 
     def _real(self, value: float, index: int) -> float:
         if math.isfinite(value):
@@ -147,6 +148,22 @@ class Arithmetic:
         return decimal_divide(a, b, min(scale(a) + DIV_PRECISION_INCREMENT, DECIMAL_MAX_SCALE))
 
 
+    def mod(self, a: Any, b: Any) -> Any:
+        """``Item_func_mod``: the remainder takes the dividend's sign (``fmod``, ``%`` on the
+        magnitudes, ``decimal_mod``), not Python's floor; by zero NULL and 1365."""
+        if a is None or b is None:
+            return None
+        if b == 0:
+            self.warnings.append(Condition.warning(ER.DIVISION_BY_ZERO))
+            return None
+        if isinstance(a, float) or isinstance(b, float):
+            return math.fmod(float(a), float(b))
+        if isinstance(a, Decimal) or isinstance(b, Decimal):
+            return _shown(_EXACT.remainder(Decimal(a), Decimal(b)), a, b)
+        remainder = abs(a) % abs(b)
+        return -remainder if a < 0 else remainder
+
+
 def _shown(result: Decimal, a: int | Decimal, b: int | Decimal) -> MyDecimal:
     """A sum or difference shows the larger scale (``Item_func_additive_op::result_precision``)."""
     return MyDecimal(result, max(scale(a), scale(b)))
@@ -188,20 +205,25 @@ def _sum(values: Any) -> Any:
 _OPERATORS = {"Add": ("+", "RF_ADD"), "Sub": ("-", "RF_SUB"), "Mul": ("*", "RF_MUL"), "Div": ("/", "RF_DIV")}
 
 
-def server_print(node: "exp.Expr") -> str | None:
+def server_print(node: "exp.Expr", table: str | None = None, columns: frozenset[str] = frozenset()) -> str | None:
     """The item's ``print`` as ``raise_float_overflow`` writes it (``QT_NO_DATA_EXPANSION``):
     an operator as ``Item_func::print_op`` does (``(a * b)``), a double literal as typed
     (``Item_float``'s presentation), a ``?`` as ``?`` (``Item_param::print``), ``cast(x as
-    double)`` (``Item_typecast_real::print``). None for what replfilter cannot print as the
-    server does (a column, a function, a negation, a cast sqlglot reads as FLOAT)."""
+    double)`` (``Item_typecast_real::print``), a column as ``Item_ident::print`` does
+    (``table``: its qualifier, :func:`column_qualifier`; ``columns``: the table's, by their
+    declared names; another name is a select alias, printed otherwise). None for what replfilter cannot print
+    as the server does (a function, a negation, a cast sqlglot reads as FLOAT)."""
     from sqlglot import exp
 
     if isinstance(node, exp.Paren):
-        return server_print(node.this)
+        return server_print(node.this, table, columns)
     name = type(node).__name__
     if name in _OPERATORS:
-        left, right = server_print(node.this), server_print(node.expression)
+        left, right = server_print(node.this, table, columns), server_print(node.expression, table, columns)
         return None if left is None or right is None else f"({left} {_OPERATORS[name][0]} {right})"
+    if isinstance(node, exp.Column):
+        known = node.name.upper() in columns
+        return f"{table}.{_identifier(node.name.upper())}" if table is not None and known else None
     if isinstance(node, exp.Literal):
         if node.is_string:
             return None if set(node.this) & {"'", "\\"} or not node.this.isprintable() else f"'{node.this}'"
@@ -212,16 +234,37 @@ def server_print(node: "exp.Expr") -> str | None:
     if isinstance(node, exp.Placeholder):
         return "?"
     if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.DOUBLE:
-        inner = server_print(node.this)
+        inner = server_print(node.this, table, columns)
         return None if inner is None else f"cast({inner} as double)"
     return None
 
 
-def print_operators(tree: "exp.Expr") -> dict[int, str | None]:
+def _identifier(name: str) -> str:
+    """``append_identifier`` with ``sql_quote_show_create`` on (the default): backticks."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def column_qualifier(tree: "exp.Expr", schema: str) -> str | None:
+    """What ``Item_ident::print`` writes before a column of the one table the SELECT reads: the
+    schema and the table as typed, or the alias alone when there is one (``alias_name_used``);
+    None when the query reads anything else (a join, a derived table)."""
+    from sqlglot import exp
+
+    source = tree.args.get("from_") or tree.args.get("from")
+    table = source.this if source is not None else None
+    if not isinstance(table, exp.Table) or tree.args.get("joins"):
+        return None
+    if table.alias:
+        return _identifier(table.alias)
+    return f"{_identifier(schema)}.{_identifier(table.name)}"
+
+
+def print_operators(tree: "exp.Expr", schema: str, columns: frozenset[str]) -> dict[int, str | None]:
     """Each operator's text, by id, read before the literals are rewritten for the executor."""
     from sqlglot import exp
 
-    return {id(node): server_print(node) for node in tree.find_all(exp.Add, exp.Sub, exp.Mul, exp.Div)}
+    table = column_qualifier(tree, schema)
+    return {id(node): server_print(node, table, columns) for node in tree.find_all(exp.Add, exp.Sub, exp.Mul, exp.Div)}
 
 
 def mysql_operators(tree: "exp.Expr", texts: dict[int, str | None], arithmetic: Arithmetic) -> None:
