@@ -30,13 +30,16 @@ class _Sink:
         raise AssertionError("nothing is written to the transport here")
 
 
-def _old_numeric(result: ResultSet) -> tuple[bool, ...]:
+def _old_numeric(result: ResultSet) -> tuple[int, ...]:
+    """Each column's kind read value by value: text 0, unsigned integers 1, integers with a
+    negative one 2."""
     if not result.rows:
-        return result.integer_columns or (False,) * len(result.columns)
+        return tuple(int(i) for i in result.integer_columns or (False,) * len(result.columns))
     kinds = []
     for index in range(len(result.columns)):
         values = [row[index] for row in result.rows if row[index] is not None]
-        kinds.append(bool(values) and all(isinstance(v, int) for v in values))
+        integers = bool(values) and all(isinstance(v, int) for v in values)
+        kinds.append(0 if not integers else 2 if any(v < 0 for v in values) else 1)
     return tuple(kinds)
 
 

@@ -4,7 +4,9 @@ replfilter's results carry values, not declared types (``core/results.py``), so 
 is read from its values the way the formatter reads alignment (``client/formatting.py``,
 ``_is_numeric_column``): a column holding integers and no text is ``BIGINT UNSIGNED`` (MySQL's
 type for the performance_schema counters and for ``SHOW WARNINGS``' ``Code``, which is ``INT
-UNSIGNED``); every other column is ``VARCHAR`` in utf8mb4. So the mysql client aligns a
+UNSIGNED``), or ``BIGINT`` when one of them is negative (a signed expression such as ``-7 % 3``:
+an unsigned column could not carry it in the binary protocol); every other column is ``VARCHAR``
+in utf8mb4. So the mysql client aligns a
 column over the wire as replfilter's own ``-t`` output does. A result with no rows, whose values
 cannot tell, declares its integer columns (``ResultSet.integer_columns``): the definitions do not
 depend on whether a row comes, and a prepare (learned from a run with NULLs) announces what its
@@ -25,6 +27,9 @@ from mysql_mimic.types import Capabilities, ColumnDefinition, ColumnType
 from ..core.results import ResultSet, Value
 
 NUMBER_FLAGS = ColumnDefinition.UNSIGNED_FLAG | ColumnDefinition.BINARY_FLAG
+SIGNED_FLAGS = ColumnDefinition.BINARY_FLAG
+TEXT, UNSIGNED, SIGNED = 0, 1, 2
+"""A column's kind, read from its values (:func:`_kinds`)."""
 NUMBER_LENGTH = 20
 """``BIGINT UNSIGNED``'s display width."""
 TEXT_LENGTH = 1024
@@ -44,8 +49,8 @@ class WireColumn:
     charset: CharacterSet
 
     @classmethod
-    def of(cls, name: str, numeric: bool) -> "WireColumn":
-        return _column(name, numeric)
+    def of(cls, name: str, kind: int) -> "WireColumn":
+        return _column(name, kind)
 
     def definition(self, server_charset: CharacterSet) -> bytes:
         """The column definition packet (built once per column: the same statements repeat)."""
@@ -53,12 +58,14 @@ class WireColumn:
 
 
 @lru_cache(maxsize=1024)
-def _column(name: str, numeric: bool) -> WireColumn:
-    if not numeric:
+def _column(name: str, kind: int) -> WireColumn:
+    if kind == TEXT:
         return WireColumn(ResultColumn(name, ColumnType.VAR_STRING, CharacterSet.utf8mb4),
                           TEXT_LENGTH, ColumnDefinition(0), CharacterSet.utf8mb4)
     column = ResultColumn(name, ColumnType.LONGLONG)  # digits encoded as text; declared binary
-    column.binary_encoder = _unsigned_bigint  # mimic packs BIGINT signed
+    if kind == SIGNED:  # mimic packs BIGINT signed
+        return WireColumn(column, NUMBER_LENGTH, SIGNED_FLAGS, CharacterSet.binary)
+    column.binary_encoder = _unsigned_bigint
     return WireColumn(column, NUMBER_LENGTH, NUMBER_FLAGS, CharacterSet.binary)
 
 
@@ -74,17 +81,24 @@ def _unsigned_bigint(_column: ResultColumn, value: int) -> bytes:
 
 
 def result_columns(result: ResultSet) -> tuple[WireColumn, ...]:
-    return _columns(result.columns, _numeric(result))
+    return _columns(result.columns, _kinds(result))
 
 
-def _numeric(result: ResultSet) -> tuple[bool, ...]:
-    """Which columns hold integers and no text (a column of NULLs only is text); without rows,
-    the integer columns the result declares. Read from the set of the rows' value types, which
-    for the short results a client repeats is one or two tuples, and decided once per set."""
+def _kinds(result: ResultSet) -> tuple[int, ...]:
+    """Each column's kind: integers and no text (a column of NULLs only is text), signed when a
+    value is negative; without rows, the integer columns the result declares. Read from the set
+    of the rows' value types, which for the short results a client repeats is one or two tuples,
+    and decided once per set; only an integer column's values are then looked at."""
     rows = result.rows
     if not rows:
-        return result.integer_columns or (False,) * len(result.columns)
-    return _numeric_kinds(frozenset(tuple(map(type, row)) for row in rows))
+        return tuple(UNSIGNED if i else TEXT for i in result.integer_columns or (False,) * len(result.columns))
+    numeric = _numeric_kinds(frozenset(tuple(map(type, row)) for row in rows))
+    if not any(numeric):
+        return (TEXT,) * len(numeric)
+    return tuple(
+        TEXT if not n else SIGNED if any(row[i] is not None and row[i] < 0 for row in rows) else UNSIGNED
+        for i, n in enumerate(numeric)
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -98,8 +112,8 @@ def _numeric_kinds(kinds: frozenset[tuple[type, ...]]) -> tuple[bool, ...]:
 
 
 @lru_cache(maxsize=1024)
-def _columns(names: tuple[str, ...], numeric: tuple[bool, ...]) -> tuple[WireColumn, ...]:
-    return tuple(WireColumn.of(name, kind) for name, kind in zip(names, numeric))
+def _columns(names: tuple[str, ...], kinds: tuple[int, ...]) -> tuple[WireColumn, ...]:
+    return tuple(WireColumn.of(name, kind) for name, kind in zip(names, kinds))
 
 
 @dataclass(frozen=True)
@@ -114,12 +128,12 @@ class ResultHeader:
 
 def result_header(result: ResultSet, server_charset: CharacterSet, capabilities: Capabilities) -> ResultHeader:
     # keyed by plain ints: hashing mimic's enums is a Python call, and this runs every statement
-    return _header(result.columns, _numeric(result), int(server_charset), int(capabilities))
+    return _header(result.columns, _kinds(result), int(server_charset), int(capabilities))
 
 
 @lru_cache(maxsize=1024)
-def _header(names: tuple[str, ...], numeric: tuple[bool, ...], server_charset: int, capabilities: int) -> ResultHeader:
-    columns = _columns(names, numeric)
+def _header(names: tuple[str, ...], kinds: tuple[int, ...], server_charset: int, capabilities: int) -> ResultHeader:
+    columns = _columns(names, kinds)
     packets = [make_column_count(capabilities=Capabilities(capabilities), column_count=len(columns))]
     packets += [c.definition(CharacterSet(server_charset)) for c in columns]
     return ResultHeader(tuple(packets), tuple(c.column for c in columns))
