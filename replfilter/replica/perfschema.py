@@ -19,7 +19,7 @@ from ..dialect import ast
 from ..core.errors import ER, Condition, MySQLError
 from ..core.filters import FilterSet
 from ..core.results import ResultSet, Value
-from .perfschema_arith import Arithmetic, decimal_text, mysql_operators, print_operators
+from .perfschema_arith import Arithmetic, Unsigned, decimal_text, mysql_operators, print_operators
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
                                 read_text_as_doubles, text_to_double, unnamed)
 from .state import ReplicaState
@@ -185,7 +185,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     bind_doubles(tree, values)
     arithmetic = Arithmetic()
     mysql_operators(tree, texts, arithmetic)
-    tables = {name: [dict(zip(columns, row)) for row in rows(state)] for name, (columns, rows) in TABLES.items()}
+    tables = {name: [_typed(dict(zip(columns, row))) for row in rows(state)] for name, (columns, rows) in TABLES.items()}
     schema = {SCHEMA: {name: {c: COLUMN_TYPES[c] for c in columns} for name, (columns, _) in TABLES.items()}}
     try:
         result = _execute(tree, schema, {SCHEMA: tables}, arithmetic)
@@ -201,12 +201,22 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     return ResultSet(tuple(names), rows_out, (*warnings, *arithmetic.warnings), integers)
 
 
+def _typed(row: dict) -> dict:
+    """A table row for the executor, COUNTER marked BIGINT UNSIGNED (:class:`.perfschema_arith.Unsigned`)."""
+    if row.get("COUNTER") is not None:
+        row["COUNTER"] = Unsigned(row["COUNTER"])
+    return row
+
+
 def _text(value: object) -> object:
-    """A double or DECIMAL as the server writes it; other values as they are."""
+    """A double or DECIMAL as the server writes it; other values as they are (an unsigned
+    integer as a plain one)."""
     if isinstance(value, float):
         return double_text(value)
     if isinstance(value, Decimal):
         return decimal_text(value)
+    if isinstance(value, Unsigned):
+        return int(value)
     return value
 
 

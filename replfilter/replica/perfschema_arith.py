@@ -41,6 +41,16 @@ _EXACT = Context(prec=200, rounding=ROUND_HALF_UP)
 """Room for any DECIMAL (65 digits) and the products of two: Python's 28 digits would round."""
 
 
+class Unsigned(int):
+    """A BIGINT UNSIGNED value (COUNTER): integer arithmetic with one is unsigned in MySQL
+    (``Item_func_additive_op``/``Item_func_mul``'s ``unsigned_flag``), so ``COUNTER - 10`` below
+    zero is 1690 ``BIGINT UNSIGNED value is out of range``, never a negative number."""
+
+
+_SIGNED_RANGE = (-(2 ** 63), 2 ** 63)
+_UNSIGNED_RANGE = (0, 2 ** 64)
+
+
 class MyDecimal(Decimal):
     """A DECIMAL value with more digits than its item shows (a quotient, an average): ``shown``
     is the item's scale, the digits the result set gets."""
@@ -113,19 +123,35 @@ class Arithmetic:
                                 "a DOUBLE out of range in an expression replfilter cannot print as the server does")
         raise MySQLError.of(ER.DATA_OUT_OF_RANGE, "DOUBLE", text)
 
+    def _integer(self, value: int, unsigned: bool, index: int) -> int:
+        """An integer result in BIGINT's range, or BIGINT UNSIGNED's when an operand is
+        unsigned; outside it 1690 (``raise_integer_overflow``)."""
+        low, high = _UNSIGNED_RANGE if unsigned else _SIGNED_RANGE
+        if low <= value < high:
+            return Unsigned(value) if unsigned else value
+        text = self.texts[index]
+        if text is None:
+            raise MySQLError.of(ER.NOT_SUPPORTED_YET,
+                                "a BIGINT out of range in an expression replfilter cannot print as the server does")
+        raise MySQLError.of(ER.DATA_OUT_OF_RANGE, "BIGINT UNSIGNED" if unsigned else "BIGINT", text)
+
     def add(self, a: Any, b: Any, index: int) -> Any:
         if a is None or b is None:
             return None
         if isinstance(a, float) or isinstance(b, float):
             return self._real(float(a) + float(b), index)
-        return _shown(_EXACT.add(a, b), a, b) if isinstance(a, Decimal) or isinstance(b, Decimal) else a + b
+        if isinstance(a, Decimal) or isinstance(b, Decimal):
+            return _shown(_EXACT.add(a, b), a, b)
+        return self._integer(int(a) + int(b), isinstance(a, Unsigned) or isinstance(b, Unsigned), index)
 
     def sub(self, a: Any, b: Any, index: int) -> Any:
         if a is None or b is None:
             return None
         if isinstance(a, float) or isinstance(b, float):
             return self._real(float(a) - float(b), index)
-        return _shown(_EXACT.subtract(a, b), a, b) if isinstance(a, Decimal) or isinstance(b, Decimal) else a - b
+        if isinstance(a, Decimal) or isinstance(b, Decimal):
+            return _shown(_EXACT.subtract(a, b), a, b)
+        return self._integer(int(a) - int(b), isinstance(a, Unsigned) or isinstance(b, Unsigned), index)
 
     def mul(self, a: Any, b: Any, index: int) -> Any:
         if a is None or b is None:
@@ -135,7 +161,7 @@ class Arithmetic:
         if isinstance(a, Decimal) or isinstance(b, Decimal):
             product = _EXACT.multiply(Decimal(a), Decimal(b))
             return MyDecimal(product, min(scale(a) + scale(b), DECIMAL_MAX_SCALE))
-        return a * b
+        return self._integer(int(a) * int(b), isinstance(a, Unsigned) or isinstance(b, Unsigned), index)
 
     def div(self, a: Any, b: Any, index: int) -> Any:
         if a is None or b is None:
