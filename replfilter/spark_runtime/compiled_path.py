@@ -13,26 +13,25 @@ snapshot (:mod:`.key_cache`), so the same files decided again are read once.
 
 The write itself is one projection: the compiled outcome code, the exact path's code looked up
 by the key hash of the uncovered rows only (:func:`.key_lookup.coded_rows`), and the four
-decision columns from the two codes. On top of it, ``observe`` counts the covered rows per
-outcome as the rows are written: per outcome code a literal array holds what a row of that
-code adds to each COUNTER (two 32-bit counts packed in one ``long``, as :mod:`.known_keys`
-packs them), so the observed aggregate is a handful of sums with no comparison. Spark applies
-a task's observed metrics once, from its successful attempt; the counts are used only when
-they cover exactly the rows the key aggregate saw (its own ``observe`` of the row count) —
-otherwise (no action yet, a ``limit``, a stage run twice) :attr:`.transform.DecidedFrame.decisions`
-counts the covered rows with one aggregate of their key columns instead
-(:meth:`.compiled_rules.CompiledRules.tally`), exact under task retries.
+decision columns from the two codes (``element_at`` on literal arrays). When the COUNTERs are
+wanted (:func:`.transform.decide_frame`; not for ``apply_filters`` or ``applied_events``),
+``observe`` counts the covered rows as the frame is written: one histogram of (code,
+rewritten), exact while it has no more distinct values than bins. Spark applies a task's
+observed metrics once, from its successful attempt (tested with a task that fails once); the
+counts are used only when they cover exactly the frame's rows (its row count: for files a
+footer-only job) — otherwise (no action yet, a ``limit``, a stage run twice)
+:attr:`.transform.DecidedFrame.decisions` counts the covered rows with one aggregate of their
+key columns instead (:meth:`.compiled_rules.CompiledRules.tally`), exact under task retries.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 
-from ..core.filters import FilterType
 from ..replica.state import ReplicaState
 from . import compiled_rules, exact_path, literals
 from .compiled_rules import CompiledRules, increments_of
@@ -43,9 +42,9 @@ from .key_events import HASH_COLUMN
 from .key_lookup import CODE_COLUMN, _quoted, coded_rows, outcome_arrays
 from .schema import DECISION_COLUMNS
 
-MAX_OBSERVED_ROWS = (1 << 31) - 1
-"""Rows a frame may have for its observed counts to be exact: two 32-bit counts share a
-signed 64-bit sum. A larger frame is counted by the aggregate."""
+MAX_OBSERVED_ROWS = 1 << 53
+"""Rows a frame may have for its observed counts to be exact (the histogram counts in
+doubles). A larger frame is counted by the aggregate."""
 _METRIC = "_rf_m"
 
 
@@ -56,26 +55,30 @@ class ExactKeys:
 
     rows: list | None
     counted: CountedKeys | None
-    total: int | None
-    """None when Spark ran no observed plan (a small local frame is evaluated on the driver)."""
+    memo: dict = field(default_factory=dict, compare=False)
+    """The input's row count, once asked for (:meth:`total`)."""
+
+    def total(self, df: DataFrame) -> int:
+        """``df``'s number of rows: for files, a job that reads only their footers."""
+        if "total" not in self.memo:
+            self.memo["total"] = df.count()
+        return self.memo["total"]
 
 
 def exact_keys(df: DataFrame, rules: CompiledRules, snapshot: str | None) -> ExactKeys:
-    """The keys of ``df``'s rows that ``rules`` do not cover, and ``df``'s row count: one job
-    over the key columns (remembered per file snapshot)."""
+    """The keys of ``df``'s rows that ``rules`` do not cover: one job over the key columns
+    (remembered per file snapshot). (An ``observe`` of the row count in the same job cost more
+    than the job itself: it keeps the rows from generated code.)"""
     cache_key = (snapshot, "compiled", rules.channels, rules.all_channels)
     found = KEY_CACHE.get(cache_key) if snapshot is not None else None
     if found is not None:
         return found
-    observation = Observation()
-    observed = df.observe(observation, F.count(F.lit(1)).alias("rows"))
-    rest = observed.where(~rules.covered())
+    rest = df.where(~rules.covered())
     rows = exact_path._collect_rows(distinct_keys(rest, HASH_COLUMN).limit(exact_path.DRIVER_MAX_KEYS + 1))
-    total = (_observed(observation) or {}).get("rows")
     counted = None
     if len(rows) > exact_path.DRIVER_MAX_KEYS:
         counted, rows = exact_path.count_keys(df.where(~rules.covered())), None
-    found = ExactKeys(rows, counted, total)
+    found = ExactKeys(rows, counted)
     if snapshot is not None:
         KEY_CACHE.put(cache_key, found, driver_keys=len(rows or ()))
     return found
@@ -92,57 +95,22 @@ def _decide_exact(df: DataFrame, state: ReplicaState, rules: CompiledRules, keys
     return decisions
 
 
-@dataclass(frozen=True)
-class _Counters:
-    """The observed sums: ``slots[i]`` is what the i-th packed count means (``covered``,
-    ``applied``, or a (channel, filter type) COUNTER)."""
-
-    slots: tuple
-    columns: dict[str, Column]
-
-
-def _counters(spark, rules: CompiledRules, code: Column, rewritten: Column) -> _Counters:
-    """Per row of a covered code, what it adds to each count, as packed ``long`` columns."""
-    slots: list = ["covered", "applied"]
-    per_code: list[list] = []
-    per_code_rw: list[list] = []
-    for o in rules.outcomes:
-        counted = o.channel in rules._compiled and rules._compiled[o.channel][1]
-        adds = ["covered"] + (["applied"] if o.decision == "APPLY" else [])
-        if counted:
-            adds += [(o.channel, ftype) for ftype in increments_of(o.counter_class)]
-        rw = []
-        if counted and o is not rules.outcomes[-1] and rules._compiled[o.channel][0].rewrite:
-            rw = [(o.channel, FilterType.REWRITE_DB)]
-        for slot in adds + rw:
-            if slot not in slots:
-                slots.append(slot)
-        per_code.append(adds)
-        per_code_rw.append(rw)
-    columns: dict[str, Column] = {}
-    for j in range((len(slots) + 1) // 2):
-        def packed(adds: list) -> int:
-            return sum(1 << (32 * (slots.index(s) % 2)) for s in adds if slots.index(s) // 2 == j)
-
-        base = _long_array(spark, [packed(a) for a in per_code])
-        value = F.element_at(base, code)
-        rw_values = [packed(a) for a in per_code_rw]
-        if any(rw_values):
-            value = value + F.when(rewritten.isNotNull(), F.element_at(_long_array(spark, rw_values), code)).otherwise(F.lit(0))
-        columns[f"{_METRIC}{j}"] = value
-    return _Counters(tuple(slots), columns)
+def _counted(rules: CompiledRules, code: int, rewritten: bool) -> tuple[bool, dict]:
+    """Whether a covered row of ``code`` is applied, and the COUNTERs it moves (per channel and
+    type; the rewrite-db one when its database was ``rewritten``)."""
+    o = rules.outcomes[code - 1]
+    counted = o.channel in rules._compiled and rules._compiled[o.channel][1] and code != rules.transaction_code
+    moves = dict(increments_of(o.counter_class | (1 if rewritten else 0))) if counted else {}
+    return o.decision == "APPLY", {(o.channel, ftype): n for ftype, n in moves.items()}
 
 
-def _long_array(spark, values: list[int]) -> Column:
-    array = literals.primitive_array(spark, values, "long")
-    return array if array is not None else F.array(*[F.lit(v).cast("long") for v in values])
-
-
-def decide_compiled(df: DataFrame, state: ReplicaState) -> tuple[DataFrame, BatchDecisions, Callable]:
+def decide_compiled(
+    df: DataFrame, state: ReplicaState, counters: bool = True
+) -> tuple[DataFrame, BatchDecisions, Callable | None]:
     """``df`` with the four decision columns, the exact path's decisions (its keys decided
     now) and a tally: called with the batch's :class:`.exact_path.BatchDecisions`, it adds the
     covered rows' counts, from the write's observed metrics when they are whole, else from one
-    aggregate."""
+    aggregate. ``counters=False``: no tally, nothing observed (``apply_filters``)."""
     exact_path._check_input(df)
     rules = compiled_rules.compile_rules(state)
     keys = exact_keys(df, rules, input_snapshot(df))
@@ -170,24 +138,29 @@ def decide_compiled(df: DataFrame, state: ReplicaState) -> tuple[DataFrame, Batc
     }
     for name in ("filter_rule", "rewritten_db"):
         columns[name] = F.when(cc.isNotNull(), compiled[name]).otherwise(F.element_at(exact[name], ec))
-    counters = _counters(spark, rules, cc, F.col(compiled_rules.REWRITTEN_COLUMN))
     out = [F.col(_quoted(c)) for c in df.columns]
-    projected = coded.select(*out, *[columns[name].alias(name) for name in DECISION_COLUMNS],
-                             *[v.alias(n) for n, v in counters.columns.items()])
+    decided = coded.select(*out, *[columns[name].alias(name) for name in DECISION_COLUMNS])
+    if not counters:
+        return decided, decisions, None
+    # one observed aggregate: a histogram of (code, rewritten) that is exact while it has no
+    # more distinct values than bins (it merges bins only beyond): observed aggregates run row
+    # by row outside generated code, and eleven packed sums cost ~5 JVM CPU s per 4 M rows
+    # where this costs ~1 (README, "Benchmarks")
+    rewritten = F.col(compiled_rules.REWRITTEN_COLUMN).isNotNull().cast("int")
+    projected = coded.select(*out, *[columns[name].alias(name) for name in DECISION_COLUMNS], (cc * 2 + rewritten).alias(_METRIC))
     observation = Observation()
-    metrics = [F.count(F.lit(1)).alias("rows"), *[F.try_sum(n).alias(n) for n in counters.columns]]
+    bins = 2 * len(rules.outcomes) + 2
+    metrics = [F.count(F.lit(1)).alias("rows"), F.histogram_numeric(F.col(_METRIC), F.lit(bins)).alias("classes")]
     decided = projected.observe(observation, *metrics).select(*out, *DECISION_COLUMNS)
 
     def tally(into: BatchDecisions) -> None:
         observed = _observed(observation)
-        total = None
-        if observed is not None:
-            total = keys.total if keys.total is not None else df.count()
+        total = keys.total(df) if observed is not None else None
         covered = (total or 0) - (decisions.exact_events or 0)
         if observed is not None and observed.get("rows") == total and total <= MAX_OBSERVED_ROWS:
-            counts = _unpacked(observed, counters.slots)
-            if counts is not None and counts.get("covered", 0) == covered:
-                _add(into, counts)
+            classes = [(int(x), int(y)) for x, y in (observed.get("classes") or ())]
+            if sum(n for _x, n in classes) == covered and all(float(x).is_integer() for x, _ in observed.get("classes") or ()):
+                _add(into, rules, classes)
                 into.counters_from = "write"
                 return
         rules.tally(df).add_to(into)
@@ -207,25 +180,18 @@ def _observed(observation: Observation) -> dict | None:
         return None
 
 
-def _unpacked(observed: dict, slots: tuple) -> dict | None:
-    counts: dict = {}
-    for i, slot in enumerate(slots):
-        packed = observed.get(f"{_METRIC}{i // 2}")
-        if packed is None:  # an overflow (try_sum): not usable
-            return None
-        counts[slot] = (packed >> (32 * (i % 2))) & 0xFFFFFFFF
-    return counts
-
-
-def _add(into: BatchDecisions, counts: dict) -> None:
-    covered, applied = counts.pop("covered"), counts.pop("applied")
-    into.events += covered
-    into.applied += applied
-    into.skipped += covered - applied
-    for (channel, ftype), n in counts.items():
-        if n:
+def _add(into: BatchDecisions, rules: CompiledRules, classes: list[tuple[int, int]]) -> None:
+    """Add the covered rows of each observed (code, rewritten) class to ``into``."""
+    for value, n in classes:
+        applied, moves = _counted(rules, value // 2, bool(value % 2))
+        into.events += n
+        if applied:
+            into.applied += n
+        else:
+            into.skipped += n
+        for (channel, ftype), k in moves.items():
             per_channel = into.counts.setdefault(channel, {})
-            per_channel[ftype] = per_channel.get(ftype, 0) + n
+            per_channel[ftype] = per_channel.get(ftype, 0) + k * n
 
 
 __all__ = ["ExactKeys", "decide_compiled", "exact_keys"]

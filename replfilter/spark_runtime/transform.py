@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
 from ..replica.state import ReplicaState
@@ -100,6 +100,7 @@ def decide_frame(
     lookup: str = "auto",
     order: Sequence[str] | None = None,
     compiled: bool = True,
+    counters: bool = True,
 ) -> DecidedFrame:
     """Find and decide the exact path's keys (Spark jobs, now) and return the lazily decided
     frame plus the counters. ``compiled`` (the default): decide the rows
@@ -107,7 +108,8 @@ def decide_frame(
     ``compiled=False`` decides every row by the exact path's two passes. ``lookup`` forces the
     exact path's plan (``slots``, ``broadcast``, ``shuffle``; ``join`` is ``broadcast``; the
     two passes then decide every row); ``auto`` chooses it from the key count
-    (:func:`choose_plan`).
+    (:func:`choose_plan`). ``counters=False``: the compiled rows' COUNTERs are not wanted
+    (nothing is observed; :attr:`DecidedFrame.decisions` then counts only the exact path's).
 
     ``applier_error`` is added too (:mod:`.catalog_follow`): NULL without a schema; with one,
     the DDL of the batch is replayed in ``order`` (columns giving each event's distinct
@@ -128,7 +130,7 @@ def decide_frame(
         decided = join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup)
         keys = [(h, v) for h, v, _ in decisions.key_rows]
     elif compiled and lookup == "auto" and hash_modulus is None and literals.has_jvm(df.sparkSession):
-        decided, decisions, tally = decide_compiled(df, state)
+        decided, decisions, tally = decide_compiled(df, state, counters)
         keys = []
     else:
         plan = "broadcast" if lookup == "join" else lookup
@@ -153,17 +155,18 @@ def apply_filters(
     returned frame is lazy. The state's COUNTERs are not moved (use :func:`decide_frame` to
     get the increments).
     """
-    return decide_frame(df, state, order=order, compiled=compiled).df
+    return decide_frame(df, state, order=order, compiled=compiled, counters=False).df
 
 
 def applied_events(df: DataFrame, state: ReplicaState, compiled: bool = True) -> DataFrame:
     """Only the events the replica applies, with the database rewritten, original columns only
     (``compiled``: see :func:`decide_frame`)."""
     if compiled and literals.has_jvm(df.sparkSession):
-        decided, _decisions, _tally = decide_compiled(df, state)
-        # (above the frame's ``observe``, which the optimiser does not push a filter through:
-        # the decision is computed once)
-        joined = decided.where(F.col("decision") == "APPLY")
+        decided, _decisions, _tally = decide_compiled(df, state, counters=False)
+        # above an ``observe``, which the optimiser does not push a filter through: else the
+        # filter would compute the decision again below the projection that computes it
+        barrier = decided.observe(Observation(), F.count(F.lit(1)).alias("rows"))
+        joined = barrier.where(F.col("decision") == "APPLY")
     else:
         joined = join_decisions(df, _decide_on_executors(df, state), only="APPLY")
     return rewrite_databases(joined).select(*[F.col(_quoted(c)) for c in df.columns])
