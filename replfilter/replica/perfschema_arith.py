@@ -163,24 +163,27 @@ class Arithmetic:
             return MyDecimal(product, min(scale(a) + scale(b), DECIMAL_MAX_SCALE))
         return self._integer(int(a) * int(b), isinstance(a, Unsigned) or isinstance(b, Unsigned), index)
 
-    def div(self, a: Any, b: Any, index: int) -> Any:
+    def _null_quotient(self, a: Any, b: Any) -> bool:
+        """Whether ``a / b`` or ``a % b`` is NULL: an operand is, or ``b`` is zero (then with
+        1365, ``signal_divide_by_null``)."""
         if a is None or b is None:
-            return None
+            return True
         if b == 0:
             self.warnings.append(Condition.warning(ER.DIVISION_BY_ZERO))
+            return True
+        return False
+
+    def div(self, a: Any, b: Any, index: int) -> Any:
+        if self._null_quotient(a, b):
             return None
         if isinstance(a, float) or isinstance(b, float):
             return self._real(float(a) / float(b), index)
         return decimal_divide(a, b, min(scale(a) + DIV_PRECISION_INCREMENT, DECIMAL_MAX_SCALE))
 
-
     def mod(self, a: Any, b: Any) -> Any:
         """``Item_func_mod``: the remainder takes the dividend's sign (``fmod``, ``%`` on the
         magnitudes, ``decimal_mod``), not Python's floor; by zero NULL and 1365."""
-        if a is None or b is None:
-            return None
-        if b == 0:
-            self.warnings.append(Condition.warning(ER.DIVISION_BY_ZERO))
+        if self._null_quotient(a, b):
             return None
         if isinstance(a, float) or isinstance(b, float):
             return math.fmod(float(a), float(b))
