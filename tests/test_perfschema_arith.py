@@ -170,3 +170,26 @@ def test_an_integer_out_of_range_in_an_item_replfilter_cannot_print_is_1235():
 def test_integer_arithmetic_within_range_is_an_integer(counter, select, values):
     row, _ = _row(counter, select)
     assert row == values and all(type(v) is int for v in row)
+
+
+@pytest.mark.parametrize("counter, select", [
+    (3, "(COUNTER % 5) - 10"),  # Item_func_mod: the dividend's signedness
+    (3, "ABS(COUNTER) - 10"),  # Item_func_abs: its argument's
+    (3, "COUNTER DIV 2 - 10"),  # Item_func_int_div: unsigned when either operand is
+    (3, "COUNTER DIV -2"),
+])
+def test_unsigned_survives_mod_abs_and_div_so_a_negative_result_is_refused(counter, select):
+    """Never the negative number MySQL would not give: 1690 where replfilter prints the item as
+    the server does, 1235 where it cannot (``%``, ``ABS``, ``DIV`` inside)."""
+    with pytest.raises(MySQLError) as caught:
+        _row(counter, select)
+    assert caught.value.code in (1690, 1235)
+
+
+def test_an_integer_literal_above_bigint_is_unsigned_and_div_by_zero_is_null():
+    with pytest.raises(MySQLError) as caught:
+        _row(0, "0 - 9223372036854775808")  # Item_uint: BIGINT UNSIGNED, so below zero is 1690
+    assert (caught.value.code, caught.value.message) == (
+        1690, "BIGINT UNSIGNED value is out of range in '(0 - 9223372036854775808)'")
+    row, result = _row(3, "COUNTER DIV 0, COUNTER DIV 2, -7 DIV 2, COUNTER % 2")
+    assert row == (None, 1, -3, 1) and [w.code for w in result.warnings] == [1365]

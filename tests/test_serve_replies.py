@@ -39,7 +39,12 @@ def _old_numeric(result: ResultSet) -> tuple[int, ...]:
     for index in range(len(result.columns)):
         values = [row[index] for row in result.rows if row[index] is not None]
         integers = bool(values) and all(isinstance(v, int) for v in values)
-        kinds.append(0 if not integers else 2 if any(v < 0 for v in values) else 1)
+        if not integers:
+            kinds.append(0)
+        elif all(v >= 0 for v in values):
+            kinds.append(1 if all(v < 2 ** 64 for v in values) else 0)
+        else:
+            kinds.append(2 if all(-(2 ** 63) <= v < 2 ** 63 for v in values) else 0)
     return tuple(kinds)
 
 
@@ -174,3 +179,18 @@ def test_nothing_is_offered_while_writing_is_paused_nor_when_no_read_waits():
         peer.close()
 
     asyncio.run(run())
+
+
+def test_an_integer_column_is_typed_by_what_bigint_can_hold():
+    """Unsigned when no value is negative, signed when one is and all fit BIGINT, else digits as
+    text: the binary protocol packs a BIGINT in 8 bytes, and a column no BIGINT holds would
+    fail there."""
+    from replfilter.wire.columns import SIGNED, TEXT, UNSIGNED, _kinds
+
+    def kinds(*column):
+        return _kinds(ResultSet(("a",), tuple((v,) for v in column)))
+
+    assert kinds(0, 2 ** 64 - 1) == (UNSIGNED,)
+    assert kinds(-1, 2 ** 63 - 1, None) == (SIGNED,)
+    assert kinds(-1, 2 ** 63) == (TEXT,)
+    assert kinds(None) == (TEXT,)

@@ -112,7 +112,8 @@ class Arithmetic:
 
     def env(self) -> dict[str, Callable[..., Any]]:
         return {"RF_ADD": self.add, "RF_SUB": self.sub, "RF_MUL": self.mul, "RF_DIV": self.div,
-                "RF_NEG": _neg, "RF_DEC": lambda text: Decimal(text), "AVG": _avg, "SUM": _sum, "MOD": self.mod}
+                "RF_NEG": _neg, "RF_DEC": lambda text: Decimal(text), "RF_UINT": lambda text: Unsigned(text),
+                "AVG": _avg, "SUM": _sum, "MOD": self.mod, "ABS": _abs, "INTDIV": self.intdiv}
 
     def _real(self, value: float, index: int) -> float:
         if math.isfinite(value):
@@ -190,7 +191,23 @@ class Arithmetic:
         if isinstance(a, Decimal) or isinstance(b, Decimal):
             return _shown(_EXACT.remainder(Decimal(a), Decimal(b)), a, b)
         remainder = abs(a) % abs(b)
+        if isinstance(a, Unsigned):  # Item_func_mod: the dividend's signedness
+            return Unsigned(remainder)
         return -remainder if a < 0 else remainder
+
+    def intdiv(self, a: Any, b: Any) -> Any:
+        """``a DIV b`` (``Item_func_int_div``): the quotient truncated toward zero, unsigned when
+        either operand is; by zero NULL and 1365. Its print is not settled here, so a result
+        out of range is 1235, never a wrong value."""
+        if self._null_quotient(a, b):
+            return None
+        if isinstance(a, float) or isinstance(b, float) or isinstance(a, Decimal) or isinstance(b, Decimal):
+            quotient = int(Decimal(a) / Decimal(b)) if not isinstance(a, float) and not isinstance(b, float) else int(float(a) / float(b))
+        else:
+            quotient = abs(int(a)) // abs(int(b))
+            quotient = quotient if (a < 0) == (b < 0) else -quotient
+        self.texts.append(None)
+        return self._integer(quotient, isinstance(a, Unsigned) or isinstance(b, Unsigned), len(self.texts) - 1)
 
 
 def _shown(result: Decimal, a: int | Decimal, b: int | Decimal) -> MyDecimal:
@@ -202,6 +219,13 @@ def _neg(value: Any) -> Any:
     if isinstance(value, MyDecimal):
         return MyDecimal(-Decimal(value), value.shown)
     return None if value is None else -value
+
+
+def _abs(value: Any) -> Any:
+    """``Item_func_abs`` keeps its argument's type: an unsigned value stays unsigned."""
+    if value is None:
+        return None
+    return Unsigned(value) if isinstance(value, Unsigned) else abs(value)
 
 
 def _exact(values: list[Any]) -> bool:
@@ -304,6 +328,9 @@ def mysql_operators(tree: "exp.Expr", texts: dict[int, str | None], arithmetic: 
     for literal in list(tree.find_all(exp.Literal)):
         if not literal.is_string and "." in literal.this and "e" not in literal.this.lower():
             literal.replace(exp.Anonymous(this="RF_DEC", expressions=[exp.Literal.string(literal.this)]))
+        elif not literal.is_string and literal.this.isdigit() and 2 ** 63 <= int(literal.this) < 2 ** 64:
+            # above BIGINT a literal is BIGINT UNSIGNED (Item_uint)
+            literal.replace(exp.Anonymous(this="RF_UINT", expressions=[exp.Literal.string(literal.this)]))
     for node in list(tree.find_all(exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg)):
         if isinstance(node, exp.Neg):
             node.replace(exp.Anonymous(this="RF_NEG", expressions=[node.this]))

@@ -95,10 +95,16 @@ def _kinds(result: ResultSet) -> tuple[int, ...]:
     numeric = _numeric_kinds(frozenset(tuple(map(type, row)) for row in rows))
     if not any(numeric):
         return (TEXT,) * len(numeric)
-    return tuple(
-        TEXT if not n else SIGNED if any(row[i] is not None and row[i] < 0 for row in rows) else UNSIGNED
-        for i, n in enumerate(numeric)
-    )
+    return tuple(TEXT if not n else _integer_kind([row[i] for row in rows if row[i] is not None])
+                 for i, n in enumerate(numeric))
+
+
+def _integer_kind(values: list[int]) -> int:
+    """UNSIGNED, SIGNED when a value is negative, TEXT (digits) when no BIGINT of either kind
+    holds them all: the binary protocol packs a BIGINT in 8 bytes."""
+    if min(values) >= 0:
+        return UNSIGNED if max(values) < 2 ** 64 else TEXT
+    return SIGNED if min(values) >= -(2 ** 63) and max(values) < 2 ** 63 else TEXT
 
 
 @lru_cache(maxsize=1024)

@@ -122,6 +122,13 @@ SSL_REQUEST_BYTES = 4 + 32
 """An SSLRequest packet: header and payload (capabilities, max packet, character set, filler)."""
 
 
+class ShortPathFailure(Exception):
+    """An unexpected error of a command answered the short way (:meth:`ReplicaConnection._short_command`),
+    raised where the command loop reads: none of the read's own handlers (a malformed packet's
+    1156, a closed connection) takes it, so the connection ends and the listener logs it, as a
+    failure inside the loop does."""
+
+
 class LoginRefused(Exception):
     """Authentication failed; the 1045 is already sent and the connection ends, as in mysqld."""
 
@@ -472,15 +479,18 @@ class ReplicaConnection(Connection):
         length = int.from_bytes(data[:3], "little")
         stream = self.stream
         if (length != len(data) - 4 or length >= 0xFFFFFF or length > stream.max_allowed_packet
-                or stream.inner.seq.value != 0 or stream.inner.writer.transport.is_closing()):
+                or stream.inner.seq.value != 0 or stream.inner.writer.transport.is_closing()
+                or self._timer.fired):  # the idle timeout has cancelled the task: nothing more runs
             return False
         stream.inner.seq.value = 1  # the request was packet 0
         try:
             self._answer_query(data[5:])
             stream.flush()
-        except Exception as error:  # a bug: the connection's task ends with it, logged by the listener
-            stream.inner.reader.set_exception(error)
-            return True
+        except Exception as error:  # a bug: no more commands here; the task ends with it, logged
+            stream.on_command = None
+            stream.inner._buffer = bytearray()  # no half-built reply goes out
+            stream.inner.reader.set_exception(ShortPathFailure(error))
+            return False
         finally:
             stream.reset_seq()
         self._timer.reading(float(self.replica.variables.values["wait_timeout"]))  # type: ignore[arg-type]
