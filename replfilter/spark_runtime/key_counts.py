@@ -31,12 +31,13 @@ hash min/max 16.8 s, pass-through 20.4 s (the run's first job, JVM warming).
 
 from __future__ import annotations
 
+import json
 from typing import Callable
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from .key_events import KEY_COLUMNS
+from .key_events import HASH_COLUMN, KEY_COLUMNS
 
 ROW_KEY_COLUMNS: tuple[str, ...] = ("channel", "type", "db", "table")
 QUERY_KEY_COLUMNS: tuple[str, ...] = ("command", "kind", "default_db", "temporary", "if_exists", "tables")
@@ -91,4 +92,26 @@ def collided_hashes(distinct: DataFrame, hash_column: str) -> list[int]:
     return [row[0] for row in shared.select(hash_column).collect()]
 
 
-__all__ = ["ROW_KEY_COLUMNS", "collided_hashes", "distinct_keys", "key_column", "key_hash", "key_struct"]
+def merge_key_rows(rows) -> list[dict]:
+    """Key rows grouped with extra columns (_ok, _source) -> one row per key, counts summed."""
+    merged: dict[tuple, dict] = {}
+    if all(row["_ok"] for row in rows):  # nothing to merge: drop the flag
+        out = []
+        for row in rows:
+            values = row.asDict(recursive=True) if hasattr(row, "asDict") else dict(row)
+            values.pop("_ok", None)
+            out.append(values)
+        return out
+    for row in rows:
+        values = row.asDict(recursive=True) if hasattr(row, "asDict") else dict(row)
+        values.pop("_ok", None)
+        key = (values[HASH_COLUMN], json.dumps([values[c] for c in KEY_COLUMNS], sort_keys=True))
+        found = merged.get(key)
+        if found is None:
+            merged[key] = values
+        else:
+            found["count"] += values["count"]
+    return list(merged.values())
+
+
+__all__ = ["ROW_KEY_COLUMNS", "collided_hashes", "distinct_keys", "key_column", "key_hash", "key_struct", "merge_key_rows"]

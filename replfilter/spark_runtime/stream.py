@@ -32,7 +32,6 @@ stops the query. What was not committed is simply read again on the next start.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -44,8 +43,7 @@ from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
 from ..evaluation.binlog.tail import local_log_directory, log_files
-from ..evaluation.evaluator import with_counts
-from ..server.session import Session, wall_clock_us
+from ..server.session import Session
 from ..replica.state import ReplicaState
 from .binlog_stream import batch_position, binlog_source, split_log_rows
 from .ingest import (
@@ -61,13 +59,17 @@ from .ingest import (
 from . import exact_path, literals
 from .key_decisions import needs_sql
 from .known_keys import SPILL_NAME, KnownKeys
-from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, EVENT_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, UPDATING_UNKNOWN, Ingested
+from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, UPDATING_UNKNOWN, Ingested
 from .sink import BatchOutputs, BatchSink, BatchStats, is_local, join_path, local_path
 from . import catalog_follow
 from .catalog_follow import APPLIER_ERROR
 from .key_events import has_unknown_updating
 from .sql_tables import decide_unknown_updating, key_needs_sql, resolve_sql_tables
 from .source_schemas import SourceSchemas
+from .batch_state import after_batch
+from .key_counts import merge_key_rows
+from .relay_events import claim_relay_events
+from .stream_config import StreamConfig
 from .transform import (
     CODE_COLUMN,
     HASH_COLUMN,
@@ -107,34 +109,6 @@ class IngestedBatch:
 class StopRequested(RuntimeError):
     """Raised inside ``foreachBatch`` when a stop was requested: the batch is not run and not
     committed, so the next start reads it again."""
-
-
-@dataclass
-class StreamConfig:
-    events_dir: str
-    output_dir: str
-    checkpoint_dir: str
-    skipped_dir: str | None = None
-    dead_letter_dir: str | None = None
-    input_format: str = "json"
-    """``json``, ``parquet``, ``debezium`` or ``binlog`` (binary or relay log files:
-    :mod:`.binlog_stream`; ``debezium_channel`` is then the channel of their events)."""
-    binlog_rows: bool = False
-    """``binlog``: decode row images into the ``record`` of each Table_map row (``values``)."""
-    debezium_channel: str = ""
-    max_files_per_trigger: int | None = None
-    trigger_seconds: float = 1.0
-    relay_channel: str | None = None
-    """Set by the in-shell applier: the events are that channel's relay log. Events naming no
-    channel (``""``) are taken as that channel's; events naming another are dead letters."""
-    query_name: str | None = None
-    one_pass: bool = True
-    """Parquet batches whose keys were all seen before are decided in one pass
-    (:mod:`.known_keys`: keys matched by their 64-bit hash); False reads every batch twice."""
-
-    @property
-    def dead_dir(self) -> str:
-        return self.dead_letter_dir or join_path(self.output_dir, "_dead_letter")
 
 
 # --- the stream --------------------------------------------------------------------------------
@@ -229,7 +203,7 @@ class EventStream:
             # (a file carried only for dead letters is not known for the rows the check refused)
             ingested = Ingested(good.unionByName(checked.events, allowMissingColumns=True), checked.dead)
         if c.relay_channel is not None and channels - {c.relay_channel}:
-            ingested = _claim_relay_events(ingested, c.relay_channel)
+            ingested = claim_relay_events(ingested, c.relay_channel)
             clean = False
         # (a record of a channel the replica lacks failed the native check: ``fallback`` made it
         # a dead letter, line and file kept)
@@ -237,7 +211,7 @@ class EventStream:
             keys = CountedKeys(counted.frame.drop("_ok"), counted.keys)
             return IngestedBatch(ingested.events, ingested.dead, None, dead_count=0, counted=keys)
         if clean:
-            return IngestedBatch(ingested.events, ingested.dead, _merge_keys(rows), dead_count=0)
+            return IngestedBatch(ingested.events, ingested.dead, merge_key_rows(rows), dead_count=0)
         events = keep(ingested.events)
         keys, counted = self._keys_of(events, state)
         return IngestedBatch(events, keep(ingested.dead), keys, dead_count=None, counted=counted)
@@ -331,7 +305,7 @@ class EventStream:
             ingested = parse_event_lines(df, source_col="_file", keep=keep)
         parsed = ingested.parsed
         if c.relay_channel is not None:
-            ingested = _claim_relay_events(ingested, c.relay_channel)
+            ingested = claim_relay_events(ingested, c.relay_channel)
         ingested = split_unknown_channels(ingested, state)
         ingested.parsed = parsed
         return ingested
@@ -404,7 +378,7 @@ class EventStream:
             self.known_keys.spill(self._keys_file)
         sql_errors, self._sql_errors = self._sql_errors, {}
         if decisions.counts or decisions.replica_catalog is not None or sql_errors:
-            self.session.update(lambda current: _after_batch(current, state, decisions, sql_errors))
+            self.session.update(lambda current: after_batch(current, state, decisions, sql_errors))
         stats.seconds = time.perf_counter() - started
         return stats
 
@@ -608,62 +582,10 @@ def _rate(stats: BatchStats) -> str:
     return f", {stats.events / stats.seconds:,.0f} events/s"
 
 
-def _after_batch(
-    current: ReplicaState, state: ReplicaState, decisions: BatchDecisions, sql_errors: dict[str, tuple[int, str]]
-) -> ReplicaState:
-    """The session's state after a batch decided with ``state``: COUNTERs moved; the replica's
-    catalog as the batch's applied DDL left it (unless it was replaced meanwhile, e.g. by LOAD
-    SCHEMA, which then wins); and, per channel with none yet, the first error its applier would
-    stop on as ``Last_SQL_Errno``/``Last_SQL_Error`` (as REPLAY EVENTS sets them)."""
-    if decisions.counts:
-        current = with_counts(current, decisions.counts, decided_with=state)
-    if decisions.replica_catalog is not None and current.replica_catalog is state.replica_catalog:
-        current = current.with_replica_catalog(decisions.replica_catalog)
-    for name, error in sql_errors.items():
-        channel = current.channel(name)
-        if channel is not None and channel.last_sql_error is None:
-            current = current.with_channel(replace(channel, last_sql_error=error, last_sql_error_at=wall_clock_us()))
-    return current
 
 
-def _merge_keys(rows) -> list[dict]:
-    """Key rows grouped with extra columns (_ok, _source) -> one row per key, counts summed."""
-    merged: dict[tuple, dict] = {}
-    if all(row["_ok"] for row in rows):  # nothing to merge: drop the flag
-        out = []
-        for row in rows:
-            values = row.asDict(recursive=True) if hasattr(row, "asDict") else dict(row)
-            values.pop("_ok", None)
-            out.append(values)
-        return out
-    for row in rows:
-        values = row.asDict(recursive=True) if hasattr(row, "asDict") else dict(row)
-        values.pop("_ok", None)
-        key = (values[HASH_COLUMN], json.dumps([values[c] for c in KEY_COLUMNS], sort_keys=True))
-        found = merged.get(key)
-        if found is None:
-            merged[key] = values
-        else:
-            found["count"] += values["count"]
-    return list(merged.values())
 
 
-def _claim_relay_events(ingested: Ingested, channel: str) -> Ingested:
-    """Events in channel ``channel``'s relay log: no channel named -> this channel; another
-    channel named -> dead letter (a relay log belongs to one channel)."""
-    events = ingested.events
-    named = F.col("channel")
-    mine = (named == channel) | (named == "")
-    claimed = events.where(mine).withColumn("channel", F.lit(channel))
-    event_json = F.to_json(F.struct(*[F.col(c) for c in EVENT_COLUMNS]))
-    foreign = events.where(~mine).select(
-        F.concat(F.lit("event for channel '"), named, F.lit(f"' in the relay log of channel '{channel}'")).alias("reason"),
-        F.coalesce(F.col("record"), event_json).alias("record"),
-        F.lit(None).cast("string").alias("source_file"),
-        F.lit(None).cast("long").alias("line"),
-        F.lit(None).cast("binary").alias("record_bytes"),
-    )
-    return Ingested(claimed, ingested.dead.unionByName(foreign))
 
 
 __all__ = ["BatchStats", "EventStream", "StopRequested", "StreamConfig"]
