@@ -1,7 +1,7 @@
 """Pass 2 of the exact path: each row's outcome code looked up by its key hash, and the four
 decision columns from the code.
 
-Plans (chosen in :mod:`.transform`, :func:`~.transform.choose_plan`): a collision-free
+Plans (chosen in :mod:`.exact_path`, :func:`~.exact_path.choose_plan`): a collision-free
 :mod:`.slot_table` of literal arrays (no join: ~0.3 s per 10 M events for two ``element_at``,
 against ~1.1 s for a broadcast hash join, which copies every row through its output
 projection), a broadcast join of (hash -> code), or a shuffle hash join; keys whose hash

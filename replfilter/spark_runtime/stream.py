@@ -217,7 +217,7 @@ class EventStream:
         return IngestedBatch(events, keep(ingested.dead), keys, dead_count=None, counted=counted)
 
     def _keys_of(self, frame: DataFrame, state: ReplicaState, extra: tuple[str, ...] = ()) -> tuple[list | None, CountedKeys]:
-        """Pass 1 on the executors (:func:`.transform.count_keys`, checkpointed with the batch),
+        """Pass 1 on the executors (:func:`.exact_path.count_keys`, checkpointed with the batch),
         and the keys on the driver only when it decides them: few keys
         (:data:`.exact_path.DRIVER_MAX_KEYS`), or a schema known (the catalog follower replays
         the DDL from the keys)."""
