@@ -143,12 +143,16 @@ def test_a_read_leaves_the_collectors_frozen_objects_as_it_found_them(binlog):
     try:
         frozen = gc.get_freeze_count()
         assert frozen >= len(kept)
+        # only gc.freeze() adds to the permanent generation, and only gc.unfreeze() empties it;
+        # a frozen object freed by its reference count (another test's garbage) leaves it, so
+        # the count may fall a little, but never rise, nor fall below the host's objects
         results = decide_files(evaluator, [str(binlog)], decode_rows=True)
         next(results)
-        assert gc.get_freeze_count() == frozen
-        assert list(decide_files(evaluator, [str(binlog)])) and gc.get_freeze_count() == frozen
+        assert len(kept) <= gc.get_freeze_count() <= frozen
+        assert list(decide_files(evaluator, [str(binlog)]))
+        assert len(kept) <= gc.get_freeze_count() <= frozen
         results.close()
-        assert gc.get_freeze_count() == frozen
+        assert len(kept) <= gc.get_freeze_count() <= frozen
     finally:
         gc.unfreeze()
 
