@@ -1,7 +1,8 @@
-"""The compiled row-event decisions (spark_runtime/compiled_rules.py) against the reference
-evaluator: on every key the compiled path takes, the same decision, filter, rule, rewritten
-database and COUNTER moves; and exactly the keys outside the subset (names that are not ASCII,
-declined channels, events that are not row events) left to the exact path."""
+"""The compiled decisions (spark_runtime/compiled_rules.py, compiled_queries.py) against the
+reference evaluator: on every key the compiled path takes, the same decision, filter, rule,
+rewritten database and COUNTER moves; and exactly the keys outside the subset (names that are
+not ASCII, declined channels, DROP TRIGGER, statements of more than one table, tables whose
+updating flag is not known) left to the exact path."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from hypothesis import strategies as st
 
 from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
 from replfilter.evaluation.evaluator import apply_event, channel_filters
-from replfilter.evaluation.events import QueryEvent, RowEvent, TransactionEvent, TransactionKind, CommandKind
+from replfilter.evaluation.events import CommandKind, QueryEvent, RowEvent, TableRef, TransactionEvent, TransactionKind
 from replfilter.replica.state import Channel, ReplicaState, SourceSettings
-from replfilter.spark_runtime import compiled_rules
+from replfilter.spark_runtime import compiled_like, compiled_rules
 from replfilter.spark_runtime.compiled_rules import compile_rules, increments_of
 
 from spark_helpers import event_row
@@ -69,10 +70,24 @@ def states(draw) -> ReplicaState:
 
 
 row_keys = st.builds(RowEvent, st.sampled_from(CHANNELS), st.sampled_from(DBS), _table)
-other_events = st.one_of(
-    st.builds(TransactionEvent, st.sampled_from(CHANNELS), st.sampled_from(list(TransactionKind)), st.none()),
-    st.builds(QueryEvent, channel=st.sampled_from(CHANNELS), default_db=_name, command=st.just(CommandKind.INSERT)),
+# the commands whose rules differ (never filtered, database statements, SET, DROP TABLE with
+# TEMPORARY and IF EXISTS, DROP TRIGGER, the rewrite not counted) and plain ones
+_commands = st.sampled_from([
+    CommandKind.INSERT, CommandKind.CREATE_TABLE, CommandKind.DROP_TABLE, CommandKind.SET_OPTION, CommandKind.BEGIN,
+    CommandKind.COMMIT, CommandKind.ROLLBACK, CommandKind.XA_START, CommandKind.CREATE_DB, CommandKind.ALTER_DB,
+    CommandKind.DROP_DB, CommandKind.DROP_TRIGGER, CommandKind.OTHER,
+])
+_table_refs = st.builds(TableRef, st.one_of(st.none(), st.sampled_from(DBS)), _table, st.sampled_from((True, True, False, None)))
+query_keys = st.builds(
+    QueryEvent,
+    channel=st.sampled_from(CHANNELS),
+    default_db=st.sampled_from(DBS),
+    command=_commands,
+    tables=st.lists(_table_refs, max_size=2).map(tuple),
+    temporary=st.booleans(),
+    if_exists=st.booleans(),
 )
+other_events = st.builds(TransactionEvent, st.sampled_from(CHANNELS), st.sampled_from(list(TransactionKind)), st.none())
 
 
 def compiled_outputs(spark, rules, events):
@@ -83,7 +98,7 @@ def compiled_outputs(spark, rules, events):
     coded = rules.with_code(df)
     columns = rules.decision_columns()
     out = coded.select(
-        "i", rules.covered().alias("covered"), *[columns[n].alias(n) for n in ("decision", "filter_type", "filter_rule", "rewritten_db")],
+        "i", rules.covered(df).alias("covered"), *[columns[n].alias(n) for n in ("decision", "filter_type", "filter_rule", "rewritten_db")],
         rules.counter_class().alias("cls"),
     )
     return {r["i"]: r for r in out.collect()}
@@ -112,6 +127,14 @@ def _first_rewrites_ascii(state: ReplicaState, channel: str) -> bool:
 def _in_subset(state: ReplicaState, rules, event) -> bool:
     if isinstance(event, TransactionEvent):
         return event.channel in state.channel_names
+    if isinstance(event, QueryEvent):
+        return (
+            event.channel in rules.channels
+            and event.command is not CommandKind.DROP_TRIGGER
+            and event.default_db.isascii()
+            and len(event.tables) <= 1
+            and all(t.updating is not None and t.table != "" and t.table.isascii() and (t.db is None or t.db.isascii()) for t in event.tables)
+        )
     return (
         isinstance(event, RowEvent)
         and event.channel in rules.channels
@@ -121,12 +144,17 @@ def _in_subset(state: ReplicaState, rules, event) -> bool:
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
-@given(state=states(), keys=st.lists(row_keys, min_size=20, max_size=60), others=st.lists(other_events, max_size=4))
-def test_compiled_decisions_equal_the_evaluators_on_every_key(spark, state, keys, others):
+@given(
+    state=states(),
+    keys=st.lists(row_keys, min_size=20, max_size=60),
+    queries=st.lists(query_keys, min_size=10, max_size=40),
+    others=st.lists(other_events, max_size=4),
+)
+def test_compiled_decisions_equal_the_evaluators_on_every_key(spark, state, keys, queries, others):
     rules = compile_rules(state)
     # the one rule the compiler declines in these sets: a rewrite to a name that is not ASCII
     assert set(rules.declined) == {name for name in state.channel_names if not _first_rewrites_ascii(state, name)}
-    events = [*keys, *others, TransactionEvent("nope", TransactionKind.XID)]
+    events = [*keys, *queries, *others, TransactionEvent("nope", TransactionKind.XID)]
     got = compiled_outputs(spark, rules, events)
     for k, event in enumerate(events):
         row = got[k]
@@ -147,10 +175,16 @@ def test_compiled_decisions_equal_the_evaluators_on_every_key(spark, state, keys
 def test_non_ascii_names_and_other_events_take_the_exact_path(spark):
     state = ReplicaState.fresh(1).with_channel(Channel("", source=SourceSettings(host="src")))
     rules = compile_rules(state)
+    two = (TableRef("db", "t"), TableRef(None, "u"))
     events = [RowEvent("", "straße", "t"), RowEvent("", "db", "\u212a"), RowEvent("", "db", "t"), RowEvent("nope", "db", "t"),
-              QueryEvent(channel="", default_db="db", command=CommandKind.INSERT), TransactionEvent("", TransactionKind.BEGIN)]
+              QueryEvent(channel="", default_db="db", command=CommandKind.INSERT, tables=two[:1]),
+              QueryEvent(channel="", default_db="db", command=CommandKind.DROP_TABLE, tables=two),
+              QueryEvent(channel="", default_db="db", command=CommandKind.DROP_TRIGGER, tables=two[:1]),
+              QueryEvent(channel="", default_db="straße", command=CommandKind.CREATE_DB),
+              QueryEvent(channel="", default_db="db", command=CommandKind.UPDATE_MULTI, tables=(TableRef("db", "t", None),)),
+              TransactionEvent("", TransactionKind.BEGIN)]
     got = compiled_outputs(spark, rules, events)
-    assert [got[k]["covered"] for k in range(len(events))] == [False, False, True, False, False, True]
+    assert [got[k]["covered"] for k in range(len(events))] == [False, False, True, False, True, False, False, False, False, True]
 
 
 _like_chars = st.sampled_from("ab._%\\")
@@ -172,7 +206,7 @@ def test_like_as_string_tests_equals_the_evaluators_like(spark, patterns, subjec
     df = spark.createDataFrame([(x,) for x in subjects], "s string")
     tests = []
     for pattern in patterns:
-        test = compiled_rules._like(pattern, F.col("s"))
+        test = compiled_like.like(pattern, F.col("s"))
         tests.append(F.col("s").rlike(f"(?s)^(?:{like_to_regex(pattern)})\\z") if test is None else test)
     rows = df.select("s", *[t.alias(f"p{k}") for k, t in enumerate(tests)]).collect()
     for row in rows:
@@ -183,7 +217,7 @@ def test_like_as_string_tests_equals_the_evaluators_like(spark, patterns, subjec
 def test_many_wild_rules_are_one_regex_and_name_the_first_match(spark):
     """Above MAX_CASE_RULES patterns of a type, one combined regex tests the row and the rule
     that matched is found on the matched rows: the same rule as the evaluator's."""
-    n = compiled_rules.MAX_CASE_RULES + 4
+    n = compiled_like.MAX_CASE_RULES + 4
     wild = [f"db{k}.t%" for k in range(n)] + ["db_.%"]
     state = _state_with(FT.WILD_DO_TABLE, wild)
     rules = compile_rules(state)
@@ -269,7 +303,10 @@ def test_counters_are_counted_once_when_a_task_fails_and_is_retried(spark, tmp_p
     from replfilter.server.session import Session
 
     evs = [RowEvent(ch, db, t) for ch in ("", "c1") for db in ("a", "b", "c", "straße") for t in ("x", "t1", "tt")] * 40
-    evs += [QueryEvent(channel="", default_db="a", command=CommandKind.INSERT)] * 7
+    two = (TableRef(None, "x"), TableRef("b", "t1", False))  # a statement of two tables: the exact path
+    evs += [QueryEvent(channel="", default_db="a", command=CommandKind.INSERT_SELECT, tables=two)] * 7
+    evs += [QueryEvent(channel=ch, default_db=db, command=CommandKind.ALTER_TABLE, tables=(TableRef(None, "x"),))
+            for ch in ("", "c1") for db in ("a", "c")] * 3  # compiled
     evs += [TransactionEvent("c1", TransactionKind.BEGIN)] * 5
     # several files: partition 0 is one of several tasks of each job
     frame = spark.createDataFrame([event_row(e, i=k) for k, e in enumerate(evs)], _schema())
@@ -292,7 +329,7 @@ def test_counters_are_counted_once_when_a_task_fails_and_is_retried(spark, tmp_p
     }
     assert got["events"] == len(evs)
     assert got["from"] == "write"  # observed as the frame was written, the failed attempt's rows not counted
-    assert got["exact"] == 7 + 2 * 3 * 40  # the query events and the rows of 'straße'
+    assert got["exact"] == 7 + 2 * 3 * 40  # the two-table statements and the rows of 'straße'
     assert {ch: c for ch, c in got["counts"].items() if c} == {ch: c for ch, c in want_counts.items() if c}
     assert "Exception in task 0.0 in stage" in done.stderr  # a first attempt failed; its retry passed
 
@@ -305,7 +342,8 @@ def test_counters_come_from_the_write_only_when_it_saw_every_row_once(spark, tmp
     session = Session()
     session.execute_sql(_RETRY_RULES)
     evs = [RowEvent(ch, db, t) for ch in ("", "c1") for db in ("a", "b", "c", "straße") for t in ("x", "t1", "tt")] * 5
-    evs += [QueryEvent(channel="", default_db="a", command=CommandKind.INSERT)] * 3
+    evs += [QueryEvent(channel="", default_db="a", command=CommandKind.INSERT_SELECT, tables=(TableRef(None, "x"), TableRef("b", "t1")))] * 3
+    evs += [QueryEvent(channel="c1", default_db="a", command=CommandKind.CREATE_TABLE, tables=(TableRef(None, "x"),))] * 4
     evs += [TransactionEvent("c1", TransactionKind.BEGIN)] * 2
     frame = spark.createDataFrame([event_row(e, i=k) for k, e in enumerate(evs)], _schema())
     frame.drop("i").repartition(3).write.parquet(str(tmp_path / "events"))

@@ -102,15 +102,17 @@ class Decision:
 
 # --- events -------------------------------------------------------------------------------
 
-_NOT_COUNTED_FOR_REWRITE = frozenset(
+REWRITE_UNCOUNTED_COMMANDS = frozenset(
     {CommandKind.CREATE_DB, CommandKind.DROP_DB, CommandKind.BEGIN, CommandKind.COMMIT}
 )
+"""Query commands whose rewritten default database moves no REWRITE_DB COUNTER
+(:func:`decide_query`; the Spark runtime compiles the same rule)."""
 
 # Per command value: (never filtered, database statement, counts REWRITE_DB). Looked up by the
 # member's plain ``_value_`` string: Enum hashing and ``.value`` go through Python code, and
 # this is the hot path of every cache miss.
 _COMMAND_CLASS: dict[str, tuple[bool, bool, bool]] = {
-    kind._value_: (kind in BOUNDARY_COMMANDS, kind in DATABASE_COMMANDS, kind not in _NOT_COUNTED_FOR_REWRITE)
+    kind._value_: (kind in BOUNDARY_COMMANDS, kind in DATABASE_COMMANDS, kind not in REWRITE_UNCOUNTED_COMMANDS)
     for kind in CommandKind
 }
 _TRANSACTION_DECISION = Decision(APPLY, None, None, "transaction event: never filtered")

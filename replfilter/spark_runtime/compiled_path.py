@@ -73,11 +73,11 @@ def exact_keys(df: DataFrame, rules: CompiledRules, snapshot: str | None) -> Exa
     found = KEY_CACHE.get(cache_key) if snapshot is not None else None
     if found is not None:
         return found
-    rest = df.where(~rules.covered())
+    rest = df.where(~rules.covered(df))
     rows = exact_path._collect_rows(distinct_keys(rest, HASH_COLUMN).limit(exact_path.DRIVER_MAX_KEYS + 1))
     counted = None
     if len(rows) > exact_path.DRIVER_MAX_KEYS:
-        counted, rows = exact_path.count_keys(df.where(~rules.covered())), None
+        counted, rows = exact_path.count_keys(df.where(~rules.covered(df))), None
     found = ExactKeys(rows, counted)
     if snapshot is not None:
         KEY_CACHE.put(cache_key, found, driver_keys=len(rows or ()))
@@ -89,7 +89,7 @@ def _decide_exact(df: DataFrame, state: ReplicaState, rules: CompiledRules, keys
         decisions = exact_path.decide_keys(exact_path._checked_keys(df, keys.rows), state)
         decisions.plan = exact_path.choose_plan(len(keys.rows), decisions.collision)
     else:
-        rest = df.where(~rules.covered())
+        rest = df.where(~rules.covered(df))
         decisions = exact_path.decide_counted(rest, state, keys.counted, input_snapshot(rest))
     decisions.exact_events = decisions.events
     return decisions
@@ -146,7 +146,7 @@ def decide_compiled(
     # more distinct values than bins (it merges bins only beyond): observed aggregates run row
     # by row outside generated code, and eleven packed sums cost ~5 JVM CPU s per 4 M rows
     # where this costs ~1 (README, "Benchmarks")
-    rewritten = F.col(compiled_rules.REWRITTEN_COLUMN).isNotNull().cast("int")
+    rewritten = F.col(compiled_rules.COUNTED_REWRITE_COLUMN).cast("int")
     projected = coded.select(*out, *[columns[name].alias(name) for name in DECISION_COLUMNS], (cc * 2 + rewritten).alias(_METRIC))
     observation = Observation()
     bins = 2 * len(rules.outcomes) + 2

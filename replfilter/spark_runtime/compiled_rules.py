@@ -61,11 +61,13 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ..core.filters import FilterType
-from ..core.wildcard import like_to_regex
 from ..evaluation.evaluator import channel_filters, compile_filters
 from ..evaluation.events import TransactionKind
 from ..evaluation.rule_checks import CompiledFilters
 from ..replica.state import ReplicaState
+from . import compiled_queries
+from .compiled_like import first_match, is_ascii
+from .schema import UPDATING_UNKNOWN
 
 FT = FilterType
 
@@ -82,8 +84,10 @@ CODE_COLUMN = "_rf_cc"
 """Per row: the compiled outcome code (1-based), NULL when the row takes the exact path."""
 RULE_COLUMN = "_rf_crule"
 REWRITTEN_COLUMN = "_rf_crw"
+COUNTED_REWRITE_COLUMN = "_rf_ccrw"
+"""Per row: whether it moves the REWRITE_DB COUNTER (a row event: any rewrite rule matched; a
+query event: see :func:`.compiled_queries.rewrite_counted`; false for every other row)."""
 _DB_KEY = "_rf_cdb"
-_MARK = "\u00ff"
 _SUBJECT = "_rf_csub"
 _CHANNEL = "_rf_cch"
 
@@ -108,11 +112,6 @@ def increments_of(counter_class: int) -> dict[FilterType, int]:
 def _class_of(db_type: FT | None, table_type: FT | None) -> int:
     db_bits = {None: 0, FT.DO_DB: 1, FT.IGNORE_DB: 2}[db_type]
     return (db_bits << 1) | (_TABLE_TYPES.index(table_type) << 3)
-
-
-def is_ascii(name: Column) -> Column:
-    """Whether a name is plain ASCII: one byte a character (cheap; NULL stays NULL)."""
-    return F.length(name) == F.octet_length(name)
 
 
 @dataclass(frozen=True)
@@ -169,21 +168,31 @@ class CompiledRules:
         )
         return F.coalesce(test, F.lit(False))
 
-    def covered(self) -> Column:
-        """True for every row this decides (:meth:`covered_rows`, :meth:`covered_transactions`)."""
-        return self.covered_rows() | self.covered_transactions()
+    def covered_queries(self, df) -> Column:
+        """True for the query events this decides (:func:`.compiled_queries.covered_queries`)."""
+        return compiled_queries.covered_queries(self.channels, _has_unknown_field(df))
+
+    def covered(self, df) -> Column:
+        """True for every row of ``df`` this decides (:meth:`covered_rows`,
+        :meth:`covered_transactions`, :meth:`covered_queries`)."""
+        return self.covered_rows() | self.covered_transactions() | self.covered_queries(df)
 
     @property
     def transaction_code(self) -> int:
         return len(self.outcomes)  # the last outcome, added by compile_rules
 
     def with_code(self, df) -> "object":
-        """``df`` with :data:`CODE_COLUMN`, :data:`RULE_COLUMN` and :data:`REWRITTEN_COLUMN`
-        (NULL on rows not :meth:`covered`). Three projections: the names' keys and the rewrite,
-        then the outcome code, then the rule text; each computed once per row."""
+        """``df`` with :data:`CODE_COLUMN`, :data:`RULE_COLUMN`, :data:`REWRITTEN_COLUMN` and
+        :data:`COUNTED_REWRITE_COLUMN` (NULL on rows not :meth:`covered`). Three projections:
+        the names' keys and the rewrite, then the outcome code, then the rule text; each
+        computed once per row. A query event's database is its default database, its subject
+        its one table (qualified by that database when the statement did not qualify it)."""
         ci = self.ci
-        db, table = F.col("db"), F.col("table")
+        n = len(self.channels)
+        query = F.col("type") == "query"
+        db = F.when(query, F.coalesce(F.col("default_db"), F.lit(""))).otherwise(F.col("db"))
         db_pre = F.lower(db) if ci else db
+        table_db, table = compiled_queries.table_field("db"), F.when(query, compiled_queries.table_field("table")).otherwise(F.col("table"))
         table_key = F.lower(table) if ci else table
         channel_index = F.lit(None).cast("int")
         rewritten: Column = F.lit(None).cast("string")
@@ -196,12 +205,17 @@ class CompiledRules:
                 dst_key = _lookup({k: c.key(d) for k, (_s, d) in c._first_rewrite.items()}, db_pre)
                 rewritten = F.when(F.col("channel") == name, dst).otherwise(rewritten)
                 db_key = F.when(F.col("channel") == name, F.coalesce(dst_key, db_pre)).otherwise(db_key)
+        rows, queries = self.covered_rows(), self.covered_queries(df)
+        subject_db = F.when(query, F.coalesce(F.lower(table_db) if ci else table_db, db_key)).otherwise(db_key)
         first = df.withColumns(
             {
-                _CHANNEL: F.when(self.covered_rows(), channel_index).when(self.covered_transactions(), F.lit(-1)),
-                REWRITTEN_COLUMN: F.when(self.covered_rows(), rewritten),  # a transaction event is never rewritten
+                _CHANNEL: F.when(rows, channel_index).when(self.covered_transactions(), F.lit(-1)).when(queries, channel_index + F.lit(n)),
+                REWRITTEN_COLUMN: F.when(rows | queries, rewritten),  # a transaction event is never rewritten
+                COUNTED_REWRITE_COLUMN: F.when(rows, rewritten.isNotNull()).when(
+                    queries, compiled_queries.rewrite_counted(rewritten, db_pre)
+                ).otherwise(F.lit(False)),
                 _DB_KEY: db_key,
-                _SUBJECT: F.concat(db_key, F.lit("."), table_key),
+                _SUBJECT: F.concat(subject_db, F.lit("."), table_key),
             }
         )
         # each channel's branch twice in a GREATEST (NULL except on its channel's rows, so the
@@ -211,11 +225,18 @@ class CompiledRules:
         # channels of the bench input made a 9,959-byte method that ran interpreted (17.9 JVM
         # CPU s per 4 M events against 3.7 for a pass-through); split, the largest is 5,665.
         channel = F.col(_CHANNEL)
+        db_key_col, subject = F.col(_DB_KEY), F.col(_SUBJECT)
         parts = [F.when(channel == -1, F.lit(self.transaction_code))]
         for i, name in enumerate(self.channels):
             c, _ = self._compiled[name]
-            branch = F.when(channel == i, _branch(c, F.col(_DB_KEY), F.col(_SUBJECT), self._first_code[name]))
-            parts += [branch, branch]
+            first_code = self._first_code[name]
+            database, tables, tail = _database_conditions(c, db_key_col, first_code), _table_conditions(c, subject, first_code), _table_tail(c, subject, first_code)
+            row = F.when(channel == i, _case(database + tables, tail))
+            query_first = first_code + len(_layout(c))
+            statement = F.when(
+                channel == i + n, compiled_queries.branch(c, db_key_col, database, tables, tail, first_code, query_first)
+            )
+            parts += [row, row, statement, statement]
         coded = first.withColumn(CODE_COLUMN, F.greatest(*parts) if len(parts) > 1 else parts[0])
         return coded.withColumn(RULE_COLUMN, self._rule()).drop(_CHANNEL, _DB_KEY, _SUBJECT)
 
@@ -239,14 +260,14 @@ class CompiledRules:
             F.array(*[F.lit(o.channel in self._compiled and self._compiled[o.channel][1]) for o in self.outcomes]),
             F.col(CODE_COLUMN),
         )
-        rewrite = F.when(F.col(REWRITTEN_COLUMN).isNotNull(), 1).otherwise(0)
+        rewrite = F.when(F.col(COUNTED_REWRITE_COLUMN), 1).otherwise(0)
         return F.when(counted, base + rewrite).otherwise(F.lit(0))
 
     def tally(self, df) -> Tally:
         """Count ``df``'s covered rows per outcome and counter class: one aggregate reading
         only the key columns, exact under task retries (a retried task's partial result
         replaces the failed one's), whose few rows are decoded here."""
-        coded = self.with_code(df.where(self.covered()))
+        coded = self.with_code(df.where(self.covered(df)))
         grouped = coded.groupBy(CODE_COLUMN, self.counter_class().alias("cls")).count()
         result = Tally()
         for code, cls, n in grouped.collect():
@@ -314,184 +335,79 @@ def _spelt(irregular: Mapping[tuple[int, str], str], key: Column) -> Column:
     return F.coalesce(_lookup(joined, F.concat(F.col(CODE_COLUMN).cast("string"), F.lit("\u0000"), key)), key)
 
 
-MAX_CASE_RULES = 16
-"""Patterns of one wild type tested one by one (:func:`_like`, a branch per rule); beyond, one
-combined regular expression tests the row and :func:`_which` finds the rule."""
-
-
-def _tokens(pattern: str) -> list[str | None]:
-    """A LIKE pattern (its collation key) as characters, ``None`` for ``%`` and ``""`` for
-    ``_``, with the escapes of :func:`~replfilter.core.wildcard.like_to_regex` (``\\x`` is a
-    literal ``x``, a trailing lone ``\\`` itself) and runs of ``%`` collapsed."""
-    out: list[str | None] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if ch == "\\" and i + 1 < n:
-            out.append(pattern[i + 1])
-            i += 2
-            continue
-        if ch == "%":
-            if not out or out[-1] is not None:
-                out.append(None)
-        else:
-            out.append("" if ch == "_" else ch)
-        i += 1
-    return out
-
-
-def _runs(segment: list[str]) -> list[tuple[int, str]]:
-    """A segment's literal runs as (offset, text); ``_`` (``""``) separates them."""
-    runs: list[tuple[int, str]] = []
-    for offset, ch in enumerate(segment):
-        if ch == "":
-            continue
-        if runs and runs[-1][0] + len(runs[-1][1]) == offset:
-            runs[-1] = (runs[-1][0], runs[-1][1] + ch)
-        else:
-            runs.append((offset, ch))
-    return runs
-
-
-def _like(pattern: str, subject: Column) -> Column | None:
-    """``subject LIKE pattern`` for an ASCII subject as cheap string tests (``startsWith``,
-    ``endsWith``, a fixed-position ``substring``, one ``locate``) instead of a regular
-    expression, or None when the pattern needs one (two ``%``-free middle parts, or a ``_``
-    between two ``%``). The subject is ASCII, so a character is a byte and ``_`` means the
-    same under every collation; a pattern with a literal that is not ASCII matches nothing.
-
-    The middle part is found at its leftmost place after the prefix: any later match would
-    leave less room, so the leftmost one decides."""
-    tokens = _tokens(pattern)
-    if any(t and not t.isascii() for t in tokens):
-        return F.lit(False)
-    segments: list[list[str]] = [[]]
-    for t in tokens:
-        if t is None:
-            segments.append([])
-        else:
-            segments[-1].append(t)
-    length = F.length(subject)
-    total = sum(len(seg) for seg in segments)
-    if len(segments) == 1:
-        tests = [length == total] + [F.substring(subject, o + 1, len(text)) == text for o, text in _runs(segments[0])]
-        return _all(tests)
-    first, middles, last = segments[0], segments[1:-1], segments[-1]
-    if len(middles) > 1 or any("" in m for m in middles):
-        return None
-    tests = [length >= total] if total else []
-    if first:
-        if "" not in first:
-            tests.append(subject.startswith("".join(first)))
-        else:
-            tests += [F.substring(subject, o + 1, len(text)) == text for o, text in _runs(first)]
-    if last:
-        if "" not in last:
-            tests.append(subject.endswith("".join(last)))
-        else:
-            tests += [F.substring(subject, length - F.lit(len(last) - o - 1), len(text)) == text for o, text in _runs(last)]
-    if middles:
-        middle = "".join(middles[0])
-        found = F.locate(middle, subject, len(first) + 1)
-        tests += [found > 0, found + F.lit(len(middle) + len(last)) <= length + 1]
-    return _all(tests)
-
-
-def _all(tests: list[Column]) -> Column:
-    if not tests:
-        return F.lit(True)
-    out = tests[0]
-    for t in tests[1:]:
-        out = out & t
-    return out
-
-
-def _combined(rules: tuple[str, ...], c: CompiledFilters) -> str:
-    """One anchored Java regular expression matching what any of ``rules`` matches."""
-    sources = "|".join(f"(?:{like_to_regex(c.key(rule))})" for rule in rules)
-    return f"(?s)^(?:{sources})\\z"
-
-
-def _first_match(rules: tuple[str, ...], c: CompiledFilters, subject: Column, code: int, otherwise: Column) -> Column:
-    """``code + k`` for the first of ``rules`` (k from 0) that ``subject`` matches, else
-    ``otherwise``: a branch per rule of cheap string tests (:func:`_like`) when the rules are
-    few (:data:`MAX_CASE_RULES`), else one combined regular expression and :func:`_which`."""
-    if len(rules) > MAX_CASE_RULES:
-        test = subject.rlike(_combined(rules, c))
-        return F.when(test, _which(rules, c, subject) + F.lit(code - 1)).otherwise(otherwise)
-    out: Column | None = None
-    for k, rule in enumerate(rules):
-        key = c.key(rule)
-        test = _like(key, subject)
-        if test is None:
-            test = subject.rlike(f"(?s)^(?:{like_to_regex(key)})\\z")
-        out = F.when(test, F.lit(code + k)) if out is None else out.when(test, F.lit(code + k))
-    return otherwise if out is None else out.otherwise(otherwise)
-
-
-def _which(rules: tuple[str, ...], c: CompiledFilters, subject: Column) -> Column:
-    """The 1-based number of the first of ``rules`` that ``subject`` matches, 0 for none: one
-    run of the combined expression with a group around each rule, replaced by a marker that is
-    not ASCII (never in a covered name) before each group, so the subject lands after as many
-    markers as the matching rule's number (an unmatched subject is left as it is)."""
-    grouped = "|".join(f"({like_to_regex(c.key(rule))})" for rule in rules)
-    replacement = "".join(f"{_MARK}${k}" for k in range(1, len(rules) + 1))
-    marked = F.regexp_replace(subject, f"(?s)^(?:{grouped})\\z", replacement)
-    return F.position(subject, marked) - F.lit(1)
-
-
-def _layout(c: CompiledFilters) -> list[tuple[str, FT | None, FT | None, str | None, str | None]]:
-    """One channel's outcomes in the order decide_row reaches them: (verdict, deciding type,
-    table type counted, constant rule, where the rule text comes from). The codes of
-    :func:`_branch` are ``first + index``."""
-    do = bool(c.do_db)
+def _layout(c: CompiledFilters) -> list[tuple[str, FT | None, FT | None, FT | None, str | None, str | None]]:
+    """One channel's row-event outcomes in the order decide_row reaches them: (verdict,
+    deciding type, database type counted, table type counted, constant rule, where the rule
+    text comes from). The codes of :func:`_database_conditions`, :func:`_table_conditions` and
+    :func:`_table_tail` are ``first + index``; the query events' own follow
+    (:func:`.compiled_queries.layout`)."""
+    do = FT.DO_DB if c.do_db else None
     applied_db = (FT.DO_DB, "db") if do else (None, None)
     out = [
-        ("SKIP", None, None, None, None),  # do-db rules, the database is not among them
-        ("SKIP", FT.IGNORE_DB, None, None, "db"),  # an ignore-db hit
-        ("APPLY", applied_db[0], None, None, applied_db[1]),  # no table rules
-        ("APPLY", FT.DO_TABLE, FT.DO_TABLE, None, "table"),
-        ("SKIP", FT.IGNORE_TABLE, FT.IGNORE_TABLE, None, "table"),
+        ("SKIP", None, None, None, None, None),  # do-db rules, the database is not among them
+        ("SKIP", FT.IGNORE_DB, FT.IGNORE_DB, None, None, "db"),  # an ignore-db hit
+        ("APPLY", applied_db[0], do, None, None, applied_db[1]),  # no table rules
+        ("APPLY", FT.DO_TABLE, do, FT.DO_TABLE, None, "table"),
+        ("SKIP", FT.IGNORE_TABLE, do, FT.IGNORE_TABLE, None, "table"),
     ]
-    out += [("APPLY", FT.WILD_DO_TABLE, FT.WILD_DO_TABLE, rule, None) for rule in c.wild_do.rules]
-    out += [("SKIP", FT.WILD_IGNORE_TABLE, FT.WILD_IGNORE_TABLE, rule, None) for rule in c.wild_ignore.rules]
+    out += [("APPLY", FT.WILD_DO_TABLE, do, FT.WILD_DO_TABLE, rule, None) for rule in c.wild_do.rules]
+    out += [("SKIP", FT.WILD_IGNORE_TABLE, do, FT.WILD_IGNORE_TABLE, rule, None) for rule in c.wild_ignore.rules]
     out += [
-        ("SKIP", None, None, None, None),  # no table rule matched, do-table rules exist
-        ("APPLY", applied_db[0], None, None, applied_db[1]),  # no table rule matched, none exist
+        ("SKIP", None, do, None, None, None),  # no table rule matched, do-table rules exist
+        ("APPLY", applied_db[0], do, None, None, applied_db[1]),  # no table rule matched, none exist
     ]
     return out
 
 
-def _branch(c: CompiledFilters, db_key: Column, subject: Column, first: int) -> Column:
-    """One channel's outcome code (see :func:`_layout`) as a column: Table A, then Table C."""
-    wild_do, wild_ignore = len(c.wild_do.rules), len(c.wild_ignore.rules)
-    default = first + 5 + wild_do + wild_ignore + (0 if c.has_do_tables else 1)
-    if not c.table_rules_on:
-        tail: Column = F.lit(first + 2)
-    else:
-        tail = F.lit(default)
-        # one combined expression tests every row that gets this far; which rule matched is
-        # worked out only on the rows it matched
-        if wild_ignore:
-            tail = _first_match(c.wild_ignore.rules, c, subject, first + 5 + wild_do, tail)
-        if wild_do:
-            tail = _first_match(c.wild_do.rules, c, subject, first + 5, tail)
-    conditions: list[tuple[Column, int]] = []
+def _database_conditions(c: CompiledFilters, db_key: Column, first: int) -> list[tuple[Column, int]]:
+    """Table A's failing cases as (test, code): do-db hides ignore-db."""
     if c.do_db:
-        conditions.append((~db_key.isin(list(c.do_db)), first))
-    elif c.ignore_db:
-        conditions.append((db_key.isin(list(c.ignore_db)), first + 1))
-    if c.table_rules_on:
-        if c.do_table:
-            conditions.append((subject.isin(list(c.do_table)), first + 3))
-        if c.ignore_table:
-            conditions.append((subject.isin(list(c.ignore_table)), first + 4))
+        return [(~db_key.isin(list(c.do_db)), first)]
+    if c.ignore_db:
+        return [(db_key.isin(list(c.ignore_db)), first + 1)]
+    return []
+
+
+def _table_conditions(c: CompiledFilters, subject: Column, first: int) -> list[tuple[Column, int]]:
+    """Table C's exact hits as (test, code), do-table first; none when table rules are off."""
+    if not c.table_rules_on:
+        return []
+    out = []
+    if c.do_table:
+        out.append((subject.isin(list(c.do_table)), first + 3))
+    if c.ignore_table:
+        out.append((subject.isin(list(c.ignore_table)), first + 4))
+    return out
+
+
+def _table_tail(c: CompiledFilters, subject: Column, first: int) -> Column:
+    """Table C after the exact sets: the wild rules (one combined test, which rule matched only
+    on the rows it matched), then the defaults; ``first + 2`` when table rules are off."""
+    if not c.table_rules_on:
+        return F.lit(first + 2)
+    wild_do, wild_ignore = len(c.wild_do.rules), len(c.wild_ignore.rules)
+    tail: Column = F.lit(first + 5 + wild_do + wild_ignore + (0 if c.has_do_tables else 1))
+    if wild_ignore:
+        tail = first_match(c.wild_ignore.rules, c, subject, first + 5 + wild_do, tail)
+    if wild_do:
+        tail = first_match(c.wild_do.rules, c, subject, first + 5, tail)
+    return tail
+
+
+def _case(conditions: list[tuple[Column, int]], otherwise: Column) -> Column:
+    """The code of the first condition that holds, else ``otherwise``."""
     if not conditions:
-        return tail
-    branch = F.when(conditions[0][0], F.lit(conditions[0][1]))
+        return otherwise
+    out = F.when(conditions[0][0], F.lit(conditions[0][1]))
     for condition, number in conditions[1:]:
-        branch = branch.when(condition, F.lit(number))
-    return branch.otherwise(tail)
+        out = out.when(condition, F.lit(number))
+    return out.otherwise(otherwise)
+
+
+def _has_unknown_field(df) -> bool:
+    """Whether ``df``'s table entries have ``updating_unknown`` (schema.py: older frames do not)."""
+    field = df.schema["tables"].dataType.elementType if "tables" in df.columns else None
+    return field is not None and UPDATING_UNKNOWN in field.names
 
 
 def _declines(c: CompiledFilters) -> str | None:
@@ -531,9 +447,7 @@ def compile_rules(state: ReplicaState) -> CompiledRules:
         compiled[name] = (c, channel is not None and channel.configured)
         channels.append(name)
         first_code[name] = len(outcomes) + 1
-        for index, (verdict, ftype, table_type, rule, rule_from) in enumerate(_layout(c)):
-            do_matched = bool(c.do_db) and index != 0
-            db_type = FT.DO_DB if do_matched else (FT.IGNORE_DB if index == 1 else None)
+        for verdict, ftype, db_type, table_type, rule, rule_from in _layout(c) + compiled_queries.layout(c):
             code = len(outcomes) + 1
             outcomes.append(
                 Outcome(verdict, ftype.keyword if ftype else None, _class_of(db_type, table_type), name, rule, rule_from)
@@ -550,4 +464,7 @@ def compile_rules(state: ReplicaState) -> CompiledRules:
     )
 
 
-__all__ = ["CODE_COLUMN", "CompiledRules", "MAX_LOOKUP", "MAX_SET_RULES", "MAX_WILD_RULES", "compile_rules", "increments_of", "is_ascii"]
+__all__ = [
+    "CODE_COLUMN", "COUNTED_REWRITE_COLUMN", "CompiledRules", "MAX_LOOKUP", "MAX_SET_RULES", "MAX_WILD_RULES", "compile_rules",
+    "increments_of", "is_ascii",
+]
