@@ -36,6 +36,25 @@ def event_row(event, **extra) -> dict:
     return row
 
 
+def takes_compiled_path(state, channels, event) -> bool:
+    """Whether the compiled expressions decide ``event`` (spark_runtime/compiled_rules.py and
+    compiled_queries.py say which events; ``channels``: the compiled ones), else the exact path."""
+    from replfilter.evaluation.events import CommandKind, QueryEvent, RowEvent, TransactionEvent
+
+    if isinstance(event, TransactionEvent):
+        return event.channel in state.channel_names
+    if event.channel not in channels:
+        return False
+    if isinstance(event, QueryEvent):
+        return (
+            event.command is not CommandKind.DROP_TRIGGER
+            and event.default_db.isascii()
+            and len(event.tables) <= 1
+            and all(t.updating is not None and t.table != "" and t.table.isascii() and (t.db is None or t.db.isascii()) for t in event.tables)
+        )
+    return isinstance(event, RowEvent) and event.db.isascii() and event.table.isascii()
+
+
 # --- strategies ------------------------------------------------------------------------------
 
 _db = st.sampled_from(DBS[:-1])

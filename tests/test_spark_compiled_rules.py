@@ -17,7 +17,7 @@ from replfilter.replica.state import Channel, ReplicaState, SourceSettings
 from replfilter.spark_runtime import compiled_like, compiled_rules
 from replfilter.spark_runtime.compiled_rules import compile_rules, increments_of
 
-from spark_helpers import event_row
+from spark_helpers import event_row, takes_compiled_path
 
 pytestmark = pytest.mark.spark
 FT = FilterType
@@ -124,25 +124,6 @@ def _first_rewrites_ascii(state: ReplicaState, channel: str) -> bool:
     return all(dst.isascii() for dst in first.values())
 
 
-def _in_subset(state: ReplicaState, rules, event) -> bool:
-    if isinstance(event, TransactionEvent):
-        return event.channel in state.channel_names
-    if isinstance(event, QueryEvent):
-        return (
-            event.channel in rules.channels
-            and event.command is not CommandKind.DROP_TRIGGER
-            and event.default_db.isascii()
-            and len(event.tables) <= 1
-            and all(t.updating is not None and t.table != "" and t.table.isascii() and (t.db is None or t.db.isascii()) for t in event.tables)
-        )
-    return (
-        isinstance(event, RowEvent)
-        and event.channel in rules.channels
-        and event.db.isascii()
-        and event.table.isascii()
-    )
-
-
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     state=states(),
@@ -158,7 +139,7 @@ def test_compiled_decisions_equal_the_evaluators_on_every_key(spark, state, keys
     got = compiled_outputs(spark, rules, events)
     for k, event in enumerate(events):
         row = got[k]
-        assert row["covered"] is _in_subset(state, rules, event), event
+        assert row["covered"] is takes_compiled_path(state, rules.channels, event), event
         if not row["covered"]:
             continue
         decision, _ = apply_event(state, event)

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from replfilter.evaluation.events import QueryEvent, RowEvent, CommandKind, TableRef
-from spark_helpers import event_row, events, events_maybe_updating, expected, states
+from spark_helpers import event_row, events, events_maybe_updating, expected, states, takes_compiled_path
 
 pytestmark = pytest.mark.spark
 
@@ -69,13 +69,9 @@ def test_unknown_updating_flags_decide_as_the_evaluator(spark, state, evs):
 
 
 def _compiled_path(state, event) -> bool:
-    from replfilter.evaluation.events import TransactionEvent
     from replfilter.spark_runtime.compiled_rules import compile_rules
 
-    if isinstance(event, TransactionEvent):
-        return True
-    channels = compile_rules(state).channels
-    return isinstance(event, RowEvent) and event.channel in channels and event.db.isascii() and event.table.isascii()
+    return takes_compiled_path(state, compile_rules(state).channels, event)
 
 
 @pytest.mark.parametrize("plan", ["slots", "broadcast", "shuffle"])

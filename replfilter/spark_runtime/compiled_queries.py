@@ -9,7 +9,8 @@ aggregate finds nothing on such input (README, "The Spark runtime").
 
 What is covered (:func:`covered_queries`): a query event of a compiled channel whose command is
 known and not ``DROP_TRIGGER`` (decided by the trigger's table as found on the replica), whose
-default database is ASCII, and whose table list has at most one table, with an ASCII,
+default database is ASCII, and whose table list is given (a NULL list may still wait for the
+statement's SQL text, which the exact path refuses) and has at most one table, with an ASCII,
 non-empty name and a known updating flag. A longer list (multi-table DML, ``RENAME TABLE``,
 ``DROP TABLE a, b``) is decided by the first updating table that hits a rule, which the exact
 path does per distinct key. Each channel's query outcomes follow its row outcomes
@@ -45,8 +46,8 @@ def table_field(name: str) -> Column:
 
 
 def table_count() -> Column:
-    """Tables in the statement's list (a NULL list is empty, as in the JSON form)."""
-    return F.when(F.col("tables").isNull(), F.lit(0)).otherwise(F.size(F.col("tables")))
+    """Tables in the statement's list (NULL for a NULL list: not covered)."""
+    return F.size(F.col("tables"))
 
 
 def covered_queries(channels: tuple[str, ...], unknown_field: bool) -> Column:
@@ -64,6 +65,7 @@ def covered_queries(channels: tuple[str, ...], unknown_field: bool) -> Column:
         & F.col("channel").isin(list(channels))
         & F.col("command").isin(list(QUERY_COMMANDS))
         & is_ascii(F.coalesce(F.col("default_db"), F.lit("")))
+        & F.col("tables").isNotNull()
         & ((n == 0) | ((n == 1) & one))
     )
     return F.coalesce(test, F.lit(False))
