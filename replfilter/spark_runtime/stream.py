@@ -10,19 +10,16 @@ or ``debezium`` JSON), or binary and relay log files as they grow (``binlog``:
 2. ingest: events and dead letters (malformed records, unknown channels);
 3. decide, on one of the two paths of :mod:`.transform`:
 
-   * **compiled** (the default; :mod:`.compiled_rules`, :mod:`.compiled_path`): the rules are
-     compiled from the state at the batch's start into column expressions, which decide the
-     row and transaction events they cover in the projection that writes them. One aggregate
-     over the key columns of the other rows (query events, names that are not ASCII, declined
-     channels, and the rows the native check refused) finds their keys, which the reference
-     evaluator decides, and tells whether the batch has dead letters at all;
-   * **two passes** (with a schema, whose catalog follower replays DDL from every key; on
-     Spark Connect; or ``StreamConfig.compiled = False``, ``--two-pass``): pass 1 counts every
-     distinct key, the reference evaluator decides them, pass 2 looks each row's decision up.
+   * **compiled** (the default; :mod:`.compiled_path`): the rules compiled from that state
+     decide the row and transaction events they cover in the projection that writes them; one
+     aggregate over the key columns of the other rows (query events, names that are not
+     ASCII, declined channels, rows the native check refused) finds their keys for the
+     reference evaluator, and tells whether the batch has dead letters at all;
+   * **two passes** (a schema known: its catalog follower replays DDL from every key; Spark
+     Connect; ``--two-pass``): pass 1 counts every key, pass 2 looks each row's decision up.
 
-   The exact path's keys are decided on the driver when few
-   (:data:`.exact_path.DRIVER_MAX_KEYS`) or a schema is known, on the executors otherwise, so a
-   tenant replica's batch never brings its keys to the driver;
+   The exact path's keys are decided on the driver when few (:data:`.exact_path.DRIVER_MAX_KEYS`)
+   or a schema is known, else on the executors: a tenant replica's keys never reach the driver;
 4. write applied events (database rewritten) to ``output_dir``, skipped events to
    ``skipped_dir`` (optional) and dead letters to ``dead_letter_dir`` (default
    ``output_dir/_dead_letter``, hidden from Parquet readers of ``output_dir``) — each as
@@ -245,12 +242,10 @@ class EventStream:
         return None, counted
 
     def _checkpoint(self, frame: DataFrame) -> DataFrame:
-        """Checkpoint a batch's counted or decided keys, to be released when the batch ends: a
-        tenant replica's batch has ~0.5 M keys, which would otherwise wait for the JVM's garbage
-        collector (persisting them instead cost ~0.5-0.8 s more a 1 M-event batch)."""
-        frame = frame.localCheckpoint(eager=True)
-        self._checkpointed.append(frame)
-        return frame
+        """Checkpoint a batch's counted or decided keys, released when the batch ends, not by the
+        JVM's collector (persisting them cost ~0.5-0.8 s more a 1 M-event batch)."""
+        self._checkpointed.append(frame.localCheckpoint(eager=True))
+        return self._checkpointed[-1]
 
     def _marked(self, df: DataFrame, channels: Sequence[str] | None = None, positioned: bool = False) -> DataFrame:
         """Parquet rows checked natively (``_ok``), relay log channels claimed."""
@@ -488,11 +483,11 @@ class EventStream:
         rules = self._rules
         exact_rows = decisions.exact_events = decisions.events
         decided, observation = compiled_frame(events, rules, decisions)
-        no_error = F.lit(None).cast("string").alias(APPLIER_ERROR)  # no schema on this path
 
         def only(frame: DataFrame, decision: str) -> DataFrame:
-            kept = rewrite_databases(frame.where(F.col("decision") == decision)) if decision == "APPLY" else frame.where(F.col("decision") == decision)
-            return kept.select(*INGESTED_COLUMNS, *DECISION_COLUMNS, no_error)
+            kept = frame.where(F.col("decision") == decision)
+            kept = rewrite_databases(kept) if decision == "APPLY" else kept  # skipped events keep theirs
+            return kept.withColumn(APPLIER_ERROR, F.lit(None).cast("string")).select(*OUTPUT_COLUMNS)  # no schema
 
         # (the filters sit above an ``observe``, which the optimiser does not push a filter
         # through: else each would compute the decision again below the projection)
@@ -599,12 +594,6 @@ def _rate(stats: BatchStats) -> str:
     if stats.events < RATE_MIN_EVENTS or stats.seconds <= 0:
         return ""
     return f", {stats.events / stats.seconds:,.0f} events/s"
-
-
-
-
-
-
 
 
 __all__ = ["BatchStats", "EventStream", "StopRequested", "StreamConfig"]
