@@ -22,6 +22,10 @@ counts are used only when they cover exactly the frame's rows (its row count: fo
 footer-only job) — otherwise (no action yet, a ``limit``, a stage run twice)
 :attr:`.transform.DecidedFrame.decisions` counts the covered rows with one aggregate of their
 key columns instead (:meth:`.compiled_rules.CompiledRules.tally`), exact under task retries.
+
+A stream batch (:mod:`.stream`) is decided by the same frame (:func:`compiled_frame`), with the
+exact path's keys it found itself (those of the rows not covered or refused by its native
+check) and the counts read by :func:`add_observed` after it wrote the applied events.
 """
 
 from __future__ import annotations
