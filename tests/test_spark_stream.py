@@ -578,3 +578,14 @@ def test_a_batch_releases_what_it_kept(spark, tmp_path, where):
     stats = EventStream(spark, session, config).run_available_now()
     assert [s.events for s in stats] == [36, 36]
     assert set(persistent().keys()) - before == set()
+
+
+def test_a_manifest_of_the_one_pass_version_still_reads():
+    """A batch committed by a version that had the one-pass path: its manifest's dropped fields
+    are ignored, so a restarted stream finishes that batch's renames instead of failing."""
+    from replfilter.spark_runtime.sink import BatchStats
+
+    old = json.dumps({"batch_id": 3, "events": 5, "applied": 2, "skipped": 3, "one_pass": True,
+                      "one_pass_missed": False, "distinct_keys": None, "query_id": "q"})
+    stats = BatchStats.from_json(old)
+    assert (stats.batch_id, stats.events, stats.applied, stats.skipped, stats.decided_by) == (3, 5, 2, 3, "")
