@@ -107,9 +107,10 @@ def test_start_fails_for_a_missing_relay_log(tmp_path):
     assert session.state.channel("").sql_running is True and applier.runner("") is None
 
 
-def test_parquet_relay_log_batches_of_known_keys_take_one_pass(spark, tmp_path):
-    """A relay log of Parquet files: events naming no channel are the channel's in both paths, and
-    the second batch (same keys) is decided in one pass, with the same decisions and counters."""
+def test_parquet_relay_log_batches_take_the_compiled_path(spark, tmp_path):
+    """A relay log of Parquet files: events naming no channel are the channel's, and each batch
+    is decided by the compiled expressions (no row on the exact path, COUNTERs observed as the
+    batch was written), with the evaluator's decisions and counters."""
     from replfilter.spark_runtime.applier import install_applier
     from replfilter.spark_runtime.schema import EVENT_SCHEMA
     from spark_helpers import event_row
@@ -131,7 +132,9 @@ def test_parquet_relay_log_batches_of_known_keys_take_one_pass(spark, tmp_path):
     session.execute_text("START REPLICA FOR CHANNEL 'c1'")
     applier.wait_idle("c1")
     batches = applier.runner("c1").stream.batches
-    assert [(b.events, b.applied, b.one_pass) for b in batches] == [(12, 6, False), (12, 6, True)]
+    assert [(b.events, b.applied, b.decided_by, b.exact_events, b.counters_from) for b in batches] == [
+        (12, 6, "compiled", 0, "write"), (12, 6, "compiled", 0, "write"),
+    ]
     assert _counter(session, "c1", FilterType.IGNORE_DB) == 12
     applied = spark.read.parquet(str(tmp_path / "applier" / "c1" / "applied")).collect()
     assert len(applied) == 12 and {(r["channel"], r["db"]) for r in applied} == {("c1", "db0")}

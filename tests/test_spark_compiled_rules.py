@@ -262,8 +262,26 @@ flaky = df.mapInArrow(fail_once, df.schema)
 decided = decide_frame(flaky, session.state)  # the compiled path is the default
 decided.df.write.format("noop").mode("overwrite").save()
 counts = {ch: {ft.keyword: n for ft, n in inc.items()} for ch, inc in decided.counts.items()}
-print(json.dumps({"events": decided.decisions.events, "exact": decided.decisions.exact_events, "counts": counts,
-                  "from": decided.decisions.counters_from}))
+result = {"events": decided.decisions.events, "exact": decided.decisions.exact_events, "counts": counts,
+          "from": decided.decisions.counters_from}
+
+# the same files as one stream batch (what foreachBatch is given), its tasks failing once too
+from pyspark.sql import functions as F
+from replfilter.spark_runtime.schema import INGESTED_SCHEMA
+from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+files = spark.read.schema(INGESTED_SCHEMA).parquet(sys.argv[1]).select(
+    "*", F.col("_metadata.row_index").alias("_pos"), F.col("_metadata.file_path").alias("_file"),
+    F.col("_metadata.file_block_start").alias("_block"))
+streamed = Session(session.state)
+config = StreamConfig(sys.argv[1], sys.argv[3] + "/out", sys.argv[3] + "/ckpt", input_format="parquet")
+stream = EventStream(spark, streamed, config)
+stream.process_batch(files.mapInArrow(fail_once, files.schema), 0)
+stats = stream.batches[0]
+moved = {ch.name: {ft.keyword: slot.counter for ft, slot in ch.filters.items() if slot.counter} for ch in streamed.state.channels}
+result["stream"] = {"events": stats.events, "exact": stats.exact_events, "counts": stats.counts, "from": stats.counters_from,
+                    "path": stats.decided_by, "moved": moved}
+print(json.dumps(result))
 '''
 
 _RETRY_RULES = """
@@ -275,6 +293,8 @@ CHANGE REPLICATION FILTER REPLICATE_DO_DB=(a), REPLICATE_IGNORE_DB=(c) FOR CHANN
 
 
 def test_counters_are_counted_once_when_a_task_fails_and_is_retried(spark, tmp_path):
+    """``decide_frame`` and a stream batch over the same files under ``local[2,2]``, the first
+    attempt of each job's first task failing after handing rows on."""
     import json
     import os
     import subprocess
@@ -296,7 +316,8 @@ def test_counters_are_counted_once_when_a_task_fails_and_is_retried(spark, tmp_p
     script.write_text(_RETRIED)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (os.getcwd(), os.environ.get("PYTHONPATH")) if p)}
     done = subprocess.run(
-        [sys.executable, str(script), str(tmp_path / "events"), _RETRY_RULES], capture_output=True, text=True,
+        [sys.executable, str(script), str(tmp_path / "events"), _RETRY_RULES, str(tmp_path / "stream")],
+        capture_output=True, text=True,
         timeout=600, env=env,
     )
     assert done.returncode == 0, done.stderr[-3000:]
@@ -312,6 +333,14 @@ def test_counters_are_counted_once_when_a_task_fails_and_is_retried(spark, tmp_p
     assert got["from"] == "write"  # observed as the frame was written, the failed attempt's rows not counted
     assert got["exact"] == 7 + 2 * 3 * 40  # the two-table statements and the rows of 'straße'
     assert {ch: c for ch, c in got["counts"].items() if c} == {ch: c for ch, c in want_counts.items() if c}
+    # a stream batch of the same files: its statistics, the COUNTER moves its manifest records and
+    # those it made to the session, each counted once
+    streamed = got["stream"]
+    assert (streamed["events"], streamed["exact"], streamed["path"], streamed["from"]) == (
+        len(evs), 7 + 2 * 3 * 40, "compiled", "write"
+    )
+    assert {ch: c for ch, c in streamed["counts"].items() if c} == {ch: c for ch, c in want_counts.items() if c}
+    assert {ch: c for ch, c in streamed["moved"].items() if c} == {ch: c for ch, c in want_counts.items() if c}
     assert "Exception in task 0.0 in stage" in done.stderr  # a first attempt failed; its retry passed
 
 

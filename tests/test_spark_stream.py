@@ -120,6 +120,11 @@ def test_each_batch_uses_the_state_at_its_start(spark, tmp_path, where):
     )
     stats = EventStream(spark, session, config, on_batch=between).run_available_now()
     assert [s.batch_id for s in stats] == list(range(len(batches)))
+    # every batch on the compiled path, recompiled from the state at its start: the query events
+    # (and, in batch 1, the lines the native check refused) by the exact path, the COUNTERs
+    # observed as the batch was written
+    assert [(s.decided_by, s.counters_from) for s in stats] == [("compiled", "write")] * len(batches)
+    assert [s.exact_events for s in stats] == [12 + 2 * (i == 2) for i in range(len(batches))]
 
     applied = spark.read.parquet(config.output_dir).collect()
     skipped = spark.read.parquet(config.skipped_dir).collect()
@@ -193,10 +198,19 @@ def test_debezium_stream_and_rerun_is_idempotent(spark, tmp_path, where):
 # --- kill -9 -----------------------------------------------------------------------------------
 
 
+KILLED_SOURCE = "CHANGE REPLICATION SOURCE TO SOURCE_HOST='src'"
+"""Run by the killed command (``--init``) after its startup options: the default channel is
+configured, so its COUNTERs move."""
+KILLED_RULES = f"CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB=(db1), REPLICATE_REWRITE_DB=((db2, rw)); {KILLED_SOURCE}"
+"""The killed command's replica as statements (its startup options, then its ``--init``)."""
+
+
 def _stream_command(tmp_path, *extra: str) -> list[str]:
+    init = tmp_path / "init.sql"
+    init.write_text(KILLED_SOURCE + ";\n")
     return [
         sys.executable, "-m", "replfilter", "stream",
-        "--replicate-ignore-db=db1", "--replicate-rewrite-db=db2->rw",
+        "--replicate-ignore-db=db1", "--replicate-rewrite-db=db2->rw", "--init", str(init),
         str(tmp_path / "events"), str(tmp_path / "out"), str(tmp_path / "ckpt"),
         "--skipped", str(tmp_path / "skipped"), "--master", "local[2]",
         "--max-files-per-trigger", "1", *extra,
@@ -245,15 +259,48 @@ def _kill_9_after(tmp_path, command: list[str], env: dict, commits: int, files: 
     return killed_at
 
 
+def _restart_in_process(spark, tmp_path, input_format: str):
+    """The killed command's stream started again on its checkpoint, in this process (its JVM is
+    already running): what ``replfilter stream ... --available-now`` runs, with the same rules."""
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+
+    session = Session()
+    session.execute_sql(KILLED_RULES)
+    config = StreamConfig(
+        str(tmp_path / "events"), str(tmp_path / "out"), str(tmp_path / "ckpt"), skipped_dir=str(tmp_path / "skipped"),
+        input_format=input_format, max_files_per_trigger=1,
+    )
+    return EventStream(spark, session, config).run_available_now()
+
+
+def _assert_committed_once(tmp_path, everything: list, batches: int) -> None:
+    """Every batch's manifest says it was decided on the compiled path with the COUNTERs
+    observed as it was written, and the COUNTER moves the manifests committed add up to the
+    evaluator's over every event: each batch's moves were recorded exactly once."""
+    from replfilter.spark_runtime.sink import BatchStats
+
+    paths = sorted((tmp_path / "out" / "_replfilter").glob("*.json"))
+    stats = [BatchStats.from_json(path.read_text()) for path in paths]
+    assert sorted(s.batch_id for s in stats) == list(range(batches))
+    assert {(s.decided_by, s.counters_from) for s in stats} == {("compiled", "write")}
+    moved: dict = {}
+    for s in stats:
+        for ftype, n in s.counts.get("", {}).items():
+            moved[ftype] = moved.get(ftype, 0) + n
+    session = Session()
+    session.execute_sql(KILLED_RULES)
+    _decisions, want = apply_events(session.state, everything)
+    assert moved and moved == {f.keyword: slot.counter for f, slot in want.channel("").filters.items() if slot.counter}
+    assert sum(s.events for s in stats) == len(everything)
+
+
 def test_kill_9_mid_run_then_restart_gives_exactly_once(spark, tmp_path):
-    files, per_file = 6, 40
+    files, per_file = 4, 40
     everything = _crash_input(tmp_path, files, per_file)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    # kill while the third batch is being written
-    _kill_9_after(tmp_path, _stream_command(tmp_path), env, commits=2, files=files, settle=0.7)
-
-    again = subprocess.run(_stream_command(tmp_path, "--available-now"), capture_output=True, env=env, timeout=300)
-    assert again.returncode == 0, again.stderr.decode()[-3000:]
+    # kill while the second batch is being written (the odd files carry a malformed line)
+    _kill_9_after(tmp_path, _stream_command(tmp_path), env, commits=1, files=files, settle=0.7)
+    _restart_in_process(spark, tmp_path, "json")
 
     applied = spark.read.parquet(str(tmp_path / "out")).collect()
     skipped = spark.read.parquet(str(tmp_path / "skipped")).collect()
@@ -268,41 +315,42 @@ def test_kill_9_mid_run_then_restart_gives_exactly_once(spark, tmp_path):
     assert sorted(r["batch_id"] for r in applied + skipped) == sorted(
         b for b in range(files) for _ in range(per_file)
     )
+    _assert_committed_once(tmp_path, everything, files)
 
 
-def test_kill_9_then_restart_resumes_in_one_pass_from_the_spilled_keys(spark, tmp_path):
-    """A Parquet stream whose batches repeat their keys spills the keys it remembers to the
-    checkpoint directory; killed with SIGKILL mid-run, the restarted process loads them and
-    decides its first batch in one pass, and every event is written exactly once."""
+def test_kill_9_of_a_parquet_stream_then_restart_gives_exactly_once(spark, tmp_path):
+    """Parquet batches (row events, and DDL the exact path decides), the stream killed with
+    SIGKILL mid-run: the restarted stream decides what was not committed on the compiled path,
+    and every event and every COUNTER move is committed exactly once."""
     from spark_helpers import event_row
 
-    files, per_file = 8, 60
-    keys = [RowEvent("", f"db{k % 3}", f"t{k % 4}") for k in range(12)]
-    batches = [[event_row(keys[(f + k) % len(keys)]) for k in range(per_file)] for f in range(files)]
-    _parquet_batches(spark, tmp_path, batches)
+    files, per_file = 4, 60
+    events = [
+        [RowEvent("", f"db{k % 3}", f"t{k % 4}") if k % 10 else
+         QueryEvent("", f"db{k % 3}", CommandKind.CREATE_TABLE, (TableRef(None, f"t{f}"),), sql=f"CREATE TABLE t{f} (i INT)")
+         for k in range(per_file)]
+        for f in range(files)
+    ]
+    _parquet_batches(spark, tmp_path, [[event_row(e) for e in evs] for evs in events])
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    _kill_9_after(tmp_path, _stream_command(tmp_path, "--format", "parquet"), env, commits=3, files=files, settle=0.5)
-    assert (tmp_path / "ckpt" / "known_keys.parquet").exists()
-
-    again = subprocess.run(
-        _stream_command(tmp_path, "--format", "parquet", "--available-now"), capture_output=True, env=env, timeout=300
-    )
-    assert again.returncode == 0, again.stderr.decode()[-3000:]
-    lines = [line for line in again.stderr.decode().splitlines() if line.startswith("batch ")]
-    fresh = [line for line in lines if "already written before a restart" not in line]
-    assert fresh, lines
-    assert all(line.endswith(", one pass") for line in fresh), lines  # from the restart's first batch
+    _kill_9_after(tmp_path, _stream_command(tmp_path, "--format", "parquet"), env, commits=1, files=files, settle=0.5)
+    _restart_in_process(spark, tmp_path, "parquet")
 
     applied = spark.read.parquet(str(tmp_path / "out")).collect()
     skipped = spark.read.parquet(str(tmp_path / "skipped")).collect()
     assert len(applied) + len(skipped) == files * per_file  # every event exactly once
     assert sorted(r["batch_id"] for r in applied + skipped) == sorted(b for b in range(files) for _ in range(per_file))
-    assert {r["db"] for r in skipped} == {"db1"} and "db1" not in {r["db"] for r in applied}
+    assert {r["default_db"] or r["db"] for r in skipped} == {"db1"} and "db1" not in {r["db"] for r in applied}
+    _assert_committed_once(tmp_path, [e for evs in events for e in evs], files)
 
 
-def test_parquet_stream_equals_the_evaluator(spark, tmp_path, where):
-    """One batch of clean rows, one with dead letters: keys decided on the driver, or, as a
-    tenant replica's many keys are, on the executors (never collected: nothing remembered)."""
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "two-passes"])
+def test_parquet_stream_equals_the_evaluator(spark, tmp_path, where, compiled):
+    """One batch of clean rows, one with dead letters, on the compiled path or in two passes
+    (``--two-pass``): the exact path's keys decided on the driver, or, as a tenant replica's
+    many keys are, on the executors (never collected)."""
+    if where == "executors" and not compiled:
+        pytest.skip("the two passes on the executors: tests/test_spark_transform.py")
     import io
 
     from replfilter.spark_runtime.schema import EVENT_SCHEMA, INGESTED_SCHEMA
@@ -325,13 +373,18 @@ def test_parquet_stream_equals_the_evaluator(spark, tmp_path, where):
         (part,) = [p for p in (tmp_path / staging).iterdir() if p.name.endswith(".parquet")]
         os.rename(part, events_dir / f"{k}.parquet")
     config = StreamConfig(str(events_dir), str(tmp_path / "out"), str(tmp_path / "ckpt"),
-                          skipped_dir=str(tmp_path / "skipped"), input_format="parquet", max_files_per_trigger=1)
+                          skipped_dir=str(tmp_path / "skipped"), input_format="parquet", max_files_per_trigger=1,
+                          compiled=compiled)
     progress = io.StringIO()
     stream = EventStream(spark, session, config, progress=progress)
     stats = stream.run_available_now()
     assert len(stats) == 2
     assert ("decided on the executors" in progress.getvalue()) == (where == "executors")
-    assert (len(stream.known_keys) == 0) == (where == "executors")
+    path = "compiled" if compiled else "two passes"
+    assert [s.decided_by for s in stats] == [path, path]
+    # compiled: only the query events on the exact path (each file's); two passes: every event
+    queries = [sum(isinstance(e, QueryEvent) for e in part) for part in (evs[:40], evs[40:])]
+    assert [s.exact_events for s in stats] == (queries if compiled else [s.events for s in stats])
     decisions, new_state = apply_events(_fresh(), evs)
     assert sum(s.events for s in stats) == len(evs) and sum(s.dead for s in stats) == 2
     applied = spark.read.parquet(config.output_dir).collect()
@@ -381,28 +434,26 @@ def _parquet_batches(spark, tmp_path, batches: list[list[dict]]) -> str:
     return str(events_dir)
 
 
-def test_repeated_keys_take_one_pass_and_decide_as_two_passes(spark, tmp_path):
-    """Batches whose keys were all seen before are decided in one pass; a batch with a new key,
-    a malformed row, a channel the replica no longer has, or SQL text still to read is decided
-    again by the two passes, and no batch is tried again until one brings nothing new. Every
-    batch's outputs, counts and the COUNTERs equal the evaluator's, filters changed between."""
+def test_batches_with_refused_rows_lost_channels_and_sql_text_decide_as_the_evaluator(spark, tmp_path):
+    """Parquet batches on the compiled path, each recompiled from the state at its start: a
+    malformed row, a channel the replica no longer has, a query event whose tables come from
+    its SQL text, filters changed and a channel removed between batches. Every batch's outputs,
+    counts and the COUNTERs equal the evaluator's."""
     from replfilter.spark_runtime.stream import EventStream, StreamConfig
     from spark_helpers import event_row
 
-    batches = [_batch_events(i) for i in range(12)]
-    for i in range(7, 12):  # channel b is gone by then (see changes)
+    batches = [_batch_events(i) for i in range(7)]
+    for i in range(4, 7):  # channel b is gone by then (see changes)
         batches[i] = [e for e in batches[i] if e.channel == "a"]
-    batches[3].append(RowEvent("a", "db9", "t99"))  # a key not seen before: missed
-    batches[4].append(RowEvent("a", "db9", "t99"))  # nothing new: one pass worth trying again
-    batches[7].append(RowEvent("b", "db0", "t10"))  # a dead letter: missed
-    batches[9].append(QueryEvent("a", "db2", CommandKind.INSERT, (), sql="INSERT INTO db2.t12 VALUES (1)"))
+    batches[4].append(RowEvent("b", "db0", "t10"))  # a dead letter
+    batches[5].append(QueryEvent("a", "db2", CommandKind.INSERT, (), sql="INSERT INTO db2.t12 VALUES (1)"))
     rows = [[event_row(e) for e in evs] for evs in batches]
-    rows[5].append({**event_row(RowEvent("a", "d", "t")), "db": None})  # malformed: missed
-    rows[9][-1]["tables"] = None  # its tables come from the SQL text: missed
+    rows[2].append({**event_row(RowEvent("a", "d", "t")), "db": None})  # malformed
+    rows[5][-1]["tables"] = None  # its tables come from the SQL text
     changes = {
-        1: "CHANGE REPLICATION FILTER REPLICATE_DO_DB=(db2, rw) FOR CHANNEL 'a'",
-        2: "CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE=(rw.t10), REPLICATE_WILD_DO_TABLE=() FOR CHANNEL 'b'",
-        6: "STOP REPLICA FOR CHANNEL 'b'; RESET REPLICA ALL FOR CHANNEL 'b'",
+        0: "CHANGE REPLICATION FILTER REPLICATE_DO_DB=(db2, rw) FOR CHANNEL 'a'",
+        1: "CHANGE REPLICATION FILTER REPLICATE_IGNORE_TABLE=(rw.t10), REPLICATE_WILD_DO_TABLE=() FOR CHANNEL 'b'",
+        3: "STOP REPLICA FOR CHANNEL 'b'; RESET REPLICA ALL FOR CHANNEL 'b'",
     }
     events_dir = _parquet_batches(spark, tmp_path, rows)
     session = Session()
@@ -420,24 +471,18 @@ def test_repeated_keys_take_one_pass_and_decide_as_two_passes(spark, tmp_path):
 
     progress = io.StringIO()
     stats = EventStream(spark, session, config, on_batch=between, progress=progress).run_available_now()
-    one, missed, two = "one pass", "missed", "two passes"
-    assert [one if s.one_pass else missed if s.one_pass_missed else two for s in stats] == [
-        two, one, one, missed, two, missed, two, missed, two, missed, two, one,
-    ]
-    # the progress line says which plan decided each batch
+    assert [(s.decided_by, s.counters_from) for s in stats] == [("compiled", "write")] * len(batches)
+    # the progress line says how many rows and keys took the exact path (the query events)
     lines = progress.getvalue().splitlines()
-    assert [(line.endswith(", one pass"), "two passes (broadcast join)" in line) for line in lines] == [
-        (s.one_pass, not s.one_pass) for s in stats
-    ]
-    assert [s.distinct_keys is None for s in stats] == [s.one_pass for s in stats]
-    assert [s.dead for s in stats] == [0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0]
+    assert [f", compiled ({s.exact_events} rows, " in line for s, line in zip(stats, lines)] == [True] * len(batches)
+    assert [s.dead for s in stats] == [0, 0, 1, 0, 1, 0, 0]
 
     reference = _fresh()
     applied = spark.read.parquet(config.output_dir).collect()
     skipped = spark.read.parquet(config.skipped_dir).collect()
     for i, evs in enumerate(batches):
         evs = [e for e in evs if reference.channel(e.channel) is not None]  # b's rows are dead letters
-        if i == 9:  # what the stream reads from the SQL text
+        if i == 5:  # what the stream reads from the SQL text
             evs[-1] = QueryEvent("a", "db2", CommandKind.INSERT, (TableRef("db2", "t12"),), sql=evs[-1].sql)
         decisions, reference = apply_events(reference, evs)
         if i in changes:
@@ -466,10 +511,10 @@ def test_repeated_keys_take_one_pass_and_decide_as_two_passes(spark, tmp_path):
     assert mine[FilterType.DO_DB] > 0
 
 
-def test_a_one_pass_batch_failing_before_its_manifest_is_written_once_after_restart(spark, tmp_path):
-    """Exactly-once on the one-pass path: batch 1 (one pass) dies after writing its output but
-    before its manifest; the restarted stream (which loads the keys batch 0 spilled to the
-    checkpoint) decides it again in one pass, and every event is in the output once."""
+def test_a_batch_failing_before_its_manifest_is_decided_again_once_after_restart(spark, tmp_path):
+    """Exactly-once on the compiled path: batch 1 dies after writing its output but before its
+    manifest; the restarted stream decides it again (its COUNTERs observed again, from nothing),
+    and every event is in the output once, every COUNTER moved once."""
     from replfilter.spark_runtime.stream import EventStream, StreamConfig
     from spark_helpers import event_row
 
@@ -488,18 +533,14 @@ def test_a_one_pass_batch_failing_before_its_manifest_is_written_once_after_rest
         write_text(path, text)
 
     first.store.write_text = dies_at_batch_1_manifest
-    one_pass_results = []
-    decide_in_one_pass = first._decide_in_one_pass
-    first._decide_in_one_pass = lambda *a: one_pass_results.append(decide_in_one_pass(*a)) or one_pass_results[-1]
     with pytest.raises(Exception, match="killed before the manifest"):
         first.run_available_now()
-    assert [s.one_pass for s in first.batches] == [False]
-    assert [r[0] is not None for r in one_pass_results] == [False, True]  # batch 1 was decided in one pass
+    assert [s.decided_by for s in first.batches] == ["compiled"]
     assert os.listdir(tmp_path / "out" / "_tmp") == ["batch_id=1"]  # written, not visible
 
     again = EventStream(spark, session, config)
     stats = again.run_available_now()
-    assert [(s.batch_id, s.one_pass) for s in stats] == [(1, True), (2, True)]
+    assert [(s.batch_id, s.decided_by, s.counters_from) for s in stats] == [(1, "compiled", "write"), (2, "compiled", "write")]
     applied = spark.read.parquet(config.output_dir).collect()
     everything = [e for evs in batches for e in evs]
     decisions, new_state = apply_events(_fresh(), everything)
@@ -508,6 +549,14 @@ def test_a_one_pass_batch_failing_before_its_manifest_is_written_once_after_rest
         assert {f: s.counter for f, s in session.state.channel(name).filters.items()} == {
             f: s.counter for f, s in new_state.channel(name).filters.items()
         }
+
+
+def test_two_pass_flag_of_the_stream_command():
+    from replfilter.cli.stream import build_parser, config_from_args
+
+    args = ["events", "out", "ckpt", "--format", "parquet"]
+    assert config_from_args(build_parser().parse_args(args)).compiled is True
+    assert config_from_args(build_parser().parse_args([*args, "--two-pass"])).compiled is False
 
 
 def test_a_batch_releases_what_it_kept(spark, tmp_path, where):
@@ -529,3 +578,14 @@ def test_a_batch_releases_what_it_kept(spark, tmp_path, where):
     stats = EventStream(spark, session, config).run_available_now()
     assert [s.events for s in stats] == [36, 36]
     assert set(persistent().keys()) - before == set()
+
+
+def test_a_manifest_of_the_one_pass_version_still_reads():
+    """A batch committed by a version that had the one-pass path: its manifest's dropped fields
+    are ignored, so a restarted stream finishes that batch's renames instead of failing."""
+    from replfilter.spark_runtime.sink import BatchStats
+
+    old = json.dumps({"batch_id": 3, "events": 5, "applied": 2, "skipped": 3, "one_pass": True,
+                      "one_pass_missed": False, "distinct_keys": None, "query_id": "q"})
+    stats = BatchStats.from_json(old)
+    assert (stats.batch_id, stats.events, stats.applied, stats.skipped, stats.decided_by) == (3, 5, 2, 3, "")

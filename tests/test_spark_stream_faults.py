@@ -14,7 +14,7 @@ import pytest
 
 pytestmark = [pytest.mark.spark, pytest.mark.e2e]
 
-FILES, PER_FILE = 6, 40
+FILES, PER_FILE = 4, 40
 
 
 def _events(tmp_path: Path) -> None:
@@ -59,7 +59,7 @@ def test_a_dead_jvm_is_one_line_a_restart_is_exactly_once_and_no_scratch_is_left
         child = subprocess.Popen(_command(tmp_path), stdout=subprocess.DEVNULL, stderr=errors, env=env)
         manifests = tmp_path / "out" / "_replfilter"
         deadline = time.time() + 240
-        while not (manifests.exists() and len(list(manifests.glob("*.json"))) >= 2):
+        while not (manifests.exists() and len(list(manifests.glob("*.json"))) >= 1):
             assert child.poll() is None, log.read_text()[-2000:]
             assert time.time() < deadline, "no batch committed in time"
             time.sleep(0.1)
@@ -83,4 +83,9 @@ def test_a_dead_jvm_is_one_line_a_restart_is_exactly_once_and_no_scratch_is_left
     seen = [row["table"] for row in applied + skipped]
     assert len(seen) == len(set(seen)) == FILES * PER_FILE  # every event exactly once
     assert {row["db"] for row in skipped} == {"db1"}
+    from replfilter.spark_runtime.sink import BatchStats
+
+    stats = [BatchStats.from_json(path.read_text()) for path in sorted(manifests.glob("*.json"))]
+    assert sorted(s.batch_id for s in stats) == list(range(FILES))
+    assert {(s.decided_by, s.counters_from) for s in stats} == {("compiled", "write")}
     assert list(scratch_root.iterdir()) == []  # no replfilter-spark-<pid>, empty or not

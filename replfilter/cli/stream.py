@@ -58,8 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--two-pass",
         action="store_true",
-        help="read every Parquet batch twice (count its keys, then decide), even when all its keys were "
-        "seen in earlier batches (default: those batches take one pass, keys matched by a 64-bit hash)",
+        help="decide every row by the reference evaluator per distinct key, in two passes (count the keys, "
+        "then look each row's decision up); default: row and transaction events with ASCII names are decided "
+        "by column expressions compiled from the filters, the other rows by the evaluator",
     )
     add_replica_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -172,7 +173,7 @@ def config_from_args(args: argparse.Namespace):
         debezium_channel=args.channel,
         max_files_per_trigger=args.max_files_per_trigger,
         trigger_seconds=args.trigger,
-        one_pass=not args.two_pass,
+        compiled=not args.two_pass,
         binlog_rows=args.rows,
     )
 

@@ -49,7 +49,7 @@ from .rule_checks import (
     compile_filters,
     db_ok,
     db_ok_with_wild,
-    rules_key,  # callers that memoise by rules (spark_runtime.known_keys) import it from here
+    rules_key,  # callers that memoise by rules (spark_runtime.exact_path) import it from here
     tables_ok,
 )
 from ..core.filters import FilterSet, FilterType, NameCollation, TypeSlot, display_rules, fold_case

@@ -22,6 +22,10 @@ counts are used only when they cover exactly the frame's rows (its row count: fo
 footer-only job) — otherwise (no action yet, a ``limit``, a stage run twice)
 :attr:`.transform.DecidedFrame.decisions` counts the covered rows with one aggregate of their
 key columns instead (:meth:`.compiled_rules.CompiledRules.tally`), exact under task retries.
+
+A stream batch (:mod:`.stream`) is decided by the same frame (:func:`compiled_frame`), with the
+exact path's keys it found itself (those of the rows not covered or refused by its native
+check) and the counts read by :func:`add_observed` after it wrote the applied events.
 """
 
 from __future__ import annotations
@@ -115,6 +119,28 @@ def decide_compiled(
     rules = compiled_rules.compile_rules(state)
     keys = exact_keys(df, rules, input_snapshot(df))
     decisions = _decide_exact(df, state, rules, keys)
+    decided, observation = compiled_frame(df, rules, decisions, counters)
+    if observation is None:
+        return decided, decisions, None
+
+    def tally(into: BatchDecisions) -> None:
+        # the observed rows must be exactly the frame's rows (not asked before the write, not
+        # after a ``limit``, no stage run twice): checked against the input's row count
+        total = keys.total(df) if _observed(observation) is not None else None
+        if total is None or not add_observed(into, rules, observation, decisions.exact_events or 0, total):
+            rules.tally(df).add_to(into)
+            into.counters_from = "aggregate"
+
+    return decided, decisions, tally
+
+
+def compiled_frame(
+    df: DataFrame, rules: CompiledRules, decisions: BatchDecisions, counters: bool = True
+) -> tuple[DataFrame, Observation | None]:
+    """``df`` with the four decision columns in one projection: the rows ``rules`` cover by
+    their compiled code, the others by their key hash looked up in ``decisions`` (the exact
+    path's, decided before). ``counters``: the covered rows' (code, rewritten) classes are
+    observed as the frame is written (read them with :func:`add_observed`)."""
     spark = df.sparkSession
     coded = rules.with_code(df)
     cc = F.col(compiled_rules.CODE_COLUMN)
@@ -139,9 +165,8 @@ def decide_compiled(
     for name in ("filter_rule", "rewritten_db"):
         columns[name] = F.when(cc.isNotNull(), compiled[name]).otherwise(F.element_at(exact[name], ec))
     out = [F.col(_quoted(c)) for c in df.columns]
-    decided = coded.select(*out, *[columns[name].alias(name) for name in DECISION_COLUMNS])
     if not counters:
-        return decided, decisions, None
+        return coded.select(*out, *[columns[name].alias(name) for name in DECISION_COLUMNS]), None
     # one observed aggregate: a histogram of (code, rewritten) that is exact while it has no
     # more distinct values than bins (it merges bins only beyond): observed aggregates run row
     # by row outside generated code, and eleven packed sums cost ~5 JVM CPU s per 4 M rows
@@ -151,22 +176,32 @@ def decide_compiled(
     observation = Observation()
     bins = 2 * len(rules.outcomes) + 2
     metrics = [F.count(F.lit(1)).alias("rows"), F.histogram_numeric(F.col(_METRIC), F.lit(bins)).alias("classes")]
-    decided = projected.observe(observation, *metrics).select(*out, *DECISION_COLUMNS)
+    return projected.observe(observation, *metrics).select(*out, *DECISION_COLUMNS), observation
 
-    def tally(into: BatchDecisions) -> None:
-        observed = _observed(observation)
-        total = keys.total(df) if observed is not None else None
-        covered = (total or 0) - (decisions.exact_events or 0)
-        if observed is not None and observed.get("rows") == total and total <= MAX_OBSERVED_ROWS:
-            classes = [(int(x), int(y)) for x, y in (observed.get("classes") or ())]
-            if sum(n for _x, n in classes) == covered and all(float(x).is_integer() for x, _ in observed.get("classes") or ()):
-                _add(into, rules, classes)
-                into.counters_from = "write"
-                return
-        rules.tally(df).add_to(into)
-        into.counters_from = "aggregate"
 
-    return decided, decisions, tally
+def add_observed(
+    into: BatchDecisions, rules: CompiledRules, observation: Observation, exact_rows: int, total: int | None = None
+) -> bool:
+    """Add the covered rows' counts observed while :func:`compiled_frame`'s frame was written
+    to ``into`` and say so (``counters_from = "write"``); False, adding nothing, unless the
+    observation is finished and whole: its rows (``total`` when given) are ``exact_rows`` (the
+    uncovered rows, counted by their key aggregate) plus the covered rows its histogram
+    counted, each class an exact integer bin."""
+    observed = _observed(observation)
+    if observed is None:
+        return False
+    rows = observed.get("rows")
+    if rows is None or rows > MAX_OBSERVED_ROWS or (total is not None and rows != total):
+        return False
+    raw = observed.get("classes") or ()
+    if not all(float(x).is_integer() for x, _ in raw):
+        return False
+    classes = [(int(x), int(y)) for x, y in raw]
+    if sum(n for _x, n in classes) != rows - exact_rows:
+        return False
+    _add(into, rules, classes)
+    into.counters_from = "write"
+    return True
 
 
 def _observed(observation: Observation) -> dict | None:
@@ -194,4 +229,4 @@ def _add(into: BatchDecisions, rules: CompiledRules, classes: list[tuple[int, in
             per_channel[ftype] = per_channel.get(ftype, 0) + k * n
 
 
-__all__ = ["ExactKeys", "decide_compiled", "exact_keys"]
+__all__ = ["ExactKeys", "add_observed", "compiled_frame", "decide_compiled", "exact_keys"]

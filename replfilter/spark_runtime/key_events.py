@@ -1,7 +1,7 @@
 """What a decision key is: the key columns, a key row as an event, a decision as columns.
 
-Shared by pass 1 (:mod:`.key_counts`), the executors' decisions (:mod:`.key_decisions`), the
-driver's (:mod:`.transform`) and the stream's remembered keys (:mod:`.known_keys`).
+Shared by pass 1 (:mod:`.key_counts`), the executors' decisions (:mod:`.key_decisions`) and
+the driver's (:mod:`.exact_path`).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ import json
 import os
 import shutil
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from urllib.parse import urlparse
 
 from pyspark.sql import DataFrame
@@ -126,13 +126,19 @@ class BatchStats:
     skipped: int = 0
     dead: int = 0
     distinct_keys: int | None = 0
-    """Distinct decision keys of the batch; None when it was decided in one pass (not counted)."""
+    """Distinct decision keys of the rows the exact path decided (every row's in two passes)."""
     files: int = 0
     seconds: float = 0.0
     recovered: bool = False
-    one_pass: bool = False
-    one_pass_missed: bool = False
-    """Tried in one pass, but a row was new (or not valid): decided again by the two passes."""
+    decided_by: str = ""
+    """``compiled`` (column expressions for the rows they cover, the exact path for the others)
+    or ``two passes`` (every row by the exact path): :mod:`.stream`."""
+    exact_events: int | None = None
+    """The rows the exact path (the reference evaluator, per distinct key) decided."""
+    counters_from: str | None = None
+    """Where the statistics and COUNTER moves came from: ``write`` (observed as the applied
+    events were written), ``aggregate`` (one more job over the key columns) or ``keys`` (the
+    counted keys of two passes)."""
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     file_names: list[str] = field(default_factory=list)
     position: dict | None = None
@@ -145,8 +151,9 @@ class BatchStats:
     @classmethod
     def from_json(cls, text: str) -> "BatchStats":
         data = json.loads(text)
-        data.pop("query_id", None)
-        return cls(**data)
+        known = {f.name for f in fields(cls)}
+        # (a manifest of an earlier version may carry fields since dropped, e.g. ``one_pass``)
+        return cls(**{name: value for name, value in data.items() if name in known})
 
 
 @dataclass(frozen=True)

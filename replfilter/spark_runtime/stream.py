@@ -8,22 +8,35 @@ or ``debezium`` JSON), or binary and relay log files as they grow (``binlog``:
 1. take the session's state **as it is at the start of the batch** (filter changes made while a
    batch runs apply from the next one, as a replica applies them between transactions);
 2. ingest: events and dead letters (malformed records, unknown channels);
-3. decide with :mod:`.transform` (distinct keys decided by the reference evaluator: on the
-   driver when a batch has few keys, :data:`.exact_path.DRIVER_MAX_KEYS`, or a schema is known;
-   on the executors otherwise, so a tenant replica's batch never brings its keys to the
-   driver) — or, for Parquet batches whose keys all appeared in earlier batches, in one pass
-   (:mod:`.known_keys`, which remembers only keys decided on the driver);
+3. decide, on one of the two paths of :mod:`.transform`:
+
+   * **compiled** (the default; :mod:`.compiled_path`): the rules compiled from that state
+     decide the row and transaction events they cover in the projection that writes them; one
+     aggregate over the key columns of the other rows (query events, names that are not
+     ASCII, declined channels, rows the native check refused) finds their keys for the
+     reference evaluator, and tells whether the batch has dead letters at all;
+   * **two passes** (a schema known: its catalog follower replays DDL from every key; Spark
+     Connect; ``--two-pass``): pass 1 counts every key, pass 2 looks each row's decision up.
+
+   The exact path's keys are decided on the driver when few (:data:`.exact_path.DRIVER_MAX_KEYS`)
+   or a schema is known, else on the executors: a tenant replica's keys never reach the driver;
 4. write applied events (database rewritten) to ``output_dir``, skipped events to
    ``skipped_dir`` (optional) and dead letters to ``dead_letter_dir`` (default
    ``output_dir/_dead_letter``, hidden from Parquet readers of ``output_dir``) — each as
    ``batch_id=N/`` Parquet directories;
 5. move the COUNTERs of ``performance_schema.replication_applier_filters`` with
    ``Session.update`` (only for filter types not reconfigured meanwhile: a CHANGE REPLICATION
-   FILTER resets a type's counter, and the batch was decided by the old rules).
+   FILTER resets a type's counter, and the batch was decided by the old rules). On the compiled
+   path the covered rows' moves are observed as the applied events are written (one stage, no
+   shuffle before the observation: Spark keeps a result task's metrics from one successful
+   attempt), checked against the exact rows' own count, else counted by one aggregate
+   (:func:`.compiled_path.add_observed`); they are recorded in the batch's manifest before
+   anything moves.
 
-Exactly once: every output is written aside, then a manifest commits the batch, then the outputs
-are renamed into place; a batch run again after a crash only finishes the renames
-(:mod:`.sink`).
+Exactly once: every output is written aside, then a manifest commits the batch (its statistics
+and COUNTER moves), then the outputs are renamed into place and the COUNTERs moved; a batch run
+again after a crash only finishes the renames (:mod:`.sink`); one that never reached its
+manifest is decided again from the start, its temporary outputs overwritten.
 
 Stopping at a batch boundary: :meth:`EventStream.request_stop` waits for a running batch to
 finish and makes any later batch refuse to start (raising, so Spark does not commit it), then
@@ -39,7 +52,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence, TextIO
 
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame, Observation
+from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 
 from ..evaluation.binlog.tail import local_log_directory, log_files
@@ -57,23 +70,22 @@ from .ingest import (
     split_unknown_channels,
 )
 from . import exact_path, literals
+from .compiled_path import add_observed, compiled_frame
+from .compiled_rules import CompiledRules, compile_rules
 from .key_decisions import needs_sql
-from .known_keys import SPILL_NAME, KnownKeys
 from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, UPDATING_UNKNOWN, Ingested
-from .sink import BatchOutputs, BatchSink, BatchStats, is_local, join_path, local_path
+from .sink import BatchOutputs, BatchSink, BatchStats, is_local, local_path
 from . import catalog_follow
 from .catalog_follow import APPLIER_ERROR
 from .key_events import has_unknown_updating
 from .sql_tables import decide_unknown_updating, key_needs_sql, resolve_sql_tables
 from .source_schemas import SourceSchemas
 from .batch_state import after_batch
-from .key_counts import merge_key_rows
+from .key_counts import distinct_keys, merge_key_rows
 from .relay_events import claim_relay_events
 from .stream_config import StreamConfig
 from .transform import (
-    CODE_COLUMN,
     HASH_COLUMN,
-    KEY_COLUMNS,
     KEY_MODEL,
     BatchDecisions,
     CountedKeys,
@@ -83,7 +95,6 @@ from .transform import (
     join_decisions,
     release,
     rewrite_databases,
-    with_outcome_columns,
 )
 
 OUTPUT_COLUMNS = (*INGESTED_COLUMNS, *DECISION_COLUMNS, APPLIER_ERROR)
@@ -143,15 +154,9 @@ class EventStream:
         self._query_id: str | None = None
         self._total_files: int | None = None
         self._files_done = 0
-        self.known_keys = KnownKeys()
         self._plan: str | None = None
+        self._rules: CompiledRules | None = None
         self._checkpointed: list[DataFrame] = []
-        # the keys earlier runs remembered: a restarted stream is in one-pass mode at once
-        self._keys_file = (
-            local_path(join_path(config.checkpoint_dir, SPILL_NAME)) if is_local(config.checkpoint_dir) else None
-        )
-        if self._keys_file is not None and self._one_pass_applies:
-            self.known_keys.load(self._keys_file)
         self._sql_errors: dict[str, tuple[int, str]] = {}
 
     # -- source ----------------------------------------------------------------------------
@@ -189,6 +194,7 @@ class EventStream:
         c = self.config
         rows, counted = self._keys_of(marked, state, extra=("_ok",))
         good = marked.where(F.col("_ok")).select(*INGESTED_COLUMNS, *carry)
+        every = marked.select(*INGESTED_COLUMNS, *carry)  # once every row passed the check
         if rows is None:  # the keys stay on the executors: ask them, in one small job
             per_channel = counted.frame.groupBy("channel").agg(F.min("_ok").alias("ok")).collect()
             clean = all(row["ok"] for row in per_channel)
@@ -197,7 +203,7 @@ class EventStream:
             clean = all(row["_ok"] for row in rows)
             channels = {row["channel"] for row in rows}
         if clean:
-            ingested = Ingested(good, self.spark.createDataFrame([], DEAD_LETTER_SCHEMA))
+            ingested = Ingested(every, self.spark.createDataFrame([], DEAD_LETTER_SCHEMA))
         else:
             checked = fallback(marked)
             # (a file carried only for dead letters is not known for the rows the check refused)
@@ -216,23 +222,30 @@ class EventStream:
         keys, counted = self._keys_of(events, state)
         return IngestedBatch(events, keep(ingested.dead), keys, dead_count=None, counted=counted)
 
-    def _keys_of(self, frame: DataFrame, state: ReplicaState, extra: tuple[str, ...] = ()) -> tuple[list | None, CountedKeys]:
-        """Pass 1 on the executors (:func:`.exact_path.count_keys`, checkpointed with the batch),
-        and the keys on the driver only when it decides them: few keys
-        (:data:`.exact_path.DRIVER_MAX_KEYS`), or a schema known (the catalog follower replays
-        the DDL from the keys)."""
+    def _keys_of(
+        self, frame: DataFrame, state: ReplicaState, extra: tuple[str, ...] = ()
+    ) -> tuple[list | None, CountedKeys | None]:
+        """The keys of the rows the exact path decides: on the compiled path those the
+        expressions do not cover (:meth:`_covered`), collected in one job when few
+        (:data:`.exact_path.DRIVER_MAX_KEYS`); else, and on the two passes' path (every row),
+        pass 1 on the executors (:func:`.exact_path.count_keys`, checkpointed with the batch),
+        with the keys on the driver only when it decides them: few, or a schema known (the
+        catalog follower replays the DDL from the keys)."""
+        if self._rules is not None:
+            frame = frame.where(~self._covered(frame))
+            rows = exact_path._collect_rows(distinct_keys(frame, HASH_COLUMN, extra=extra).limit(exact_path.DRIVER_MAX_KEYS + 1))
+            if len(rows) <= exact_path.DRIVER_MAX_KEYS:
+                return rows, None
         counted = count_keys(frame, extra=extra, keep=self._checkpoint)
         if counted.keys <= exact_path.DRIVER_MAX_KEYS or state.replica_catalog is not None:
             return counted.rows(), counted
         return None, counted
 
     def _checkpoint(self, frame: DataFrame) -> DataFrame:
-        """Checkpoint a batch's counted or decided keys, to be released when the batch ends: a
-        tenant replica's batch has ~0.5 M keys, which would otherwise wait for the JVM's garbage
-        collector (persisting them instead cost ~0.5-0.8 s more a 1 M-event batch)."""
-        frame = frame.localCheckpoint(eager=True)
-        self._checkpointed.append(frame)
-        return frame
+        """Checkpoint a batch's counted or decided keys, released when the batch ends, not by the
+        JVM's collector (persisting them cost ~0.5-0.8 s more a 1 M-event batch)."""
+        self._checkpointed.append(frame.localCheckpoint(eager=True))
+        return self._checkpointed[-1]
 
     def _marked(self, df: DataFrame, channels: Sequence[str] | None = None, positioned: bool = False) -> DataFrame:
         """Parquet rows checked natively (``_ok``), relay log channels claimed."""
@@ -251,43 +264,23 @@ class EventStream:
             return marked
         return marked.withColumn("channel", F.when(F.col("channel") == "", F.lit(relay)).otherwise(F.col("channel")))
 
-    @property
-    def _one_pass_applies(self) -> bool:
-        """Parquet batches only: a JSON batch is parsed once and kept, so its second pass reads
-        the cache, not the files."""
-        return self.config.one_pass and self.config.input_format == "parquet"
+    def _covered(self, frame: DataFrame) -> Column:
+        """The rows of ``frame`` the compiled expressions decide: those :meth:`.CompiledRules.covered`
+        takes, of this relay log's channel only (another channel's rows are dead letters), and
+        accepted by the native check when ``frame`` carries it (``_ok``)."""
+        test = self._rules.covered()
+        if self.config.relay_channel is not None:
+            test = test & (F.col("channel") == self.config.relay_channel)
+        return test & F.col("_ok") if "_ok" in frame.columns else test
 
-    def _decide_in_one_pass(
-        self, df: DataFrame, state: ReplicaState, outputs: BatchOutputs
-    ) -> tuple[BatchDecisions | None, bool]:
-        """Write a Parquet batch's outputs in one pass over remembered keys (:mod:`.known_keys`):
-        the decisions, or None when not tried or when the batch has a row this cannot decide
-        (its output is then written again); and whether it was tried."""
-        if not (self._one_pass_applies and self.known_keys.worth_trying):
-            return None, False
-        if state.replica_catalog is not None:  # the catalog follows DDL: two passes
-            return None, False
-        if not literals.has_jvm(self.spark):
-            return None, False
-        plan = self.known_keys.plan(state, self.config.relay_channel)
-        if plan is None:
-            return None, False
-        coded = plan.lookup(self._marked(df))
-        observation = Observation()
-        observed = plan.observe(coded, observation)
-
-        def only(frame: DataFrame, decision: str) -> DataFrame:
-            kept = frame.where(F.col(CODE_COLUMN).isin(plan.codes(decision)))
-            decided = with_outcome_columns(kept, list(INGESTED_COLUMNS), plan.decisions)
-            return decided.withColumn(APPLIER_ERROR, F.lit(None).cast("string"))  # no schema here
-
-        self.sink.write(rewrite_databases(only(observed, "APPLY")).select(*OUTPUT_COLUMNS), outputs.applied)
-        decisions = plan.counted(observation.get, state)
-        if decisions is None:
-            self.known_keys.missed()
-        elif outputs.skipped is not None:
-            self.sink.write(only(coded, "SKIP").select(*OUTPUT_COLUMNS), outputs.skipped)
-        return decisions, True
+    def _compiled_rules(self, state: ReplicaState) -> CompiledRules | None:
+        """The rules compiled from ``state`` (the state at the batch's start: a filter changed
+        meanwhile applies from the next batch), or None when the batch takes the two passes:
+        ``--two-pass``, a schema known (the catalog follower replays DDL from every key), or
+        Spark Connect (no JVM gateway for the literal arrays)."""
+        if not self.config.compiled or state.replica_catalog is not None or not literals.has_jvm(self.spark):
+            return None
+        return compile_rules(state)
 
     def ingest(self, df: DataFrame, state: ReplicaState, keep=None, positioned: bool = False) -> Ingested:
         """``positioned`` (Debezium): each event keeps its place, :data:`LINE_ORDER`."""
@@ -354,38 +347,28 @@ class EventStream:
                 file_names = self.sink.batch_files(batch_id)
             outputs = self.sink.outputs(batch_id)
             self._plan = None
-            decisions, tried = self._decide_in_one_pass(df, state, outputs)
-            one_pass = decisions is not None
-            if one_pass:
-                dead_count = 0
-            else:
-                decisions, dead_count = self._decide_in_two_passes(df, state, outputs, keep)
-                if self._one_pass_applies and decisions.keys is None:
-                    self.known_keys.remember(decisions.key_rows, clean=dead_count == 0)
-                elif self._one_pass_applies:  # decided on the executors: nothing remembered
-                    self.known_keys.missed()
+            self._rules = self._compiled_rules(state)
+            decisions, dead_count = self._decide(df, state, outputs, keep)
         finally:
             for frame in persisted:
                 frame.unpersist()
             for frame in self._checkpointed:
                 release(frame)
             self._checkpointed = []
-        stats = self._stats(batch_id, decisions, dead_count, file_names, one_pass)
-        stats.one_pass_missed = tried and not one_pass
+        stats = self._stats(batch_id, decisions, dead_count, file_names, compiled=self._rules is not None)
         stats.position = position
         self.sink.commit(stats)
-        if self._keys_file is not None and self.known_keys.dirty:
-            self.known_keys.spill(self._keys_file)
         sql_errors, self._sql_errors = self._sql_errors, {}
         if decisions.counts or decisions.replica_catalog is not None or sql_errors:
             self.session.update(lambda current: after_batch(current, state, decisions, sql_errors))
         stats.seconds = time.perf_counter() - started
         return stats
 
-    def _decide_in_two_passes(
+    def _decide(
         self, df: DataFrame, state: ReplicaState, outputs: BatchOutputs, keep
     ) -> tuple[BatchDecisions, int]:
-        """Ingest, count the keys (pass 1), decide them, write the outputs (pass 2)."""
+        """Ingest, find the exact path's keys (on the compiled path, only those of the rows the
+        expressions do not cover; else pass 1 over every row), decide them, write the outputs."""
         order: tuple[str, ...] | None = None
         log_dead = None
         source_only = False  # ``_source`` carried for the dead letters of unknown updating tables only
@@ -452,6 +435,17 @@ class EventStream:
             dead_count = None
         if source_only:
             events = events.drop("_source")
+        if dead_count is None:
+            dead_count = dead.count()
+        if dead_count:
+            self.sink.write(dead, outputs.dead)
+        if self._rules is not None:
+            if keys is None:
+                decisions = decide_counted(events, state, counted, check_sql=False, keep=self._checkpoint)
+            else:
+                decisions = decide_keys(keys, state)
+            self._write_compiled(events, decisions, outputs)
+            return decisions, dead_count
         if keys is not None:  # (a schema known: the keys are on the driver)
             with_triggers = catalog_follow.resolve_drop_triggers(KEY_MODEL, events, state, order, keys)
             if with_triggers is not events:
@@ -476,27 +470,52 @@ class EventStream:
         applied = rewrite_databases(with_error).select(*OUTPUT_COLUMNS)
         self.sink.write(applied, outputs.applied)
         self._sql_errors = catalog_follow.first_errors(with_error, followed, order)
-        if dead_count is None:
-            dead_count = dead.count()
-        if dead_count:
-            self.sink.write(dead, outputs.dead)
         if outputs.skipped is not None:
             skipped = with_errors(join_decisions(events, decisions, only="SKIP")).select(*OUTPUT_COLUMNS)
             self.sink.write(skipped, outputs.skipped)
         return decisions, dead_count
 
+    def _write_compiled(self, events: DataFrame, decisions: BatchDecisions, outputs: BatchOutputs) -> None:
+        """Write the outputs of a batch on the compiled path (:func:`.compiled_path.compiled_frame`:
+        the covered rows by their expressions, the others by ``decisions``, the exact path's),
+        then add the covered rows' counts to ``decisions``: as observed while the applied
+        events were written, else by one aggregate (:meth:`.CompiledRules.tally`)."""
+        rules = self._rules
+        exact_rows = decisions.exact_events = decisions.events
+        decided, observation = compiled_frame(events, rules, decisions)
+
+        def only(frame: DataFrame, decision: str) -> DataFrame:
+            kept = frame.where(F.col("decision") == decision)
+            kept = rewrite_databases(kept) if decision == "APPLY" else kept  # skipped events keep theirs
+            return kept.withColumn(APPLIER_ERROR, F.lit(None).cast("string")).select(*OUTPUT_COLUMNS)  # no schema
+
+        # (the filters sit above an ``observe``, which the optimiser does not push a filter
+        # through: else each would compute the decision again below the projection)
+        self.sink.write(only(decided, "APPLY"), outputs.applied)
+        if outputs.skipped is not None:
+            unobserved, _ = compiled_frame(events, rules, decisions, counters=False)
+            barrier = unobserved.observe(Observation(), F.count(F.lit(1)).alias("rows"))
+            self.sink.write(only(barrier, "SKIP"), outputs.skipped)
+        if not add_observed(decisions, rules, observation, exact_rows):
+            rules.tally(events).add_to(decisions)
+            decisions.counters_from = "aggregate"
+        where = " decided on the executors" if decisions.keys is not None else ""
+        self._plan = f"{exact_rows:,} rows, {decisions.distinct_keys:,} keys{where} on the exact path; COUNTERs from the {decisions.counters_from}"
+
     @staticmethod
-    def _stats(batch_id: int, decisions: BatchDecisions, dead: int, file_names: list[str], one_pass: bool) -> BatchStats:
+    def _stats(batch_id: int, decisions: BatchDecisions, dead: int, file_names: list[str], compiled: bool) -> BatchStats:
         return BatchStats(
             batch_id=batch_id,
             events=decisions.events,
             applied=decisions.applied,
             skipped=decisions.skipped,
             dead=dead,
-            distinct_keys=None if one_pass else decisions.distinct_keys,
+            distinct_keys=decisions.distinct_keys,
             files=len(file_names),
             file_names=file_names,
-            one_pass=one_pass,
+            decided_by="compiled" if compiled else "two passes",
+            exact_events=decisions.exact_events if compiled else decisions.events,
+            counters_from=decisions.counters_from if compiled else "keys",
             counts={ch: {ft.keyword: n for ft, n in inc.items()} for ch, inc in decisions.counts.items()},
         )
 
@@ -505,14 +524,9 @@ class EventStream:
         if self.progress is None:
             return
         of = f"/{self._total_files}" if self._total_files else ""
-        note = (
-            " (already written before a restart)" if stats.recovered
-            else ", one pass" if stats.one_pass
-            else ", one pass missed: new keys or dead letters" if stats.one_pass_missed
-            else ""
-        )
+        note = " (already written before a restart)" if stats.recovered else ""
         if self._plan is not None and not stats.recovered:
-            note += f", two passes ({self._plan})"
+            note += f", {stats.decided_by} ({self._plan})"
         line = (
             f"batch {stats.batch_id}: {stats.events:,} events: {stats.applied:,} applied, "
             f"{stats.skipped:,} skipped, {stats.dead:,} dead letters; files {self._files_done}{of}; "
@@ -580,12 +594,6 @@ def _rate(stats: BatchStats) -> str:
     if stats.events < RATE_MIN_EVENTS or stats.seconds <= 0:
         return ""
     return f", {stats.events / stats.seconds:,.0f} events/s"
-
-
-
-
-
-
 
 
 __all__ = ["BatchStats", "EventStream", "StopRequested", "StreamConfig"]

@@ -27,9 +27,10 @@ class StreamConfig:
     """Set by the in-shell applier: the events are that channel's relay log. Events naming no
     channel (``""``) are taken as that channel's; events naming another are dead letters."""
     query_name: str | None = None
-    one_pass: bool = True
-    """Parquet batches whose keys were all seen before are decided in one pass
-    (:mod:`.known_keys`: keys matched by their 64-bit hash); False reads every batch twice."""
+    compiled: bool = True
+    """Decide the rows the compiled expressions cover by them, the others by the exact path
+    (:mod:`.compiled_path`); False (``--two-pass``): every row by the exact path's two passes
+    (pass 1 counts every distinct key, the reference evaluator decides each)."""
 
     @property
     def dead_dir(self) -> str:
