@@ -5,12 +5,14 @@ declined channels, events that are not row events) left to the exact path."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
-from replfilter.evaluation.evaluator import apply_event, channel_filters
+from replfilter.evaluation.evaluator import Evaluator, apply_event, channel_filters
 from replfilter.evaluation.events import QueryEvent, RowEvent, TransactionEvent, TransactionKind, CommandKind
 from replfilter.replica.state import Channel, ReplicaState, SourceSettings
 from replfilter.spark_runtime import compiled_rules
@@ -144,6 +146,76 @@ def test_compiled_decisions_equal_the_evaluators_on_every_key(spark, state, keys
         assert increments_of(row["cls"]) == dict(decision.increments), event
 
 
+_SET_TYPES = (FT.DO_DB, FT.IGNORE_DB, FT.DO_TABLE, FT.IGNORE_TABLE)
+
+
+def _filler(ftype: FilterType, k: int) -> str:
+    return f"fill{k}" if ftype in (FT.DO_DB, FT.IGNORE_DB) else f"fill{k}.t{k}"
+
+
+@st.composite
+def large_set_states(draw) -> ReplicaState:
+    """:func:`states` with some exact sets (of the global rules or of a configured channel)
+    grown above MAX_SET_RULES by lower-case filler names, the drawn rules kept among them."""
+    state = draw(states())
+    size = compiled_rules.MAX_SET_RULES + 1
+    for name in (None, *CHANNELS):
+        filters = state.global_filters if name is None else state.channel(name).filters
+        for ftype in draw(st.lists(st.sampled_from(_SET_TYPES), max_size=2, unique=True)):
+            rules = (*filters.rules(ftype), *(_filler(ftype, k) for k in range(size)))
+            filters = filters.set_type(ftype, rules, ConfiguredBy.CHANGE_REPLICATION_FILTER, 1, state.collation)
+        if name is None:
+            state = state.with_global_filters(filters)
+        elif state.channel(name).configured:
+            state = state.with_channel(replace(state.channel(name), filters=filters))
+    return state
+
+
+_filler_keys = st.builds(
+    lambda ch, k, upper, dot, table: RowEvent(ch, f"{'FILL' if upper else 'fill'}{k}", f"t{k}" if dot else table),
+    st.sampled_from(CHANNELS), st.integers(0, compiled_rules.MAX_SET_RULES + 2), st.booleans(), st.booleans(), _table,
+)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+@given(state=large_set_states(), keys=st.lists(st.one_of(row_keys, _filler_keys), min_size=30, max_size=60))
+def test_large_exact_sets_are_joined_and_decide_as_the_evaluator(spark, state, keys):
+    """Exact sets above MAX_SET_RULES are looked up by a broadcast join, not an InSet literal:
+    on every key the same outcome as the evaluator's, every row of the input once, and the
+    plan carries no set of literals."""
+    rules = compile_rules(state)
+    assert set(rules.declined) == {name for name in state.channel_names if not _first_rewrites_ascii(state, name)}
+    large = [
+        name for name in rules.channels
+        if any(len(channel_filters(state, name).rules(ftype)) > compiled_rules.MAX_SET_RULES for ftype in _SET_TYPES)
+    ]
+    events = [*keys, TransactionEvent("", TransactionKind.BEGIN)]
+    got = compiled_outputs(spark, rules, events)
+    assert sorted(got) == list(range(len(events)))  # the join kept each row once
+    evaluator = Evaluator(state)  # compiles each channel's large sets once
+    for k, event in enumerate(events):
+        row = got[k]
+        assert row["covered"] is _in_subset(state, rules, event), event
+        if not row["covered"]:
+            continue
+        decision = evaluator.decide(event)
+        expected = (decision.decision.value, decision.filter_type.keyword if decision.filter_type else None, decision.rule, decision.rewritten_db)
+        assert (row["decision"], row["filter_type"], row["filter_rule"], row["rewritten_db"]) == expected, (event, state.collation)
+        assert increments_of(row["cls"]) == dict(decision.increments), event
+    if large:
+        df = spark.createDataFrame([event_row(e, i=k) for k, e in enumerate(events)], _schema())
+        plan = rules.with_code(df)._jdf.queryExecution().executedPlan().toString()
+        assert "BroadcastHashJoin" in plan
+        assert "fill7" not in plan  # no literal of the large sets in the row plan
+
+
+def test_a_set_above_the_join_limit_is_declined(spark, monkeypatch):
+    monkeypatch.setattr(compiled_rules, "MAX_JOINED_RULES", 30)
+    compiled = compile_rules(_state_with(FT.DO_TABLE, [f"db.t{k}" for k in range(31)]))
+    assert compiled.channels == ("plain",)
+    assert "31 REPLICATE_DO_TABLE rules (more than 30)" in compiled.declined[""]
+
+
 def test_non_ascii_names_and_other_events_take_the_exact_path(spark):
     state = ReplicaState.fresh(1).with_channel(Channel("", source=SourceSettings(host="src")))
     rules = compile_rules(state)
@@ -209,7 +281,6 @@ def _state_with(ftype: FilterType, rules) -> ReplicaState:
 @pytest.mark.parametrize(
     "ftype, rules, reason",
     [
-        (FT.DO_TABLE, [f"db.t{k}" for k in range(compiled_rules.MAX_SET_RULES + 1)], "REPLICATE_DO_TABLE rules (more than"),
         (FT.WILD_IGNORE_TABLE, [f"db.t{k}%" for k in range(compiled_rules.MAX_WILD_RULES + 1)], "REPLICATE_WILD_IGNORE_TABLE"),
         (FT.REWRITE_DB, [(f"d{k}", f"e{k}") for k in range(compiled_rules.MAX_LOOKUP + 1)], "REPLICATE_REWRITE_DB rules"),
         (FT.REWRITE_DB, [("db", "straße")], "not ASCII"),

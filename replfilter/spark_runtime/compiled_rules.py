@@ -66,12 +66,17 @@ from ..evaluation.evaluator import channel_filters, compile_filters
 from ..evaluation.events import TransactionKind
 from ..evaluation.rule_checks import CompiledFilters
 from ..replica.state import ReplicaState
+from .rule_sets import DO_BIT, IGNORE_BIT, JoinedSets
 
 FT = FilterType
 
 MAX_SET_RULES = 10_000
-"""Rules of one exact type (do-db, ignore-db, do-table, ignore-table) a channel may have to be
-compiled: each set is one ``InSet`` whose literals travel in every task's plan."""
+"""Rules of one exact type (do-db, ignore-db, do-table, ignore-table) compiled to one ``isin``
+(an ``InSet`` whose literals travel in every task's plan); a larger set is looked up by a
+broadcast hash join (:mod:`.rule_sets`)."""
+MAX_JOINED_RULES = 10_000_000
+"""Rules of one exact type a channel may have to be compiled at all (the join's build side is
+held by the driver and each executor)."""
 MAX_LOOKUP = 64
 """Entries of a value lookup (rewrite rules, rule spellings unlike their key): Spark looks a
 map literal up by a linear scan."""
@@ -150,6 +155,8 @@ class CompiledRules:
     """Per rule source (``db``, ``table``): (code, key) -> the rule's spelling, for the
     spellings that differ from their key."""
     _compiled: dict[str, tuple[CompiledFilters, bool]] = field(default_factory=dict, repr=False)
+    _joined: JoinedSets = field(default_factory=JoinedSets, repr=False)
+    """The exact sets above :data:`MAX_SET_RULES`, looked up by a join (:mod:`.rule_sets`)."""
 
     def covered_rows(self) -> Column:
         """True for the row events this decides: of a compiled channel, both names ASCII."""
@@ -204,6 +211,8 @@ class CompiledRules:
                 _SUBJECT: F.concat(db_key, F.lit("."), table_key),
             }
         )
+        if self._joined:
+            first = self._joined.attach(first, F.col(_CHANNEL), {"db": F.col(_DB_KEY), "table": F.col(_SUBJECT)})
         # each channel's branch twice in a GREATEST (NULL except on its channel's rows, so the
         # one non-NULL part wins): subexpression elimination then evaluates it once, in a
         # method of its own. Whole-stage code generation does not split a CASE, and HotSpot
@@ -214,10 +223,12 @@ class CompiledRules:
         parts = [F.when(channel == -1, F.lit(self.transaction_code))]
         for i, name in enumerate(self.channels):
             c, _ = self._compiled[name]
-            branch = F.when(channel == i, _branch(c, F.col(_DB_KEY), F.col(_SUBJECT), self._first_code[name]))
+            sets = _members(c, F.col(_DB_KEY), F.col(_SUBJECT), self._joined, i)
+            branch = F.when(channel == i, _branch(c, sets, F.col(_SUBJECT), self._first_code[name]))
             parts += [branch, branch]
         coded = first.withColumn(CODE_COLUMN, F.greatest(*parts) if len(parts) > 1 else parts[0])
-        return coded.withColumn(RULE_COLUMN, self._rule()).drop(_CHANNEL, _DB_KEY, _SUBJECT)
+        dropped = (_CHANNEL, _DB_KEY, _SUBJECT, *(JoinedSets.bits_columns.values() if self._joined else ()))
+        return coded.withColumn(RULE_COLUMN, self._rule()).drop(*dropped)
 
     def _rule(self) -> Column:
         """The deciding rule's text of a coded row: a constant per code (wild patterns), or
@@ -462,8 +473,40 @@ def _layout(c: CompiledFilters) -> list[tuple[str, FT | None, FT | None, str | N
     return out
 
 
-def _branch(c: CompiledFilters, db_key: Column, subject: Column, first: int) -> Column:
-    """One channel's outcome code (see :func:`_layout`) as a column: Table A, then Table C."""
+_SET_TYPES = ((FT.DO_DB, "db", DO_BIT), (FT.IGNORE_DB, "db", IGNORE_BIT), (FT.DO_TABLE, "table", DO_BIT), (FT.IGNORE_TABLE, "table", IGNORE_BIT))
+
+
+def _set_rules(c: CompiledFilters, ftype: FT) -> Mapping[str, str]:
+    return {FT.DO_DB: c.do_db, FT.IGNORE_DB: c.ignore_db, FT.DO_TABLE: c.do_table, FT.IGNORE_TABLE: c.ignore_table}[ftype]
+
+
+def _members(c: CompiledFilters, db_key: Column, subject: Column, joined: JoinedSets, channel: int) -> dict[FT, Column]:
+    """Per exact type with rules: whether the row's key (the database's for the db types, the
+    ``db.table`` subject for the table types) is in its set. One ``isin`` (an ``InSet``) up to
+    :data:`MAX_SET_RULES` rules, else the bits of the broadcast join (:meth:`JoinedSets.member`)."""
+    out: dict[FT, Column] = {}
+    for ftype, kind, bit in _SET_TYPES:
+        rules = _set_rules(c, ftype)
+        if not rules:
+            continue
+        if len(rules) > MAX_SET_RULES:
+            out[ftype] = joined.member(kind, bit)
+        else:
+            out[ftype] = (db_key if kind == "db" else subject).isin(list(rules))
+    return out
+
+
+def _join_sets(c: CompiledFilters, joined: JoinedSets, channel: int) -> None:
+    """Put channel number ``channel``'s exact sets above :data:`MAX_SET_RULES` in ``joined``."""
+    for ftype, kind, bit in _SET_TYPES:
+        rules = _set_rules(c, ftype)
+        if len(rules) > MAX_SET_RULES:
+            joined.add(kind, channel, rules, bit)
+
+
+def _branch(c: CompiledFilters, sets: Mapping[FT, Column], subject: Column, first: int) -> Column:
+    """One channel's outcome code (see :func:`_layout`) as a column: Table A, then Table C;
+    ``sets`` is the membership of each exact type (:func:`_members`)."""
     wild_do, wild_ignore = len(c.wild_do.rules), len(c.wild_ignore.rules)
     default = first + 5 + wild_do + wild_ignore + (0 if c.has_do_tables else 1)
     if not c.table_rules_on:
@@ -478,14 +521,14 @@ def _branch(c: CompiledFilters, db_key: Column, subject: Column, first: int) -> 
             tail = _first_match(c.wild_do.rules, c, subject, first + 5, tail)
     conditions: list[tuple[Column, int]] = []
     if c.do_db:
-        conditions.append((~db_key.isin(list(c.do_db)), first))
+        conditions.append((~sets[FT.DO_DB], first))
     elif c.ignore_db:
-        conditions.append((db_key.isin(list(c.ignore_db)), first + 1))
+        conditions.append((sets[FT.IGNORE_DB], first + 1))
     if c.table_rules_on:
         if c.do_table:
-            conditions.append((subject.isin(list(c.do_table)), first + 3))
+            conditions.append((sets[FT.DO_TABLE], first + 3))
         if c.ignore_table:
-            conditions.append((subject.isin(list(c.ignore_table)), first + 4))
+            conditions.append((sets[FT.IGNORE_TABLE], first + 4))
     if not conditions:
         return tail
     branch = F.when(conditions[0][0], F.lit(conditions[0][1]))
@@ -497,8 +540,8 @@ def _branch(c: CompiledFilters, db_key: Column, subject: Column, first: int) -> 
 def _declines(c: CompiledFilters) -> str | None:
     """Why a channel's rules are left to the exact path, or None."""
     for ftype, rules in ((FT.DO_DB, c.do_db), (FT.IGNORE_DB, c.ignore_db), (FT.DO_TABLE, c.do_table), (FT.IGNORE_TABLE, c.ignore_table)):
-        if len(rules) > MAX_SET_RULES:
-            return f"{len(rules):,} {ftype.keyword} rules (more than {MAX_SET_RULES:,})"
+        if len(rules) > MAX_JOINED_RULES:
+            return f"{len(rules):,} {ftype.keyword} rules (more than {MAX_JOINED_RULES:,})"
         irregular = sum(1 for k, spelling in rules.items() if k != spelling)
         if irregular > MAX_LOOKUP:
             return f"{irregular:,} {ftype.keyword} rules spelt unlike their key (more than {MAX_LOOKUP})"
@@ -521,6 +564,7 @@ def compile_rules(state: ReplicaState) -> CompiledRules:
     outcomes: list[Outcome] = []
     first_code: dict[str, int] = {}
     spellings: dict[str, dict[tuple[int, str], str]] = {}
+    joined = JoinedSets()
     for name in state.channel_names:
         c = compile_filters(channel_filters(state, name), state.collation)
         reason = _declines(c)
@@ -529,6 +573,7 @@ def compile_rules(state: ReplicaState) -> CompiledRules:
             continue
         channel = state.channel(name)
         compiled[name] = (c, channel is not None and channel.configured)
+        _join_sets(c, joined, len(channels))
         channels.append(name)
         first_code[name] = len(outcomes) + 1
         for index, (verdict, ftype, table_type, rule, rule_from) in enumerate(_layout(c)):
@@ -546,8 +591,8 @@ def compile_rules(state: ReplicaState) -> CompiledRules:
     outcomes.append(Outcome("APPLY", None, 0, ""))  # transaction events (transaction_code)
     return CompiledRules(
         tuple(channels), declined, state.channel_names, outcomes, state.collation.case_insensitive, first_code,
-        spellings, compiled,
+        spellings, compiled, joined,
     )
 
 
-__all__ = ["CODE_COLUMN", "CompiledRules", "MAX_LOOKUP", "MAX_SET_RULES", "MAX_WILD_RULES", "compile_rules", "increments_of", "is_ascii"]
+__all__ = ["CODE_COLUMN", "CompiledRules", "MAX_JOINED_RULES", "MAX_LOOKUP", "MAX_SET_RULES", "MAX_WILD_RULES", "compile_rules", "increments_of", "is_ascii"]
