@@ -70,7 +70,7 @@ from .rule_sets import DO_BIT, IGNORE_BIT, JoinedSets
 
 FT = FilterType
 
-MAX_SET_RULES = 10_000
+MAX_SET_RULES = 1_000
 """Rules of one exact type (do-db, ignore-db, do-table, ignore-table) compiled to one ``isin``
 (an ``InSet`` whose literals travel in every task's plan); a larger set is looked up by a
 broadcast hash join (:mod:`.rule_sets`)."""
