@@ -181,8 +181,8 @@ _filler_keys = st.builds(
 @given(state=large_set_states(), keys=st.lists(st.one_of(row_keys, _filler_keys), min_size=30, max_size=60))
 def test_large_exact_sets_are_joined_and_decide_as_the_evaluator(spark, state, keys):
     """Exact sets above MAX_SET_RULES are looked up by a broadcast join, not an InSet literal:
-    on every key the same outcome as the evaluator's, every row of the input once, and the
-    plan carries no set of literals."""
+    on every key the same outcome as the evaluator's, every row of the input once and in its
+    order, and the plan carries no set of literals."""
     rules = compile_rules(state)
     assert set(rules.declined) == {name for name in state.channel_names if not _first_rewrites_ascii(state, name)}
     large = [
@@ -204,9 +204,11 @@ def test_large_exact_sets_are_joined_and_decide_as_the_evaluator(spark, state, k
         assert increments_of(row["cls"]) == dict(decision.increments), event
     if large:
         df = spark.createDataFrame([event_row(e, i=k) for k, e in enumerate(events)], _schema())
-        plan = rules.with_code(df)._jdf.queryExecution().executedPlan().toString()
+        coded = rules.with_code(df.coalesce(1))
+        plan = coded._jdf.queryExecution().executedPlan().toString()
         assert "BroadcastHashJoin" in plan
         assert "fill7" not in plan  # no literal of the large sets in the row plan
+        assert [r["i"] for r in coded.select("i").collect()] == list(range(len(events)))  # in order
 
 
 def test_a_set_above_the_join_limit_is_declined(spark, monkeypatch):

@@ -20,7 +20,8 @@ rewrite rule are its own), for one row event (``decide_row``):
 
 How, against the earlier design's findings (a CASE per rule overflows code generation, a LIKE
 per rule is slow): each exact rule set is one ``isin`` (an ``InSet`` hash probe beyond ten
-rules). A wild rule is compiled to cheap string tests (:func:`_like`: ``startsWith``,
+rules), or above :data:`MAX_SET_RULES` rules one broadcast hash join of the rule keys
+(:mod:`.rule_sets`): one hash probe a row either way, no literal per rule in the plan. A wild rule is compiled to cheap string tests (:func:`_like`: ``startsWith``,
 ``endsWith``, a fixed-position ``substring``, one ``locate``; a regular expression only when a
 pattern needs one), a branch per rule, so the outcome code names the rule that matched first;
 a type with more than :data:`MAX_CASE_RULES` patterns is one combined regular expression, and
@@ -42,7 +43,7 @@ evaluator, :mod:`.transform`): names that are not plain ASCII (Java's and Python
 differ on some letters — ß, ſ, K, İ, ı — and ``_`` is one byte under
 ``lower_case_table_names`` 0 but one UTF-16 unit in Java), channels the replica does not have,
 NULL names and every event that is not a row event. A channel whose rules the compiler
-declines (:data:`MAX_SET_RULES`, :data:`MAX_LOOKUP`, :data:`MAX_WILD_RULES`, a rewrite to a
+declines (:data:`MAX_JOINED_RULES`, :data:`MAX_LOOKUP`, :data:`MAX_WILD_RULES`, a rewrite to a
 name that is not ASCII) goes there whole; :attr:`CompiledRules.declined` says why.
 
 ASCII names are exact here: for them ``lower`` in Spark, ``str.lower`` and the server's
