@@ -67,19 +67,10 @@ from ..evaluation.evaluator import channel_filters, compile_filters
 from ..evaluation.events import TransactionKind
 from ..evaluation.rule_checks import CompiledFilters
 from ..replica.state import ReplicaState
-from .rule_sets import DO_BIT, IGNORE_BIT, JoinedSets
+from .rule_sets import MAX_SET_RULES, JoinedSets, members
 
 FT = FilterType
 
-MAX_SET_RULES = 1_000
-"""Rules of one exact type (do-db, ignore-db, do-table, ignore-table) compiled to one ``isin``
-(an ``InSet`` whose literals travel in every task's plan); a larger set is looked up by a
-broadcast hash join (:mod:`.rule_sets`). Measured on the bench input (1 M events, 1 M tables,
-the same files decided again; README, "Large rule sets"): the two cost the same at 1,000 rules;
-at 10,000 the ``InSet`` took 3.9 s to build on the driver against 1.4 s and 3.5 JVM CPU s
-against 1.9; at 30,000 the executed plan serialized to 1.8 MB (0.2 MB joined); at 100,000
-the ``InSet`` took 53 s to build (a py4j call and an analysed child a literal), the join
-1.4 s, as at 1,000."""
 MAX_JOINED_RULES = 1_000_000
 """Rules of one exact type a channel may have to be compiled at all: the join's build side
 (~100 bytes a key in the JVM, as a local relation and a hash relation) is held by the driver
@@ -232,7 +223,7 @@ class CompiledRules:
         parts = [F.when(channel == -1, F.lit(self.transaction_code))]
         for i, name in enumerate(self.channels):
             c, _ = self._compiled[name]
-            sets = _members(c, F.col(_DB_KEY), F.col(_SUBJECT), self._joined, i)
+            sets = members(c, F.col(_DB_KEY), F.col(_SUBJECT), self._joined)
             branch = F.when(channel == i, _branch(c, sets, F.col(_SUBJECT), self._first_code[name]))
             parts += [branch, branch]
         coded = first.withColumn(CODE_COLUMN, F.greatest(*parts) if len(parts) > 1 else parts[0])
@@ -482,40 +473,9 @@ def _layout(c: CompiledFilters) -> list[tuple[str, FT | None, FT | None, str | N
     return out
 
 
-_SET_TYPES = ((FT.DO_DB, "db", DO_BIT), (FT.IGNORE_DB, "db", IGNORE_BIT), (FT.DO_TABLE, "table", DO_BIT), (FT.IGNORE_TABLE, "table", IGNORE_BIT))
-
-
-def _set_rules(c: CompiledFilters, ftype: FT) -> Mapping[str, str]:
-    return {FT.DO_DB: c.do_db, FT.IGNORE_DB: c.ignore_db, FT.DO_TABLE: c.do_table, FT.IGNORE_TABLE: c.ignore_table}[ftype]
-
-
-def _members(c: CompiledFilters, db_key: Column, subject: Column, joined: JoinedSets, channel: int) -> dict[FT, Column]:
-    """Per exact type with rules: whether the row's key (the database's for the db types, the
-    ``db.table`` subject for the table types) is in its set. One ``isin`` (an ``InSet``) up to
-    :data:`MAX_SET_RULES` rules, else the bits of the broadcast join (:meth:`JoinedSets.member`)."""
-    out: dict[FT, Column] = {}
-    for ftype, kind, bit in _SET_TYPES:
-        rules = _set_rules(c, ftype)
-        if not rules:
-            continue
-        if len(rules) > MAX_SET_RULES:
-            out[ftype] = joined.member(kind, bit)
-        else:
-            out[ftype] = (db_key if kind == "db" else subject).isin(list(rules))
-    return out
-
-
-def _join_sets(c: CompiledFilters, joined: JoinedSets, channel: int) -> None:
-    """Put channel number ``channel``'s exact sets above :data:`MAX_SET_RULES` in ``joined``."""
-    for ftype, kind, bit in _SET_TYPES:
-        rules = _set_rules(c, ftype)
-        if len(rules) > MAX_SET_RULES:
-            joined.add(kind, channel, rules, bit)
-
-
 def _branch(c: CompiledFilters, sets: Mapping[FT, Column], subject: Column, first: int) -> Column:
     """One channel's outcome code (see :func:`_layout`) as a column: Table A, then Table C;
-    ``sets`` is the membership of each exact type (:func:`_members`)."""
+    ``sets`` is the membership of each exact type (:func:`.rule_sets.members`)."""
     wild_do, wild_ignore = len(c.wild_do.rules), len(c.wild_ignore.rules)
     default = first + 5 + wild_do + wild_ignore + (0 if c.has_do_tables else 1)
     if not c.table_rules_on:
@@ -582,7 +542,7 @@ def compile_rules(state: ReplicaState) -> CompiledRules:
             continue
         channel = state.channel(name)
         compiled[name] = (c, channel is not None and channel.configured)
-        _join_sets(c, joined, len(channels))
+        joined.add_channel(c, len(channels))
         channels.append(name)
         first_code[name] = len(outcomes) + 1
         for index, (verdict, ftype, table_type, rule, rule_from) in enumerate(_layout(c)):
