@@ -211,6 +211,20 @@ def test_large_exact_sets_are_joined_and_decide_as_the_evaluator(spark, state, k
         assert [r["i"] for r in coded.select("i").collect()] == list(range(len(events)))  # in order
 
 
+def test_the_same_large_rules_reuse_the_join_side(spark):
+    """Deciding with the same rules again reuses the build side (made from one Arrow batch);
+    other rules get their own."""
+    from replfilter.spark_runtime.rule_sets import side_table
+
+    many = [f"db.t{k}" for k in range(compiled_rules.MAX_SET_RULES + 1)]
+    first, again = (compile_rules(_state_with(FT.DO_TABLE, many))._joined for _ in range(2))
+    other = compile_rules(_state_with(FT.DO_TABLE, [*many, "db.x"]))._joined
+    side = side_table(spark, first.table, "b")
+    assert side_table(spark, again.table, "b") is side
+    assert side_table(spark, other.table, "b") is not side
+    assert side.count() == len(many)
+
+
 def test_a_set_above_the_join_limit_is_declined(spark, monkeypatch):
     monkeypatch.setattr(compiled_rules, "MAX_JOINED_RULES", 30)
     compiled = compile_rules(_state_with(FT.DO_TABLE, [f"db.t{k}" for k in range(31)]))

@@ -21,6 +21,7 @@ key as it is, so such a key matches none of them.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -49,28 +50,22 @@ _KEY = "_rf_jkey"
 
 @dataclass(frozen=True)
 class JoinedSets:
-    """The large exact sets of the compiled channels: for the database sets (``db``) and the
-    table sets (``table``), per channel index, each key's bits. ``bits_columns`` names the
-    column :func:`attach` adds for each, NULL where the row's key is in none of its sets."""
+    """The large exact sets of the compiled channels, per kind (``db``: the database sets,
+    ``table``: the table sets) as (channel index, bit, the rules' key -> spelling mapping).
+    ``bits_columns`` names the column :meth:`attach` adds for each kind, NULL where the row's
+    key is in none of its sets."""
 
-    db: dict[int, dict[str, int]] = field(default_factory=dict)
-    table: dict[int, dict[str, int]] = field(default_factory=dict)
+    db: list[tuple[int, int, Mapping[str, str]]] = field(default_factory=list)
+    table: list[tuple[int, int, Mapping[str, str]]] = field(default_factory=list)
 
     bits_columns = {"db": "_rf_jdb", "table": "_rf_jtb"}
-
-    def add(self, kind: str, channel: int, keys, bit: int) -> None:
-        """Put ``keys`` (rule keys of one type of channel number ``channel``) in the table."""
-        per_channel = getattr(self, kind).setdefault(channel, {})
-        for key in keys:
-            if key.isascii():
-                per_channel[key] = per_channel.get(key, 0) | bit
 
     def add_channel(self, c: CompiledFilters, channel: int) -> None:
         """Put the exact sets of channel number ``channel`` above :data:`MAX_SET_RULES` here."""
         for ftype, kind, bit in SET_TYPES:
             rules = set_rules(c, ftype)
             if len(rules) > MAX_SET_RULES:
-                self.add(kind, channel, rules, bit)
+                getattr(self, kind).append((channel, bit, rules))
 
     def __bool__(self) -> bool:
         return bool(self.db or self.table)
@@ -82,16 +77,39 @@ class JoinedSets:
     def attach(self, df: DataFrame, channel: Column, keys: dict[str, Column]) -> DataFrame:
         """``df`` with a bits column for each kind that has sets: a left outer broadcast hash
         join on ``(channel, key)``, every row of ``df`` kept once and in its order."""
-        spark = df.sparkSession
         for kind in ("db", "table"):
             sets = getattr(self, kind)
             if not sets:
                 continue
-            bits = self.bits_columns[kind]
-            side = _table(spark, sets, bits)
+            side = side_table(df.sparkSession, sets, self.bits_columns[kind])
             condition = (channel == F.col(_CH)) & (keys[kind] == F.col(_KEY))
             df = df.join(F.broadcast(side), condition, "left_outer").drop(_CH, _KEY)
         return df
+
+
+_SIDES: OrderedDict = OrderedDict()
+"""The build sides made lately (at most :data:`_MAX_SIDES`), by session and the identity of
+the rule mappings: the evaluator's compiled filters are cached by their rules
+(:func:`~replfilter.evaluation.rule_checks.compile_filters`), so the same rules give the same
+mappings, and a call deciding with the same rules again skips making the side (~1 s for
+100,000 keys at load 28). Each entry holds the session and the mappings, so their identities
+cannot be reused while it lives."""
+_MAX_SIDES = 4
+
+
+def side_table(spark, sets: list[tuple[int, int, Mapping[str, str]]], bits: str) -> DataFrame:
+    """The build side of one kind: one row a (channel, ASCII key) with the key's bits, from
+    one Arrow batch; the one made before when the session and the rule mappings are the same."""
+    key = (id(spark), bits, tuple((channel, bit, id(rules)) for channel, bit, rules in sets))
+    found = _SIDES.get(key)
+    if found is not None and found[0] is spark:
+        _SIDES.move_to_end(key)
+        return found[2]
+    side = _table(spark, sets, bits)
+    _SIDES[key] = (spark, [rules for _c, _b, rules in sets], side)
+    while len(_SIDES) > _MAX_SIDES:
+        _SIDES.popitem(last=False)
+    return side
 
 
 SET_TYPES = ((FT.DO_DB, "db", DO_BIT), (FT.IGNORE_DB, "db", IGNORE_BIT), (FT.DO_TABLE, "table", DO_BIT), (FT.IGNORE_TABLE, "table", IGNORE_BIT))
@@ -118,17 +136,21 @@ def members(c: CompiledFilters, db_key: Column, subject: Column, joined: JoinedS
     return out
 
 
-def _table(spark, sets: dict[int, dict[str, int]], bits: str) -> DataFrame:
-    """The build side: one row a (channel, key), from one Arrow batch."""
+def _table(spark, sets: list[tuple[int, int, Mapping[str, str]]], bits: str) -> DataFrame:
+    """Make the build side: a key in a do and an ignore set of a channel is one row."""
     import pyarrow as pa
 
-    channels, keys, values = [], [], []
-    for channel, keyed in sets.items():
-        channels += [channel] * len(keyed)
-        keys += list(keyed)
-        values += list(keyed.values())
-    table = pa.table({_CH: pa.array(channels, pa.int32()), _KEY: pa.array(keys, pa.string()), bits: pa.array(values, pa.int8())})
+    merged: dict[tuple[int, str], int] = {}
+    for channel, bit, rules in sets:
+        for key in rules:
+            if key.isascii():
+                merged[(channel, key)] = merged.get((channel, key), 0) | bit
+    table = pa.table({
+        _CH: pa.array([channel for channel, _k in merged], pa.int32()),
+        _KEY: pa.array([key for _c, key in merged], pa.string()),
+        bits: pa.array(list(merged.values()), pa.int8()),
+    })
     return spark.createDataFrame(table)
 
 
-__all__ = ["DO_BIT", "IGNORE_BIT", "MAX_SET_RULES", "JoinedSets", "members"]
+__all__ = ["DO_BIT", "IGNORE_BIT", "MAX_SET_RULES", "JoinedSets", "members", "side_table"]
