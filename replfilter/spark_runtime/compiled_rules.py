@@ -21,7 +21,8 @@ rewrite rule are its own), for one row event (``decide_row``):
 How, against the earlier design's findings (a CASE per rule overflows code generation, a LIKE
 per rule is slow): each exact rule set is one ``isin`` (an ``InSet`` hash probe beyond ten
 rules), or above :data:`MAX_SET_RULES` rules one broadcast hash join of the rule keys
-(:mod:`.rule_sets`): one hash probe a row either way, no literal per rule in the plan. A wild rule is compiled to cheap string tests (:func:`_like`: ``startsWith``,
+(:mod:`.rule_sets`): one hash probe a row either way, no literal per rule in the plan. A wild
+rule is compiled to cheap string tests (:func:`_like`: ``startsWith``,
 ``endsWith``, a fixed-position ``substring``, one ``locate``; a regular expression only when a
 pattern needs one), a branch per rule, so the outcome code names the rule that matched first;
 a type with more than :data:`MAX_CASE_RULES` patterns is one combined regular expression, and

@@ -2,15 +2,15 @@
 
 Why: an exact rule set compiles to one ``isin`` (an ``InSet`` hash probe), whose literals are
 part of the plan: the driver builds, analyses and optimises an ``In`` of one child a rule, and
-every task carries the set in its serialized plan. That costs more than the row work from a few
-tens of thousands of rules (figures in README, "Benchmarks", and :data:`.compiled_rules.MAX_SET_RULES`).
+every task carries the set in its serialized plan. From about a thousand rules that costs more
+than a join (figures in README, "Benchmarks", and :data:`MAX_SET_RULES`).
 A set above that size is instead a small table of ``(channel, key, bits)`` (one Arrow batch, a
 ``LocalRelation``) joined to the rows by a broadcast hash join on ``(channel, key)``: still one
 hash probe a row, built once on the driver and shared by the tasks of an executor, and no
 literal in the row plan.
 
 A left outer join whose build side has one row per join key keeps every row of the other side
-once, in its order, and adds NULL where no key matched (:func:`attach`); the bits say which of
+once, in its order, and adds NULL where no key matched (:meth:`JoinedSets.attach`); the bits say which of
 the channel's sets hold the key (bit 0 the do type, bit 1 the ignore type), so a key in both a
 do and an ignore set is one build row.
 
@@ -21,6 +21,7 @@ key as it is, so such a key matches none of them.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -95,20 +96,23 @@ mappings, and a call deciding with the same rules again skips making the side (~
 100,000 keys at load 28). Each entry holds the session and the mappings, so their identities
 cannot be reused while it lives."""
 _MAX_SIDES = 4
+_LOCK = threading.Lock()  # streams may decide batches from several threads
 
 
 def side_table(spark, sets: list[tuple[int, int, Mapping[str, str]]], bits: str) -> DataFrame:
     """The build side of one kind: one row a (channel, ASCII key) with the key's bits, from
     one Arrow batch; the one made before when the session and the rule mappings are the same."""
     key = (id(spark), bits, tuple((channel, bit, id(rules)) for channel, bit, rules in sets))
-    found = _SIDES.get(key)
-    if found is not None and found[0] is spark:
-        _SIDES.move_to_end(key)
-        return found[2]
+    with _LOCK:
+        found = _SIDES.get(key)
+        if found is not None and found[0] is spark:
+            _SIDES.move_to_end(key)
+            return found[2]
     side = _table(spark, sets, bits)
-    _SIDES[key] = (spark, [rules for _c, _b, rules in sets], side)
-    while len(_SIDES) > _MAX_SIDES:
-        _SIDES.popitem(last=False)
+    with _LOCK:
+        _SIDES[key] = (spark, [rules for _c, _b, rules in sets], side)
+        while len(_SIDES) > _MAX_SIDES:
+            _SIDES.popitem(last=False)
     return side
 
 
