@@ -225,11 +225,33 @@ def test_the_same_large_rules_reuse_the_join_side(spark):
     assert side.count() == len(many)
 
 
+def test_a_large_set_through_decide_frame_moves_the_counters_as_the_evaluator(spark):
+    """The joined set inside the whole call: decisions, and the COUNTERs observed as the frame
+    is written, equal the evaluator's."""
+    from replfilter.evaluation.evaluator import apply_events
+    from replfilter.spark_runtime.transform import decide_frame
+
+    state = _state_with(FT.DO_TABLE, [f"db.t{k}" for k in range(compiled_rules.MAX_SET_RULES + 1)])
+    state = state.with_channel(replace(state.channel(""), source=SourceSettings(host="src")))  # configured: counted
+    evs = [RowEvent(ch, "db", f"t{k}") for ch in ("", "plain") for k in (0, 5, 999, 1000, 1001, 5000)] * 3
+    decided = decide_frame(spark.createDataFrame([event_row(e) for e in evs], _event_schema()), state)
+    rows = decided.df.collect()
+    decisions, after = apply_events(state, evs)
+    want = {ch.name: {ft: slot.counter for ft, slot in ch.filters.items() if slot.counter} for ch in after.channels}
+    assert decided.decisions.counters_from == "write"
+    assert {ch: c for ch, c in decided.counts.items() if c} == {ch: c for ch, c in want.items() if c}
+    assert decided.decisions.exact_events == 0
+    got = [(r["channel"], r["table"], r["decision"], r["filter_rule"]) for r in rows]
+    assert got == [(e.channel, e.table, d.decision.value, d.rule) for e, d in zip(evs, decisions)]  # in order
+
+
 def test_a_set_above_the_join_limit_is_declined(spark, monkeypatch):
     monkeypatch.setattr(compiled_rules, "MAX_JOINED_RULES", 30)
     compiled = compile_rules(_state_with(FT.DO_TABLE, [f"db.t{k}" for k in range(31)]))
     assert compiled.channels == ("plain",)
     assert "31 REPLICATE_DO_TABLE rules (more than 30)" in compiled.declined[""]
+    got = compiled_outputs(spark, compiled, [RowEvent("", "db", "t0"), RowEvent("plain", "db", "t0")])
+    assert (got[0]["covered"], got[1]["covered"]) == (False, True)  # the declined channel's rows: the exact path
 
 
 def test_non_ascii_names_and_other_events_take_the_exact_path(spark):
