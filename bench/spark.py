@@ -2,6 +2,7 @@
 
 Run: .venv/bin/python bench/spark.py [--events 4000000] [--tables 2000] [--repeat 1] [--master local[*]] [--data DIR]
      .venv/bin/python bench/spark.py --tables 1000000      # a database-per-tenant replica
+     .venv/bin/python bench/spark.py --tables 1000000 --do-tables 100000   # a 100,000-table allow-list
 
 Input: a generated Parquet file (reused from --data when it is there) with the shape of a
 ROW-format relay log (see :func:`generate`): four channels, ``--tables`` tables, 50 per
@@ -33,7 +34,8 @@ every column is produced, nothing is stored, so the figures are the engine's, no
 
 Targets: new files >= 0.8 x pass-through at 2,000 tables and >= 0.7 x at 1,000,000; the same
 files again >= 0.8 x at both; the Python UDF >= 10 x behind at every size; the stream's
-sustained rate >= 0.6 x a plain Parquet copy of the same files at 1,000,000 tables. The share
+sustained rate >= 0.6 x a plain Parquet copy of the same files at 1,000,000 tables; with
+``--do-tables 100000`` (a 100,000-table allow-list on one channel) >= 0.5 x at 1,000,000 tables. The share
 of rows that took the exact path (the reference evaluator, two passes) is printed: row and
 transaction events are decided by compiled expressions (:mod:`replfilter.spark_runtime.compiled_rules`),
 the 0.5% DDL by the exact path.
@@ -194,6 +196,11 @@ def main(argv=None) -> int:
     parser.add_argument("--stream-files-per-batch", type=int, default=2)
     parser.add_argument("--skip-stream", action="store_true")
     parser.add_argument("--stream-only", action="store_true", help="measure only the streaming rates")
+    parser.add_argument(
+        "--do-tables", type=int, default=0,
+        help="give channel '' this many REPLICATE_DO_TABLE rules (a tenant allow-list drawn from the input's "
+        "tables) and measure only apply_filters on new and same files against pass-through",
+    )
     args = parser.parse_args(argv)
 
     from replfilter.spark_runtime.key_cache import KEY_CACHE
@@ -233,6 +240,9 @@ def main(argv=None) -> int:
 
     if args.stream_only:
         stream_rate(spark, df, state, args)
+        return 0
+    if args.do_tables:
+        large_rule_set(spark, df, n, state, args, noop, report, first_time, results)
         return 0
     noop(df)  # warm-up, not reported: the JVM's JIT, file listing and the page cache
     report("pass-through", timed(lambda: noop(df), args.repeat), n)
@@ -278,6 +288,69 @@ def main(argv=None) -> int:
     if not args.skip_stream:
         stream_rate(spark, df, state, args)
     return 0
+
+
+def with_do_tables(state, n: int, tables: int, seed: int = 7):
+    """``state`` with channel '' given ``n`` REPLICATE_DO_TABLE rules: ``n`` of the input's
+    ``tables`` tables (as :func:`generate` names them), drawn at random with a fixed seed."""
+    import random
+    from dataclasses import replace
+
+    from replfilter.core.filters import ConfiguredBy, FilterType
+
+    picks = random.Random(seed).sample(range(tables), min(n, tables))
+    picks += range(tables, tables + n - len(picks))  # beyond the input's tables: rules no row matches
+    rules = [f"tenant{t // TABLES_PER_DB}.t{t % TABLES_PER_DB}" for t in picks]
+    channel = state.channel("")
+    filters = channel.filters.set_type(FilterType.DO_TABLE, rules, ConfiguredBy.CHANGE_REPLICATION_FILTER, 1, state.collation)
+    return state.with_channel(replace(channel, filters=filters))
+
+
+def large_rule_set(spark, df, n: int, plain, args, noop, report, first_time, results) -> None:
+    """A channel with ``--do-tables`` exact rules: apply_filters on new files and on the same
+    files again, and decide_frame with its COUNTERs, against pass-through and against the same
+    calls with the bench's own rules (``plain``); which path the rows took and how the large
+    set was compiled."""
+    from replfilter.spark_runtime.compiled_rules import MAX_SET_RULES, compile_rules
+    from replfilter.spark_runtime.transform import apply_filters, decide_frame
+
+    started = time.perf_counter()
+    state = with_do_tables(plain, args.do_tables, args.tables)
+    rules = compile_rules(state)
+    print(f"  (the rules set and compiled in Python: {time.perf_counter() - started:.2f} s)", flush=True)
+    how = "declined: " + rules.declined[""] if "" in rules.declined else (
+        "a broadcast join" if args.do_tables > MAX_SET_RULES else "an InSet"
+    )
+    print(f"  channel '' has {args.do_tables:,} REPLICATE_DO_TABLE rules: looked up by {how}", flush=True)
+    noop(df)
+    report("pass-through", timed(lambda: noop(df), args.repeat), n)
+    started = time.perf_counter()
+    apply_filters(df, state)
+    print(f"  (building the plan: {time.perf_counter() - started:.2f} s)", flush=True)
+    report("apply_filters, new files", timed(first_time(lambda: noop(apply_filters(df, state))), args.repeat), n)
+    report("apply_filters, same files", timed(lambda: noop(apply_filters(df, state)), args.repeat), n)
+    tallied = {}
+
+    def with_counters():
+        decided = decide_frame(df, state)
+        noop(decided.df)
+        tallied["decisions"] = decided.decisions
+
+    report("decide_frame + COUNTERs, new files", timed(first_time(with_counters), args.repeat), n)
+    report("without the allow-list, new files", timed(first_time(lambda: noop(apply_filters(df, plain))), args.repeat), n)
+    report("without the allow-list, same files", timed(lambda: noop(apply_filters(df, plain)), args.repeat), n)
+    decisions = tallied["decisions"]
+    print(
+        f"  rows on the exact path: {decisions.exact_events:,} of {decisions.events:,} "
+        f"({decisions.exact_events / max(1, decisions.events):.2%}); COUNTERs from the {decisions.counters_from}",
+        flush=True,
+    )
+    for name in ("apply_filters, new files", "apply_filters, same files", "decide_frame + COUNTERs, new files"):
+        print(f"  {name}: {results[name] / results['pass-through']:4.2f} x pass-through (target >= 0.5)")
+    for name in ("new files", "same files"):
+        ratio = results[f"apply_filters, {name}"] / results[f"without the allow-list, {name}"]
+        print(f"  {name}: {ratio:4.2f} x the same call without the allow-list")
+    print(f"  load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
 
 
 def stream_rate(spark, df, state, args) -> None:

@@ -6,12 +6,14 @@ updating flag is not known) left to the exact path."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
-from replfilter.evaluation.evaluator import apply_event, channel_filters
+from replfilter.evaluation.evaluator import Evaluator, apply_event, channel_filters
 from replfilter.evaluation.events import CommandKind, QueryEvent, RowEvent, TableRef, TransactionEvent, TransactionKind
 from replfilter.replica.state import Channel, ReplicaState, SourceSettings
 from replfilter.spark_runtime import compiled_like, compiled_rules
@@ -153,6 +155,121 @@ def test_compiled_decisions_equal_the_evaluators_on_every_key(spark, state, keys
         assert increments_of(row["cls"]) == dict(decision.increments), event
 
 
+_SET_TYPES = (FT.DO_DB, FT.IGNORE_DB, FT.DO_TABLE, FT.IGNORE_TABLE)
+
+
+def _filler(ftype: FilterType, k: int) -> str:
+    return f"fill{k}" if ftype in (FT.DO_DB, FT.IGNORE_DB) else f"fill{k}.t{k}"
+
+
+@st.composite
+def large_set_states(draw) -> ReplicaState:
+    """:func:`states` with some exact sets (of the global rules or of a configured channel)
+    grown above MAX_SET_RULES by lower-case filler names, the drawn rules kept among them."""
+    state = draw(states())
+    size = compiled_rules.MAX_SET_RULES + 1
+    for name in (None, *CHANNELS):
+        filters = state.global_filters if name is None else state.channel(name).filters
+        for ftype in draw(st.lists(st.sampled_from(_SET_TYPES), max_size=2, unique=True)):
+            rules = (*filters.rules(ftype), *(_filler(ftype, k) for k in range(size)))
+            filters = filters.set_type(ftype, rules, ConfiguredBy.CHANGE_REPLICATION_FILTER, 1, state.collation)
+        if name is None:
+            state = state.with_global_filters(filters)
+        elif state.channel(name).configured:
+            state = state.with_channel(replace(state.channel(name), filters=filters))
+    return state
+
+
+_filler_keys = st.builds(
+    lambda ch, k, upper, dot, table: RowEvent(ch, f"{'FILL' if upper else 'fill'}{k}", f"t{k}" if dot else table),
+    st.sampled_from(CHANNELS), st.integers(0, compiled_rules.MAX_SET_RULES + 2), st.booleans(), st.booleans(), _table,
+)
+
+
+def _as_statement(row: RowEvent) -> QueryEvent:
+    """A filler key as a one-table statement on its database (the query events' own branch)."""
+    return QueryEvent(channel=row.channel, default_db=row.db, command=CommandKind.ALTER_TABLE, tables=(TableRef(None, row.table),))
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    state=large_set_states(),
+    keys=st.lists(st.one_of(row_keys, _filler_keys), min_size=30, max_size=60),
+    queries=st.lists(st.one_of(query_keys, _filler_keys.map(_as_statement)), min_size=5, max_size=20),
+)
+def test_large_exact_sets_are_joined_and_decide_as_the_evaluator(spark, state, keys, queries):
+    """Exact sets above MAX_SET_RULES are looked up by a broadcast join, not an InSet literal:
+    on every key the same outcome as the evaluator's, every row of the input once and in its
+    order, and the plan carries no set of literals."""
+    rules = compile_rules(state)
+    assert set(rules.declined) == {name for name in state.channel_names if not _first_rewrites_ascii(state, name)}
+    large = [
+        name for name in rules.channels
+        if any(len(channel_filters(state, name).rules(ftype)) > compiled_rules.MAX_SET_RULES for ftype in _SET_TYPES)
+    ]
+    events = [*keys, *queries, TransactionEvent("", TransactionKind.BEGIN)]
+    got = compiled_outputs(spark, rules, events)
+    assert list(got) == list(range(len(events)))  # the join kept each row once, in order (collect's order)
+    evaluator = Evaluator(state)  # compiles each channel's large sets once
+    for k, event in enumerate(events):
+        row = got[k]
+        assert row["covered"] is takes_compiled_path(state, rules.channels, event), event
+        if not row["covered"]:
+            continue
+        decision = evaluator.decide(event)
+        expected = (decision.decision.value, decision.filter_type.keyword if decision.filter_type else None, decision.rule, decision.rewritten_db)
+        assert (row["decision"], row["filter_type"], row["filter_rule"], row["rewritten_db"]) == expected, (event, state.collation)
+        assert increments_of(row["cls"]) == dict(decision.increments), event
+    if large:
+        df = spark.createDataFrame([event_row(e, i=k) for k, e in enumerate(events)], _schema())
+        plan = rules.with_code(df)._jdf.queryExecution().executedPlan().toString()
+        assert "BroadcastHashJoin" in plan
+        assert "fill7" not in plan  # no literal of the large sets in the row plan
+
+
+def test_the_same_large_rules_reuse_the_join_side(spark):
+    """Deciding with the same rules again reuses the build side (made from one Arrow batch);
+    other rules get their own."""
+    from replfilter.spark_runtime.rule_sets import side_table
+
+    many = [f"db.t{k}" for k in range(compiled_rules.MAX_SET_RULES + 1)]
+    first, again = (compile_rules(_state_with(FT.DO_TABLE, many))._joined for _ in range(2))
+    other = compile_rules(_state_with(FT.DO_TABLE, [*many, "db.x"]))._joined
+    side = side_table(spark, first.table, "b")
+    assert side_table(spark, again.table, "b") is side
+    assert side_table(spark, other.table, "b") is not side
+    assert side.count() == len(many)
+
+
+def test_a_large_set_through_decide_frame_moves_the_counters_as_the_evaluator(spark):
+    """The joined set inside the whole call: decisions, and the COUNTERs observed as the frame
+    is written, equal the evaluator's."""
+    from replfilter.evaluation.evaluator import apply_events
+    from replfilter.spark_runtime.transform import decide_frame
+
+    state = _state_with(FT.DO_TABLE, [f"db.t{k}" for k in range(compiled_rules.MAX_SET_RULES + 1)])
+    state = state.with_channel(replace(state.channel(""), source=SourceSettings(host="src")))  # configured: counted
+    evs = [RowEvent(ch, "db", f"t{k}") for ch in ("", "plain") for k in (0, 5, 999, 1000, 1001, 5000)] * 3
+    decided = decide_frame(spark.createDataFrame([event_row(e) for e in evs], _event_schema()), state)
+    rows = decided.df.collect()
+    decisions, after = apply_events(state, evs)
+    want = {ch.name: {ft: slot.counter for ft, slot in ch.filters.items() if slot.counter} for ch in after.channels}
+    assert decided.decisions.counters_from == "write"
+    assert {ch: c for ch, c in decided.counts.items() if c} == {ch: c for ch, c in want.items() if c}
+    assert decided.decisions.exact_events == 0
+    got = [(r["channel"], r["table"], r["decision"], r["filter_rule"]) for r in rows]
+    assert got == [(e.channel, e.table, d.decision.value, d.rule) for e, d in zip(evs, decisions)]  # in order
+
+
+def test_a_set_above_the_join_limit_is_declined(spark, monkeypatch):
+    monkeypatch.setattr(compiled_rules, "MAX_JOINED_RULES", 30)
+    compiled = compile_rules(_state_with(FT.DO_TABLE, [f"db.t{k}" for k in range(31)]))
+    assert compiled.channels == ("plain",)
+    assert "31 REPLICATE_DO_TABLE rules (more than 30)" in compiled.declined[""]
+    got = compiled_outputs(spark, compiled, [RowEvent("", "db", "t0"), RowEvent("plain", "db", "t0")])
+    assert (got[0]["covered"], got[1]["covered"]) == (False, True)  # the declined channel's rows: the exact path
+
+
 def test_non_ascii_names_and_other_events_take_the_exact_path(spark):
     state = ReplicaState.fresh(1).with_channel(Channel("", source=SourceSettings(host="src")))
     rules = compile_rules(state)
@@ -224,7 +341,6 @@ def _state_with(ftype: FilterType, rules) -> ReplicaState:
 @pytest.mark.parametrize(
     "ftype, rules, reason",
     [
-        (FT.DO_TABLE, [f"db.t{k}" for k in range(compiled_rules.MAX_SET_RULES + 1)], "REPLICATE_DO_TABLE rules (more than"),
         (FT.WILD_IGNORE_TABLE, [f"db.t{k}%" for k in range(compiled_rules.MAX_WILD_RULES + 1)], "REPLICATE_WILD_IGNORE_TABLE"),
         (FT.REWRITE_DB, [(f"d{k}", f"e{k}") for k in range(compiled_rules.MAX_LOOKUP + 1)], "REPLICATE_REWRITE_DB rules"),
         (FT.REWRITE_DB, [("db", "straße")], "not ASCII"),

@@ -20,29 +20,26 @@ rewrite rule are its own), for one row event (``decide_row``):
 
 How, against the earlier design's findings (a CASE per rule overflows code generation, a LIKE
 per rule is slow): each exact rule set is one ``isin`` (an ``InSet`` hash probe beyond ten
-rules). A wild rule is compiled to cheap string tests (:func:`_like`: ``startsWith``,
-``endsWith``, a fixed-position ``substring``, one ``locate``; a regular expression only when a
-pattern needs one), a branch per rule, so the outcome code names the rule that matched first;
-a type with more than :data:`MAX_CASE_RULES` patterns is one combined regular expression, and
-on the rows it matched one more run of it with a group around each rule says which
-(:func:`_which`). On the bench input (4 M events) each regular expression cost ~0.35 JVM CPU s,
-and the outcome code alone fell from 8.8 to 5.1 JVM CPU s with string tests (a pass-through
-3.7-4.0; one run each, load 13-17). Each channel's branch is its own generated method
-(see :meth:`CompiledRules.with_code`): HotSpot does not compile a method of more than 8,000
-bytes of bytecode, and one CASE over every channel's rules exceeded that. The Rule column of
-a wild match is a constant per code. Rule
-spellings that differ from their collation key (``DB1.T1`` under ``lower_case_table_names`` 1)
-come from a small lookup, all others are the matched key itself. The database after rewrite is
-one column of an inner projection, so it is computed once per row. Each row gets one outcome
-code (:class:`Outcome`: verdict, filter type, counter class, rule); the decision columns are
-``element_at`` on small literal arrays.
+rules), or above :data:`MAX_SET_RULES` rules one broadcast hash join of the rule keys
+(:mod:`.rule_sets`): one hash probe a row either way, no literal per rule in the plan. A wild
+rule is cheap string tests, a branch per rule, so the outcome code names the rule that matched
+first (:mod:`.compiled_like`). Each channel's branch is its own generated method (see
+:meth:`CompiledRules.with_code`): HotSpot does not compile a method of more than 8,000 bytes of
+bytecode, and one CASE over every channel's rules exceeded that. The Rule column of a wild
+match is a constant per code. Rule spellings that differ from their collation key (``DB1.T1``
+under ``lower_case_table_names`` 1) come from a small lookup, all others are the matched key
+itself. The database after rewrite is one column of an inner projection, so it is computed once
+per row. Each row gets one outcome code (:class:`Outcome`: verdict, filter type, counter class,
+rule); the decision columns are ``element_at`` on small literal arrays. Query events of at most
+one table are compiled too (:mod:`.compiled_queries`), with the row events' Table A and Table C.
 
 Where Spark and the evaluator could disagree, the rows go to the exact path (the reference
 evaluator, :mod:`.transform`): names that are not plain ASCII (Java's and Python's lower-casing
 differ on some letters — ß, ſ, K, İ, ı — and ``_`` is one byte under
 ``lower_case_table_names`` 0 but one UTF-16 unit in Java), channels the replica does not have,
-NULL names and every event that is not a row event. A channel whose rules the compiler
-declines (:data:`MAX_SET_RULES`, :data:`MAX_LOOKUP`, :data:`MAX_WILD_RULES`, a rewrite to a
+NULL names, the query events :mod:`.compiled_queries` leaves out, and transaction events of an
+unknown kind or channel. A channel whose rules the compiler
+declines (:data:`MAX_JOINED_RULES`, :data:`MAX_LOOKUP`, :data:`MAX_WILD_RULES`, a rewrite to a
 name that is not ASCII) goes there whole; :attr:`CompiledRules.declined` says why.
 
 ASCII names are exact here: for them ``lower`` in Spark, ``str.lower`` and the server's
@@ -67,13 +64,17 @@ from ..evaluation.rule_checks import CompiledFilters
 from ..replica.state import ReplicaState
 from . import compiled_queries
 from .compiled_like import first_match, is_ascii
+from .rule_sets import MAX_SET_RULES, JoinedSets, members
 from .schema import UPDATING_UNKNOWN
 
 FT = FilterType
 
-MAX_SET_RULES = 10_000
-"""Rules of one exact type (do-db, ignore-db, do-table, ignore-table) a channel may have to be
-compiled: each set is one ``InSet`` whose literals travel in every task's plan."""
+MAX_JOINED_RULES = 1_000_000
+"""Rules of one exact type a channel may have to be compiled at all: the join's build side
+(~100 bytes a key in the JVM, as a local relation and a hash relation) is held by the driver
+and each executor, within a default 1 GB driver. Up to 3,000,000 rules (an 8 GB driver) the
+join still cost less than the exact path (README, "Large rule sets"); above this size the
+memory, not the time, decides."""
 MAX_LOOKUP = 64
 """Entries of a value lookup (rewrite rules, rule spellings unlike their key): Spark looks a
 map literal up by a linear scan."""
@@ -149,6 +150,8 @@ class CompiledRules:
     """Per rule source (``db``, ``table``): (code, key) -> the rule's spelling, for the
     spellings that differ from their key."""
     _compiled: dict[str, tuple[CompiledFilters, bool]] = field(default_factory=dict, repr=False)
+    _joined: JoinedSets = field(default_factory=JoinedSets, repr=False)
+    """The exact sets above :data:`MAX_SET_RULES`, looked up by a join (:mod:`.rule_sets`)."""
 
     def covered_rows(self) -> Column:
         """True for the row events this decides: of a compiled channel, both names ASCII."""
@@ -218,6 +221,10 @@ class CompiledRules:
                 _SUBJECT: F.concat(subject_db, F.lit("."), table_key),
             }
         )
+        if self._joined:
+            # a query event's channel number is shifted by n (its own branch); the sets are the channel's
+            number = F.when(F.col(_CHANNEL) >= n, F.col(_CHANNEL) - F.lit(n)).otherwise(F.col(_CHANNEL))
+            first = self._joined.attach(first, number, {"db": F.col(_DB_KEY), "table": F.col(_SUBJECT)})
         # each channel's branch twice in a GREATEST (NULL except on its channel's rows, so the
         # one non-NULL part wins): subexpression elimination then evaluates it once, in a
         # method of its own. Whole-stage code generation does not split a CASE, and HotSpot
@@ -230,7 +237,9 @@ class CompiledRules:
         for i, name in enumerate(self.channels):
             c, _ = self._compiled[name]
             first_code = self._first_code[name]
-            database, tables, tail = _database_conditions(c, db_key_col, first_code), _table_conditions(c, subject, first_code), _table_tail(c, subject, first_code)
+            sets = members(c, db_key_col, subject, self._joined)
+            database, tables = _database_conditions(c, sets, first_code), _table_conditions(c, sets, first_code)
+            tail = _table_tail(c, subject, first_code)
             row = F.when(channel == i, _case(database + tables, tail))
             query_first = first_code + len(_layout(c))
             statement = F.when(
@@ -238,7 +247,8 @@ class CompiledRules:
             )
             parts += [row, row, statement, statement]
         coded = first.withColumn(CODE_COLUMN, F.greatest(*parts) if len(parts) > 1 else parts[0])
-        return coded.withColumn(RULE_COLUMN, self._rule()).drop(_CHANNEL, _DB_KEY, _SUBJECT)
+        dropped = (_CHANNEL, _DB_KEY, _SUBJECT, *(JoinedSets.bits_columns.values() if self._joined else ()))
+        return coded.withColumn(RULE_COLUMN, self._rule()).drop(*dropped)
 
     def _rule(self) -> Column:
         """The deciding rule's text of a coded row: a constant per code (wild patterns), or
@@ -359,24 +369,25 @@ def _layout(c: CompiledFilters) -> list[tuple[str, FT | None, FT | None, FT | No
     return out
 
 
-def _database_conditions(c: CompiledFilters, db_key: Column, first: int) -> list[tuple[Column, int]]:
-    """Table A's failing cases as (test, code): do-db hides ignore-db."""
+def _database_conditions(c: CompiledFilters, sets: Mapping[FT, Column], first: int) -> list[tuple[Column, int]]:
+    """Table A's failing cases as (test, code): do-db hides ignore-db. ``sets``: each exact
+    type's membership (:func:`.rule_sets.members`)."""
     if c.do_db:
-        return [(~db_key.isin(list(c.do_db)), first)]
+        return [(~sets[FT.DO_DB], first)]
     if c.ignore_db:
-        return [(db_key.isin(list(c.ignore_db)), first + 1)]
+        return [(sets[FT.IGNORE_DB], first + 1)]
     return []
 
 
-def _table_conditions(c: CompiledFilters, subject: Column, first: int) -> list[tuple[Column, int]]:
+def _table_conditions(c: CompiledFilters, sets: Mapping[FT, Column], first: int) -> list[tuple[Column, int]]:
     """Table C's exact hits as (test, code), do-table first; none when table rules are off."""
     if not c.table_rules_on:
         return []
     out = []
     if c.do_table:
-        out.append((subject.isin(list(c.do_table)), first + 3))
+        out.append((sets[FT.DO_TABLE], first + 3))
     if c.ignore_table:
-        out.append((subject.isin(list(c.ignore_table)), first + 4))
+        out.append((sets[FT.IGNORE_TABLE], first + 4))
     return out
 
 
@@ -413,8 +424,8 @@ def _has_unknown_field(df) -> bool:
 def _declines(c: CompiledFilters) -> str | None:
     """Why a channel's rules are left to the exact path, or None."""
     for ftype, rules in ((FT.DO_DB, c.do_db), (FT.IGNORE_DB, c.ignore_db), (FT.DO_TABLE, c.do_table), (FT.IGNORE_TABLE, c.ignore_table)):
-        if len(rules) > MAX_SET_RULES:
-            return f"{len(rules):,} {ftype.keyword} rules (more than {MAX_SET_RULES:,})"
+        if len(rules) > MAX_JOINED_RULES:
+            return f"{len(rules):,} {ftype.keyword} rules (more than {MAX_JOINED_RULES:,})"
         irregular = sum(1 for k, spelling in rules.items() if k != spelling)
         if irregular > MAX_LOOKUP:
             return f"{irregular:,} {ftype.keyword} rules spelt unlike their key (more than {MAX_LOOKUP})"
@@ -437,6 +448,7 @@ def compile_rules(state: ReplicaState) -> CompiledRules:
     outcomes: list[Outcome] = []
     first_code: dict[str, int] = {}
     spellings: dict[str, dict[tuple[int, str], str]] = {}
+    joined = JoinedSets()
     for name in state.channel_names:
         c = compile_filters(channel_filters(state, name), state.collation)
         reason = _declines(c)
@@ -445,6 +457,7 @@ def compile_rules(state: ReplicaState) -> CompiledRules:
             continue
         channel = state.channel(name)
         compiled[name] = (c, channel is not None and channel.configured)
+        joined.add_channel(c, len(channels))
         channels.append(name)
         first_code[name] = len(outcomes) + 1
         for verdict, ftype, db_type, table_type, rule, rule_from in _layout(c) + compiled_queries.layout(c):
@@ -460,11 +473,11 @@ def compile_rules(state: ReplicaState) -> CompiledRules:
     outcomes.append(Outcome("APPLY", None, 0, ""))  # transaction events (transaction_code)
     return CompiledRules(
         tuple(channels), declined, state.channel_names, outcomes, state.collation.case_insensitive, first_code,
-        spellings, compiled,
+        spellings, compiled, joined,
     )
 
 
 __all__ = [
-    "CODE_COLUMN", "COUNTED_REWRITE_COLUMN", "CompiledRules", "MAX_LOOKUP", "MAX_SET_RULES", "MAX_WILD_RULES", "compile_rules",
-    "increments_of", "is_ascii",
+    "CODE_COLUMN", "COUNTED_REWRITE_COLUMN", "CompiledRules", "MAX_JOINED_RULES", "MAX_LOOKUP", "MAX_SET_RULES", "MAX_WILD_RULES",
+    "compile_rules", "increments_of", "is_ascii",
 ]

@@ -268,7 +268,7 @@ class EventStream:
         """The rows of ``frame`` the compiled expressions decide: those :meth:`.CompiledRules.covered`
         takes, of this relay log's channel only (another channel's rows are dead letters), and
         accepted by the native check when ``frame`` carries it (``_ok``)."""
-        test = self._rules.covered()
+        test = self._rules.covered(frame)
         if self.config.relay_channel is not None:
             test = test & (F.col("channel") == self.config.relay_channel)
         return test & F.col("_ok") if "_ok" in frame.columns else test
