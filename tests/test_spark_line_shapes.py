@@ -17,9 +17,11 @@ from replfilter.evaluation.events import CommandKind, QueryEvent, RowEvent, Tabl
 pytestmark = pytest.mark.spark
 
 NAMES = ("", "d", "db1", "t_1", "a.b", "é", "straße", "中文", "😀", "a b", "a:b", "x,y", "{}", "[", "null",
-         'q"', "b\\s", "c\x01", "tab\t", "\ufffd", "\u2028", "gtid", '","db":"', "ÿ")
+         'q"', "b\\s", "c\x01", "tab\t", "\ufffd", "\u2028", "gtid", '","db":"', "ÿ", ": x", ", ", '", "db": "', ": ")
 """Names a value may hold: plain, non-ASCII, JSON's punctuation, and ones no line of a shape
-holds unescaped (a quote, a backslash, control characters, U+FFFD)."""
+holds unescaped (a quote, a backslash, control characters, U+FFFD), and ones that start with or
+hold the spacing of replfilter's writing (``": "``, ``", "``), which only the writing's own
+delimiters may be taken for."""
 
 _name = st.sampled_from(NAMES)
 _events = st.one_of(
