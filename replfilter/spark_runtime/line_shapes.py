@@ -118,22 +118,40 @@ def _transaction(spaced: bool, text: Column, values: list[Column]) -> Column:
     )
 
 
+def shaped_fields() -> dict[str, Column]:
+    """The event's fields (``EVENT_SCHEMA`` names) from the columns of :func:`shaped_columns`,
+    meaningful where ``_clean`` is true."""
+    text, kind = F.col("_text"), F.col("_type")
+    values = [F.col(f"_value{k}") for k in range(3)]
+    is_row = _by_start(kind, lambda s: F.lit(s.type == "row"))
+    is_trx = ~is_row
+    has_gtid = _by_start(kind, lambda s: text.contains(s.delimiters[-1]))
+    return {
+        "v": F.lit(1).cast("long"),
+        "type": F.when(is_row, F.lit("row")).otherwise(F.lit("transaction")),
+        "channel": values[0],
+        "db": F.when(is_row, values[1]),
+        "table": F.when(is_row, values[2]),
+        "kind": F.when(is_trx, values[1]),
+        "gtid": F.when(is_trx & has_gtid, values[2]),
+    }
+
+
 def shaped_columns(line: str) -> list[tuple[str, Column]]:
     """Columns to add (name, column), in order (each may use the ones before): ``_text`` (the
     line), ``_type`` (the index of the (type, writing) its start says, in ``_STARTS``),
     ``_after0`` and ``_after1``, ``_after2`` (the text after the start, after the first
-    delimiter, after the second), and ``_shaped``, the event struct (``EVENT_SCHEMA``) when the
-    line is read here, else NULL. Each value is the text up to the next ``"``.
+    delimiter, after the second), ``_value0`` to ``_value2`` (each the text up to the next
+    ``"``), ``_clean`` (true when the line is read here) and ``_shaped``, the event struct
+    (``EVENT_SCHEMA``) when the line is read here, else NULL.
 
     Separate columns so that Spark computes each once per line (a column used twice is not
     computed twice, an expression copied into two places is), and each a byte-wise string
     function, one per column: the cost is a few copies of a short string per line."""
     text, kind = F.col("_text"), F.col("_type")
     after = [F.col(f"_after{k}") for k in range(3)]
-    values = [F.substring_index(rest, '"', 1) for rest in after]
-    starts = list(_STARTS.values())
-    is_row = F.coalesce(*[F.when(kind == k, F.lit(s.type == "row")) for k, s in enumerate(starts)])
-    is_trx = ~is_row
+    values = [F.col(f"_value{k}") for k in range(3)]
+    is_row = _by_start(kind, lambda s: F.lit(s.type == "row"))
     written = _by_start(
         kind, lambda s: _written_back(s, values) if s.type == "row" else _transaction(s.spaced, text, values)
     )
@@ -143,17 +161,9 @@ def shaped_columns(line: str) -> list[tuple[str, Column]]:
         & F.is_valid_utf8(F.col(line))
         & (is_row | values[1].isin(*KIND_VALUES))
     )
-    has_gtid = _by_start(kind, lambda s: text.contains(s.delimiters[-1]))
-    fields = {
-        "v": F.lit(1).cast("long"),
-        "type": F.when(is_row, F.lit("row")).otherwise(F.lit("transaction")),
-        "channel": values[0],
-        "db": F.when(is_row, values[1]),
-        "table": F.when(is_row, values[2]),
-        "kind": F.when(is_trx, values[1]),
-        "gtid": F.when(is_trx & has_gtid, values[2]),
-    }
+    fields = shaped_fields()
     event = F.struct(*[fields.get(f.name, F.lit(None)).cast(f.dataType).alias(f.name) for f in EVENT_SCHEMA.fields])
+    starts = list(_STARTS.values())
     start = F.lit(None).cast("int")
     for k, shape in reversed(list(enumerate(starts))):
         start = F.when(text.startswith(shape.prefix), F.lit(k)).otherwise(start)
@@ -163,5 +173,7 @@ def shaped_columns(line: str) -> list[tuple[str, Column]]:
         ("_after0", _by_start(kind, lambda s: F.substr(text, F.lit(len(s.prefix) + 1)))),
         ("_after1", _by_start(kind, lambda s: F.substring_index(after[0], s.delimiters[0], -1))),
         ("_after2", _by_start(kind, lambda s: F.substring_index(after[1], s.delimiters[1], -1))),
-        ("_shaped", F.when(F.coalesce(clean, F.lit(False)), event)),
+        *[(f"_value{k}", F.substring_index(after[k], '"', 1)) for k in range(3)],
+        ("_clean", F.coalesce(clean, F.lit(False))),
+        ("_shaped", F.when(F.col("_clean"), event)),
     ]
