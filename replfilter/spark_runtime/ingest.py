@@ -5,8 +5,9 @@ Four inputs, one result (:class:`Ingested`: ``events`` with :data:`~.schema.INGE
 Each input has its reader, and this module reads files with them (:func:`read_events`):
 
 * **Event JSON lines** (:mod:`.json_lines`) — read exactly as ``replfilter evaluate`` reads them;
-  :func:`read_events` parses and checks each line once (a local checkpoint), so both passes of
-  ``apply_filters`` read parsed rows.
+  :func:`read_events` reads the row and transaction events with string functions and parses
+  only the other lines, each step kept (a local checkpoint), so both passes of
+  ``apply_filters`` read checked rows.
 * **Event rows** (:mod:`.event_rows`) — Parquet (or any DataFrame) of :data:`~.schema.EVENT_SCHEMA`.
 * **Debezium MySQL change events** (:mod:`.debezium`).
 * **Binary and relay logs** (:mod:`.binlog_files`).
