@@ -17,9 +17,11 @@ from replfilter.evaluation.events import CommandKind, QueryEvent, RowEvent, Tabl
 pytestmark = pytest.mark.spark
 
 NAMES = ("", "d", "db1", "t_1", "a.b", "é", "straße", "中文", "😀", "a b", "a:b", "x,y", "{}", "[", "null",
-         'q"', "b\\s", "c\x01", "tab\t", "\ufffd", "\u2028", "gtid", '","db":"', "ÿ")
+         'q"', "b\\s", "c\x01", "tab\t", "\ufffd", "\u2028", "gtid", '","db":"', "ÿ", ": x", ", ", '", "db": "', ": ")
 """Names a value may hold: plain, non-ASCII, JSON's punctuation, and ones no line of a shape
-holds unescaped (a quote, a backslash, control characters, U+FFFD)."""
+holds unescaped (a quote, a backslash, control characters, U+FFFD), and ones that start with or
+hold the spacing of replfilter's writing (``": "``, ``", "``), which only the writing's own
+delimiters may be taken for."""
 
 _name = st.sampled_from(NAMES)
 _events = st.one_of(
@@ -190,3 +192,25 @@ def test_row_and_transaction_events_in_both_writings_take_the_bulk_path(spark):
     ]
     raw = [line.encode() for line in doubtful] + [b"\xef\xbb\xbf" + lines[0], lines[0].replace(b"db1", b"db\xff")]
     assert _shaped(spark, raw) == [None] * len(raw)
+
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(nasty_lines(), min_size=1, max_size=40))
+def test_shaped_lines_accepts_only_what_evaluate_reads_and_sends_the_rest_on(spark, lines):
+    """``read_events``' first step (flat columns, no parser): a line it accepts is the event the
+    reference reader reads; every other line that is not blank is sent on whole, never dropped."""
+    from replfilter.evaluation.event_lines import is_blank
+    from replfilter.spark_runtime.json_lines import shaped_lines
+
+    df = spark.createDataFrame([(line,) for line in lines], "raw binary").selectExpr("cast(raw as binary) as value")
+    rows = shaped_lines(df.selectExpr("cast(value as string) as value")).selectExpr("*", "cast(value as binary) as raw").collect()
+    kept = [line for line in lines if not is_blank(line)]
+    assert len(rows) == len(kept)  # (a scan keeps the lines' order)
+    for line, row in zip(kept, rows):
+        if row["_shaped"]:
+            kind, value = _reference(line)
+            assert kind == "event" and _comparable(value) == _comparable(row.asDict()), line
+            assert row["raw"] is None
+        else:
+            assert bytes(row["raw"]) == line

@@ -5,8 +5,9 @@ Four inputs, one result (:class:`Ingested`: ``events`` with :data:`~.schema.INGE
 Each input has its reader, and this module reads files with them (:func:`read_events`):
 
 * **Event JSON lines** (:mod:`.json_lines`) — read exactly as ``replfilter evaluate`` reads them;
-  :func:`read_events` parses and checks each line once (a local checkpoint), so both passes of
-  ``apply_filters`` read parsed rows.
+  :func:`read_events` reads the row and transaction events with string functions and parses
+  only the other lines, each step kept (a local checkpoint), so both passes of
+  ``apply_filters`` read checked rows.
 * **Event rows** (:mod:`.event_rows`) — Parquet (or any DataFrame) of :data:`~.schema.EVENT_SCHEMA`.
 * **Debezium MySQL change events** (:mod:`.debezium`).
 * **Binary and relay logs** (:mod:`.binlog_files`).
@@ -26,7 +27,7 @@ from ..replica.state import ReplicaState
 from .debezium import parse_debezium
 from .fallback_reader import number_dead_letters
 from .event_rows import mark_event_rows, normalize_event_rows, rows_fallback
-from .json_lines import checked_lines, lines_fallback, parse_event_lines
+from .json_lines import checked_lines, lines_fallback, parse_event_lines, shaped_lines
 from .schema import DEAD_LETTER_SCHEMA, EVENT_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, Ingested
 from .sql_tables import decide_unknown_updating, needs_sql_tables, resolve_sql_tables
 from .source_schemas import SourceSchemas
@@ -109,22 +110,35 @@ def _read_event_rows(df: DataFrame, resolve_sql: bool, state: ReplicaState | Non
 
 
 def _read_event_lines(lines: DataFrame, resolve_sql: bool, state: ReplicaState | None) -> Ingested:
-    """Event JSON lines of files, parsed and checked once, now: the checked lines are kept as a
-    local checkpoint (:meth:`DataFrame.localCheckpoint`, on the executors, memory then disk),
-    so the two passes of ``apply_filters`` read parsed rows instead of parsing every line again.
-    Spark releases the checkpoint when no DataFrame built on it is left.
+    """Event JSON lines of files, checked once, now, in two jobs, each kept as a local
+    checkpoint (:meth:`DataFrame.localCheckpoint`, on the executors, memory then disk) so that
+    ``apply_filters`` reads checked rows instead of checking every line again; Spark releases a
+    checkpoint when no DataFrame built on it is left.
 
-    The same job counts the refused lines and the events that need their SQL text read
-    (``observe``): without any, the events are the accepted lines alone, one plain scan; with
-    some, the reference reader and :mod:`.sql_tables` run on the kept lines, never on the files
-    again. Measured in ``bench/spark_ingest.py`` (README, "Benchmarks")."""
-    parsed, numbered = checked_lines(lines, source_col="_file", query_place=resolve_sql)
+    The first job reads the files and every line :mod:`.line_shapes` reads (the row and
+    transaction events of a relay log) with string functions alone (:func:`.json_lines.shaped_lines`);
+    it counts the others, which the second job, only when there are any, checks with Spark's
+    parser (:func:`.json_lines.checked_lines`) from the kept lines, never from the files. That
+    job counts the lines it refuses and the events that need their SQL text read (``observe``):
+    without any, the events are the accepted lines alone; with some, the reference reader and
+    :mod:`.sql_tables` run on the kept lines. Measured in ``bench/spark_ingest.py`` (README,
+    "Benchmarks")."""
+    shaped, found = _kept_once(shaped_lines(lines, source_col="_file"), doubtful=~F.col("_shaped"))
+    numbered = lines.select(
+        F.col("_file").cast("string").alias("_source"), "_block", F.monotonically_increasing_id().alias("_pos")
+    )
+    if not found["doubtful"]:
+        empty = lines.sparkSession.createDataFrame([], DEAD_LETTER_SCHEMA)
+        return Ingested(shaped.select(*INGESTED_COLUMNS), empty, shaped, numbered)
+    doubtful = shaped.where(~F.col("_shaped")).select("value", "_source", "_pos", "_block")
+    parsed, _ = checked_lines(doubtful, source_col="_source", query_place=resolve_sql)
     kept, found = _kept_once(parsed, refused=~F.col("_ok"), need_sql=F.col("_ok") & needs_sql_tables())
     # events whose SQL text is read below keep their place (file, block, position in the scan),
     # so that a text found unreadable there is a dead letter naming its file and line
     resolving = resolve_sql and bool(found["refused"] or found["need_sql"])
     place = _PLACE if resolving else ()
-    native = kept.where(F.col("_ok")).select(*INGESTED_COLUMNS, *place)
+    bulk = shaped.where(F.col("_shaped")).select(*INGESTED_COLUMNS, *[F.lit(None).cast(t).alias(c) for c, t in zip(place, _PLACE_TYPES)])
+    native = bulk.unionByName(kept.where(F.col("_ok")).select(*INGESTED_COLUMNS, *place))
     if found["refused"]:
         fallback = lines_fallback(kept, None, numbered, positioned=resolving)
         ingested = Ingested(native.unionByName(fallback.events), fallback.dead, kept, numbered)
@@ -141,6 +155,7 @@ def _read_event_lines(lines: DataFrame, resolve_sql: bool, state: ReplicaState |
 
 _PLACE = ("_source", "_block", "_pos")
 """A line's place: its file, the block of the file it was read in, its position in the scan."""
+_PLACE_TYPES = ("string", "long", "long")
 
 
 def _read_debezium(lines: DataFrame, channel: str, resolve_sql: bool, state: ReplicaState | None) -> Ingested:

@@ -25,8 +25,8 @@ from pyspark.sql import functions as F
 from ..evaluation.event_lines import JSON_BLANKS
 from .event_checks import defaulted_tables, values_ok
 from .fallback_reader import parse_in_python, split_python
-from .line_shapes import shaped_columns
-from .schema import EVENT_SCHEMA, INGESTED_COLUMNS, UPDATING_UNKNOWN, Ingested, source_column
+from .line_shapes import shaped_columns, shaped_fields
+from .schema import EVENT_SCHEMA, INGESTED_COLUMNS, INGESTED_SCHEMA, UPDATING_UNKNOWN, Ingested, source_column
 
 _OWN_FIELDS = {
     "row": ("v", "type", "channel", "db", "table"),
@@ -185,11 +185,13 @@ def checked_lines(
     # byte-wise: a string function would replace the bytes of a line that is not UTF-8
     without_cr = F.expr(f"CASE WHEN endswith({raw}, X'0D') THEN substr({raw}, 1, octet_length({raw}) - 1) ELSE {raw} END")
     positioned = "_block" in df.columns and source_col is not None
+    # taken as the lines are scanned, before any filter: dead letters' line numbers (or given,
+    # by the scan that set these lines apart: :func:`shaped_lines`)
+    position = F.col("_pos") if "_pos" in df.columns else F.monotonically_increasing_id()
     every_line = df.select(
         without_cr.cast("string").alias("_record"),
         source_column(df, source_col).alias("_source"),
-        # taken as the lines are scanned, before any filter: dead letters' line numbers
-        (F.monotonically_increasing_id() if positioned else F.lit(None).cast("long")).alias("_pos"),
+        (position if positioned else F.lit(None).cast("long")).alias("_pos"),
         (F.col("_block") if positioned else F.lit(None).cast("long")).alias("_block"),
     )
     lines = every_line.where(F.btrim(F.col("_record"), F.lit(JSON_BLANKS)) != "")
@@ -212,6 +214,42 @@ def checked_lines(
     )
     numbered = every_line.select("_source", "_block", "_pos") if positioned else None
     return parsed, numbered
+
+
+def shaped_lines(df: DataFrame, value_col: str = "value", source_col: str | None = None) -> DataFrame:
+    """Every line that is not blank: ``_shaped`` true and its event columns when
+    :mod:`.line_shapes` reads it, else ``_shaped`` false and the line itself (``value``, its
+    bytes as read) with its file and place (``_source``, ``_pos``, ``_block``), for
+    :func:`checked_lines` to check later, on those lines alone.
+
+    Why a step of its own: :func:`checked_lines` parses the lines the shapes do not read with
+    ``from_json``, which runs outside whole-stage code generation, so every line, read or not,
+    crosses into and out of it; and it takes each event's columns from a struct of the shape's
+    and the parser's. Here only string functions run, in generated code, and the doubtful
+    lines (query events: 5 % of a ROW-format relay log) are parsed in a second, small job
+    (README, "Benchmarks")."""
+    positioned = "_block" in df.columns and source_col is not None
+    line = F.col(value_col)
+    every_line = df.select(
+        line.alias("_line"),
+        source_column(df, source_col).alias("_source"),
+        (F.monotonically_increasing_id() if positioned else F.lit(None).cast("long")).alias("_pos"),
+        (F.col("_block") if positioned else F.lit(None).cast("long")).alias("_block"),
+    )
+    for name, column in shaped_columns("_line")[:-1]:  # (not the struct: the fields, flat)
+        every_line = every_line.withColumn(name, column)
+    shaped = F.col("_clean")
+    raw = "cast(`_line` as binary)"
+    blank = F.btrim(F.expr(f"CASE WHEN endswith({raw}, X'0D') THEN substr({raw}, 1, octet_length({raw}) - 1) ELSE {raw} END")
+                    .cast("string"), F.lit(JSON_BLANKS)) == ""
+    fields = shaped_fields()
+    return every_line.where(shaped | ~blank).select(
+        shaped.alias("_shaped"),
+        F.when(~shaped, F.col("_line")).alias("value"),
+        *[F.when(~shaped, F.col(c)).alias(c) for c in ("_source", "_pos", "_block")],
+        *[F.when(shaped, fields[c]).cast(INGESTED_SCHEMA[c].dataType).alias(c) if c in fields
+          else F.lit(None).cast(INGESTED_SCHEMA[c].dataType).alias(c) for c in INGESTED_COLUMNS],
+    )
 
 
 def _known_channel(channels: Sequence[str] | None) -> Column:
