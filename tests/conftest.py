@@ -9,10 +9,40 @@ from __future__ import annotations
 import pytest
 from hypothesis import settings
 
+FIRST_MODULES = (
+    "test_spark_stream.py",
+    "test_spark_stream_faults.py",
+    "test_spark_binlog_stream.py",
+    "test_spark_cluster.py",
+    "test_spark_catalog.py",
+)
+"""Modules holding the suite's longest tests (a minute or more each under ``-n auto``: ``kill -9``
+streams in child JVMs, a standalone cluster, Spark-against-``evaluate`` properties; README,
+"Tests"), started first."""
+
 # No per-example deadline: under ``-n auto`` the Spark workers load both cores, and a deadline
 # then fails on the machine's load, not on the code (performance lives in bench/, not in tests).
 settings.register_profile("replfilter", deadline=None)
 settings.load_profile("replfilter")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The longest tests first, the many short ones last. Under ``-n auto`` the README's command
+    hands tests out one at a time (``--dist loadgroup`` in pyproject.toml: a worker asks for the
+    next test when it has two left), so the short tests fill in at the end around whichever long
+    test finished last, instead of a worker sitting idle behind a Spark stream that started late.
+    Order: :data:`FIRST_MODULES`, then the other modules with Spark or end-to-end tests (a JVM, a
+    server, a terminal), then the rest; modules stay whole and in collection order within each
+    rank (their module-scoped fixtures are built once per worker), as do the tests in a module."""
+    rank: dict[str, int] = {}
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        name = module.rsplit("/", 1)[-1]
+        heavy = item.get_closest_marker("spark") is not None or item.get_closest_marker("e2e") is not None
+        here = FIRST_MODULES.index(name) if name in FIRST_MODULES else len(FIRST_MODULES) + (0 if heavy else 1)
+        rank[module] = min(rank.get(module, here), here)
+    position = {item.nodeid: k for k, item in enumerate(items)}
+    items.sort(key=lambda item: (rank[item.nodeid.split("::", 1)[0]], position[item.nodeid]))
 
 
 @pytest.fixture(scope="session")
