@@ -11,29 +11,32 @@ from hypothesis import settings
 
 FIRST_MODULES = (
     "test_spark_stream.py",
-    "test_spark_stream_faults.py",
+    "test_spark_catalog.py",
+    "test_spark_transform.py",
     "test_spark_binlog_stream.py",
     "test_spark_cluster.py",
-    "test_spark_catalog.py",
+    "test_spark_ingest.py",
+    "test_spark_stream_faults.py",
+    "test_event_sql_text.py",
+    "test_spark_session.py",
+    "test_spark_applier.py",
+    "test_spark_compiled_rules.py",
+    "test_serve_concurrency.py",
 )
-"""Modules holding the suite's longest tests (a minute or more each under ``-n auto``: ``kill -9``
-streams in child JVMs, a standalone cluster, Spark-against-``evaluate`` properties; README,
-"Tests"), started first."""
-
-# No per-example deadline: under ``-n auto`` the Spark workers load both cores, and a deadline
-# then fails on the machine's load, not on the code (performance lives in bench/, not in tests).
-settings.register_profile("replfilter", deadline=None)
-settings.load_profile("replfilter")
+"""The modules that took longest in a full run with ``--durations`` (the sum of their tests,
+longest first: ``kill -9`` streams in child JVMs, Spark-against-``evaluate`` properties, a
+standalone cluster; README, "Tests")."""
 
 
 def pytest_collection_modifyitems(config, items):
-    """The longest tests first, the many short ones last. Under ``-n auto`` the README's command
-    hands tests out one at a time (``--dist loadgroup`` in pyproject.toml: a worker asks for the
-    next test when it has two left), so the short tests fill in at the end around whichever long
-    test finished last, instead of a worker sitting idle behind a Spark stream that started late.
-    Order: :data:`FIRST_MODULES`, then the other modules with Spark or end-to-end tests (a JVM, a
-    server, a terminal), then the rest; modules stay whole and in collection order within each
-    rank (their module-scoped fixtures are built once per worker), as do the tests in a module."""
+    """The longest modules first, the many short ones last. Under ``-n auto`` the README's
+    command hands out whole modules (``--dist loadscope --no-loadscope-reorder`` in
+    pyproject.toml: a worker is given the next module in this order when it has two tests left;
+    a module's fixtures, a server or a cluster, are built once), so the short modules fill in
+    at the end around whichever long module finished last, instead of a worker sitting idle
+    behind a Spark stream that started late. Order: :data:`FIRST_MODULES`, then the other
+    modules with Spark or end-to-end tests (a JVM, a server, a terminal), then the rest, each
+    rank in collection order; the tests in a module keep theirs."""
     rank: dict[str, int] = {}
     for item in items:
         module = item.nodeid.split("::", 1)[0]

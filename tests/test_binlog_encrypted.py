@@ -204,7 +204,6 @@ def encrypted_run(tmp_path_factory):
 
 
 @pytest.mark.e2e
-@pytest.mark.xdist_group("encrypted_run")  # one server for both, on one worker
 @needs_mariadb
 def test_a_binlog_mariadb_encrypted_is_refused_where_its_encryption_starts(encrypted_run):
     copy, _decrypted, server_rows, plain = encrypted_run
@@ -218,7 +217,6 @@ def test_a_binlog_mariadb_encrypted_is_refused_where_its_encryption_starts(encry
 
 
 @pytest.mark.e2e
-@pytest.mark.xdist_group("encrypted_run")  # one server for both, on one worker
 @needs_mariadb
 def test_a_copy_decrypted_through_the_server_shows_as_the_server_shows_the_encrypted_file(encrypted_run):
     _copy, decrypted, server_rows, _plain = encrypted_run

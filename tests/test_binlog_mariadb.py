@@ -24,7 +24,6 @@ from replfilter.server.session import Session
 
 pytestmark = [
     pytest.mark.e2e,
-    pytest.mark.xdist_group("mariadb_run"),  # one worker starts the two servers, for all four
     pytest.mark.skipif(not mariadb_server.available(), reason="needs Debian's mariadb-server and mariadb-client"),
 ]
 

@@ -28,7 +28,7 @@ import pytest
 
 from serve_process import PASSWORD, USER, ServeProcess
 
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("serve_e2e")]  # one worker starts the module's server
+pytestmark = pytest.mark.e2e
 MARIADB = shutil.which("mariadb")
 needs_mariadb = pytest.mark.skipif(MARIADB is None, reason="the mariadb client (Debian's mariadb-client) is not installed")
 

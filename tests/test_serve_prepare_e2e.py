@@ -15,7 +15,7 @@ from pymysql.constants import FIELD_TYPE
 
 from serve_process import PASSWORD, USER, ServeProcess
 
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("serve_prepare_e2e")]  # one worker starts the module's server
+pytestmark = pytest.mark.e2e
 TABLE = "performance_schema.replication_applier_filters"
 
 

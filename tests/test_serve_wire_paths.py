@@ -15,7 +15,7 @@ import pytest
 
 from serve_process import ServeProcess
 
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("serve_wire_paths")]  # one worker starts the module's server
+pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")

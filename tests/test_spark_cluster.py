@@ -18,7 +18,7 @@ import pytest
 from replfilter.evaluation.event_json import to_json
 from replfilter.evaluation.events import QueryEvent, RowEvent, CommandKind, TableRef
 
-pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("standalone_cluster")]  # one cluster, one worker
+pytestmark = pytest.mark.spark
 
 
 def _free_port() -> int:
