@@ -38,8 +38,10 @@ def _wait_for(path: Path, text: str, proc: subprocess.Popen, timeout: float = 90
     raise AssertionError(f"{text!r} not seen in {path}:\n{path.read_text(errors='replace')[-3000:] if path.exists() else ''}")
 
 
-@pytest.fixture()
-def standalone_cluster(tmp_path):
+@pytest.fixture(scope="module")
+def standalone_cluster(tmp_path_factory):
+    """One master and one worker for the module's tests: each submits its own application (a
+    ``replfilter stream`` process, its own executors), so they share only the two daemons."""
     import pyspark
 
     if shutil.which("java") is None:
@@ -50,6 +52,7 @@ def standalone_cluster(tmp_path):
     # source build (launcher/target/scala-*); the pip wheel has jars/ only.
     env = {**os.environ, "SPARK_HOME": home, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
            "SPARK_SCALA_VERSION": "2.13"}
+    tmp_path = tmp_path_factory.mktemp("cluster")
     port = _free_port()
     master_log, worker_log = tmp_path / "master.log", tmp_path / "worker.log"
     procs = []
@@ -96,11 +99,15 @@ def test_stream_on_a_standalone_cluster(standalone_cluster, tmp_path, spark):
         str(events_dir), str(tmp_path / "out"), str(tmp_path / "ckpt"),
         "--skipped", str(tmp_path / "skipped"), "--master", master, "--available-now",
     ]
+    logged_before = worker_log.stat().st_size  # (the worker may have served the module's other test)
     run = subprocess.run(command, capture_output=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr.decode()[-3000:]
     assert "104 events: 52 applied, 52 skipped, 2 dead letters" in run.stderr.decode()
-    # the work ran in the worker's executors, not in the driver
-    assert "Launching executor" in worker_log.read_text(errors="replace") or "Asked to launch executor" in worker_log.read_text(errors="replace")
+    # the work ran in executors the worker launched for this run, not in the driver
+    with open(worker_log, "rb") as log:
+        log.seek(logged_before)
+        logged = log.read().decode(errors="replace")
+    assert "Launching executor" in logged or "Asked to launch executor" in logged
     applied = spark.read.parquet(str(tmp_path / "out")).collect()
     skipped = spark.read.parquet(str(tmp_path / "skipped")).collect()
     assert len(applied) == 52 and len(skipped) == 52
