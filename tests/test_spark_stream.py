@@ -48,7 +48,11 @@ def _batch_events(i: int) -> list:
         ch = "ab"[k % 2]
         db = f"db{k % 3}"
         out.append(RowEvent(ch, db, f"t1{k % 4}"))
-        out.append(QueryEvent(ch, db, CommandKind.INSERT, (TableRef(None, f"t1{k % 3}"),), sql=f"INSERT /* {i}.{k} */"))
+        if k % 2:  # a statement of two tables: the exact path
+            tables = (TableRef(None, f"t1{k % 3}"), TableRef("db1", "t2", False))
+            out.append(QueryEvent(ch, db, CommandKind.INSERT_SELECT, tables, sql=f"INSERT /* {i}.{k} */ SELECT"))
+        else:  # one table: compiled
+            out.append(QueryEvent(ch, db, CommandKind.INSERT, (TableRef(None, f"t1{k % 3}"),), sql=f"INSERT /* {i}.{k} */"))
         out.append(TransactionEvent(ch, TransactionKind.GTID, f"uuid:{i}-{k}"))
     return out
 
@@ -120,11 +124,11 @@ def test_each_batch_uses_the_state_at_its_start(spark, tmp_path, where):
     )
     stats = EventStream(spark, session, config, on_batch=between).run_available_now()
     assert [s.batch_id for s in stats] == list(range(len(batches)))
-    # every batch on the compiled path, recompiled from the state at its start: the query events
-    # (and, in batch 1, the lines the native check refused) by the exact path, the COUNTERs
-    # observed as the batch was written
+    # every batch on the compiled path, recompiled from the state at its start: the statements
+    # of two tables by the exact path (six a batch; in batch 2 also the INSERT ... SELECT whose
+    # tables come from its text), the COUNTERs observed as the batch was written
     assert [(s.decided_by, s.counters_from) for s in stats] == [("compiled", "write")] * len(batches)
-    assert [s.exact_events for s in stats] == [12 + 2 * (i == 2) for i in range(len(batches))]
+    assert [s.exact_events for s in stats] == [6 + (i == 2) for i in range(len(batches))]
 
     applied = spark.read.parquet(config.output_dir).collect()
     skipped = spark.read.parquet(config.skipped_dir).collect()
@@ -382,8 +386,9 @@ def test_parquet_stream_equals_the_evaluator(spark, tmp_path, where, compiled):
     assert ("decided on the executors" in progress.getvalue()) == (where == "executors")
     path = "compiled" if compiled else "two passes"
     assert [s.decided_by for s in stats] == [path, path]
-    # compiled: only the query events on the exact path (each file's); two passes: every event
-    queries = [sum(isinstance(e, QueryEvent) for e in part) for part in (evs[:40], evs[40:])]
+    # compiled: only the statements of two tables on the exact path (each file's); two passes:
+    # every event
+    queries = [sum(isinstance(e, QueryEvent) and len(e.tables) > 1 for e in part) for part in (evs[:40], evs[40:])]
     assert [s.exact_events for s in stats] == (queries if compiled else [s.events for s in stats])
     decisions, new_state = apply_events(_fresh(), evs)
     assert sum(s.events for s in stats) == len(evs) and sum(s.dead for s in stats) == 2
