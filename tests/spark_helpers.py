@@ -46,6 +46,12 @@ def takes_compiled_path(state, channels, event) -> bool:
     if event.channel not in channels:
         return False
     if isinstance(event, QueryEvent):
+        from replfilter.evaluation.evaluator import channel_filters, compile_filters
+        from replfilter.evaluation.events import DATABASE_COMMANDS
+
+        c = compile_filters(channel_filters(state, event.channel), state.collation)
+        if event.command in DATABASE_COMMANDS and not c.has_db_rules and (c.wild_do or c.wild_ignore):
+            return False  # Table B's own tests: the exact path
         return (
             event.command is not CommandKind.DROP_TRIGGER
             and event.default_db.isascii()

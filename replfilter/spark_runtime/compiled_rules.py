@@ -89,6 +89,7 @@ COUNTED_REWRITE_COLUMN = "_rf_ccrw"
 """Per row: whether it moves the REWRITE_DB COUNTER (a row event: any rewrite rule matched; a
 query event: see :func:`.compiled_queries.rewrite_counted`; false for every other row)."""
 _DB_KEY = "_rf_cdb"
+_STAGE = "_rf_cqs"
 _SUBJECT = "_rf_csub"
 _CHANNEL = "_rf_cch"
 
@@ -173,7 +174,8 @@ class CompiledRules:
 
     def covered_queries(self, df) -> Column:
         """True for the query events this decides (:func:`.compiled_queries.covered_queries`)."""
-        return compiled_queries.covered_queries(self.channels, _has_unknown_field(df))
+        database = tuple(name for name in self.channels if compiled_queries.database_statements_compiled(self._compiled[name][0]))
+        return compiled_queries.covered_queries(self.channels, database, _has_unknown_field(df))
 
     def covered(self, df) -> Column:
         """True for every row of ``df`` this decides (:meth:`covered_rows`,
@@ -191,7 +193,6 @@ class CompiledRules:
         computed once per row. A query event's database is its default database, its subject
         its one table (qualified by that database when the statement did not qualify it)."""
         ci = self.ci
-        n = len(self.channels)
         query = F.col("type") == "query"
         db = F.when(query, F.coalesce(F.col("default_db"), F.lit(""))).otherwise(F.col("db"))
         db_pre = F.lower(db) if ci else db
@@ -212,7 +213,8 @@ class CompiledRules:
         subject_db = F.when(query, F.coalesce(F.lower(table_db) if ci else table_db, db_key)).otherwise(db_key)
         first = df.withColumns(
             {
-                _CHANNEL: F.when(rows, channel_index).when(self.covered_transactions(), F.lit(-1)).when(queries, channel_index + F.lit(n)),
+                _CHANNEL: F.when(rows | queries, channel_index).when(self.covered_transactions(), F.lit(-1)),
+                _STAGE: compiled_queries.stage(queries),
                 REWRITTEN_COLUMN: F.when(rows | queries, rewritten),  # a transaction event is never rewritten
                 COUNTED_REWRITE_COLUMN: F.when(rows, rewritten.isNotNull()).when(
                     queries, compiled_queries.rewrite_counted(rewritten, db_pre)
@@ -222,9 +224,7 @@ class CompiledRules:
             }
         )
         if self._joined:
-            # a query event's channel number is shifted by n (its own branch); the sets are the channel's
-            number = F.when(F.col(_CHANNEL) >= n, F.col(_CHANNEL) - F.lit(n)).otherwise(F.col(_CHANNEL))
-            first = self._joined.attach(first, number, {"db": F.col(_DB_KEY), "table": F.col(_SUBJECT)})
+            first = self._joined.attach(first, F.col(_CHANNEL), {"db": F.col(_DB_KEY), "table": F.col(_SUBJECT)})
         # each channel's branch twice in a GREATEST (NULL except on its channel's rows, so the
         # one non-NULL part wins): subexpression elimination then evaluates it once, in a
         # method of its own. Whole-stage code generation does not split a CASE, and HotSpot
@@ -238,16 +238,12 @@ class CompiledRules:
             c, _ = self._compiled[name]
             first_code = self._first_code[name]
             sets = members(c, db_key_col, subject, self._joined)
-            database, tables = _database_conditions(c, sets, first_code), _table_conditions(c, sets, first_code)
-            tail = _table_tail(c, subject, first_code)
-            row = F.when(channel == i, _case(database + tables, tail))
-            query_first = first_code + len(_layout(c))
-            statement = F.when(
-                channel == i + n, compiled_queries.branch(c, db_key_col, database, tables, tail, first_code, query_first)
-            )
-            parts += [row, row, statement, statement]
+            before, after = compiled_queries.conditions(c, F.col(_STAGE), first_code, first_code + len(_layout(c)))
+            conditions = before + _database_conditions(c, sets, first_code) + after + _table_conditions(c, sets, first_code)
+            branch = F.when(channel == i, _case(conditions, _table_tail(c, subject, first_code)))
+            parts += [branch, branch]
         coded = first.withColumn(CODE_COLUMN, F.greatest(*parts) if len(parts) > 1 else parts[0])
-        dropped = (_CHANNEL, _DB_KEY, _SUBJECT, *(JoinedSets.bits_columns.values() if self._joined else ()))
+        dropped = (_CHANNEL, _STAGE, _DB_KEY, _SUBJECT, *(JoinedSets.bits_columns.values() if self._joined else ()))
         return coded.withColumn(RULE_COLUMN, self._rule()).drop(*dropped)
 
     def _rule(self) -> Column:
