@@ -536,3 +536,20 @@ def _event_schema():
     from replfilter.spark_runtime.schema import EVENT_SCHEMA
 
     return EVENT_SCHEMA
+
+
+def test_the_same_rules_reuse_their_built_expressions(spark):
+    """The expressions of a rule set are built once per session (about 6,900 py4j calls, most
+    of a call's driver time): the same rules compiled again reuse them, other rules do not, and
+    the reused ones decide the same."""
+    from replfilter.spark_runtime.compiled_rules import _expressions
+
+    first, again = (compile_rules(_state_with(FT.DO_TABLE, ["db.t1"])) for _ in range(2))
+    other = compile_rules(_state_with(FT.DO_TABLE, ["db.t2"]))
+    assert first is not again and first.signature == again.signature != other.signature
+    assert _expressions(first, spark, True) is _expressions(again, spark, True)
+    assert _expressions(other, spark, True) is not _expressions(first, spark, True)
+    events = [RowEvent("", "db", "t1"), RowEvent("", "db", "t2")]
+    assert [r["decision"] for r in (compiled_outputs(spark, rules, events)[k] for rules in (first, again) for k in range(2))] == [
+        "APPLY", "SKIP", "APPLY", "SKIP"
+    ]

@@ -150,7 +150,7 @@ def compiled_frame(
     else:
         ec = F.lit(None).cast("int")
     exact = outcome_arrays(spark, decisions)
-    compiled = rules.decision_columns()
+    compiled = rules.decision_columns(spark)
     k = len(rules.outcomes)
     both = {
         name: literals.string_array(spark, [getattr(o, name) for o in rules.outcomes] + [out[i] for out in decisions.outcomes])

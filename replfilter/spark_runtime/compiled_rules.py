@@ -51,6 +51,8 @@ letters, and ``(?s)`` makes ``.`` match every character as ``re.DOTALL`` does.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -60,9 +62,9 @@ from pyspark.sql import functions as F
 from ..core.filters import FilterType
 from ..evaluation.evaluator import channel_filters, compile_filters
 from ..evaluation.events import TransactionKind
-from ..evaluation.rule_checks import CompiledFilters
+from ..evaluation.rule_checks import CompiledFilters, rules_key
 from ..replica.state import ReplicaState
-from . import compiled_queries
+from . import compiled_queries, literals
 from .compiled_like import first_match, is_ascii
 from .rule_sets import MAX_SET_RULES, JoinedSets, members
 from .schema import UPDATING_UNKNOWN
@@ -152,6 +154,9 @@ class CompiledRules:
     spellings that differ from their key."""
     _compiled: dict[str, tuple[CompiledFilters, bool]] = field(default_factory=dict, repr=False)
     _joined: JoinedSets = field(default_factory=JoinedSets, repr=False)
+    signature: tuple = ()
+    """What the expressions depend on: each compiled channel's rules (``rules_key``) and
+    whether it is configured, the declined and all channels, the collation."""
     """The exact sets above :data:`MAX_SET_RULES`, looked up by a join (:mod:`.rule_sets`)."""
 
     def covered_rows(self) -> Column:
@@ -174,8 +179,10 @@ class CompiledRules:
 
     def covered_queries(self, df) -> Column:
         """True for the query events this decides (:func:`.compiled_queries.covered_queries`)."""
-        database = tuple(name for name in self.channels if compiled_queries.database_statements_compiled(self._compiled[name][0]))
-        return compiled_queries.covered_queries(self.channels, database, _has_unknown_field(df))
+        return compiled_queries.covered_queries(self.channels, self._database_channels(), _has_unknown_field(df))
+
+    def _database_channels(self) -> tuple[str, ...]:
+        return tuple(name for name in self.channels if compiled_queries.database_statements_compiled(self._compiled[name][0]))
 
     def covered(self, df) -> Column:
         """True for every row of ``df`` this decides (:meth:`covered_rows`,
@@ -190,8 +197,21 @@ class CompiledRules:
         """``df`` with :data:`CODE_COLUMN`, :data:`RULE_COLUMN`, :data:`REWRITTEN_COLUMN` and
         :data:`COUNTED_REWRITE_COLUMN` (NULL on rows not :meth:`covered`). Three projections:
         the names' keys and the rewrite, then the outcome code, then the rule text; each
-        computed once per row. A query event's database is its default database, its subject
-        its one table (qualified by that database when the statement did not qualify it)."""
+        computed once per row. The expressions are built once per rule set and session
+        (:func:`_expressions`): built, they cost ~6,900 py4j calls, 1.4-1.9 s a call."""
+        first_columns, code, rule = _expressions(self, df.sparkSession, _has_unknown_field(df))
+        first = df.withColumns(first_columns)
+        if self._joined:
+            first = self._joined.attach(first, F.col(_CHANNEL), {"db": F.col(_DB_KEY), "table": F.col(_SUBJECT)})
+        coded = first.withColumn(CODE_COLUMN, code)
+        dropped = (_CHANNEL, _STAGE, _DB_KEY, _SUBJECT, *(JoinedSets.bits_columns.values() if self._joined else ()))
+        return coded.withColumn(RULE_COLUMN, rule).drop(*dropped)
+
+    def build_expressions(self, unknown_field: bool) -> tuple[dict[str, Column], Column, Column]:
+        """The three projections' expressions of :meth:`with_code`: the first one's columns,
+        the outcome code and the rule text. A query event's database is its default database,
+        its subject its one table (qualified by that database when the statement did not
+        qualify it). ``unknown_field``: the table entries have ``updating_unknown``."""
         ci = self.ci
         query = F.col("type") == "query"
         db = F.when(query, F.coalesce(F.col("default_db"), F.lit(""))).otherwise(F.col("db"))
@@ -209,9 +229,10 @@ class CompiledRules:
                 dst_key = _lookup({k: c.key(d) for k, (_s, d) in c._first_rewrite.items()}, db_pre)
                 rewritten = F.when(F.col("channel") == name, dst).otherwise(rewritten)
                 db_key = F.when(F.col("channel") == name, F.coalesce(dst_key, db_pre)).otherwise(db_key)
-        rows, queries = self.covered_rows(), self.covered_queries(df)
+        rows = self.covered_rows()
+        queries = compiled_queries.covered_queries(self.channels, self._database_channels(), unknown_field)
         subject_db = F.when(query, F.coalesce(F.lower(table_db) if ci else table_db, db_key)).otherwise(db_key)
-        first = df.withColumns(
+        first = (
             {
                 _CHANNEL: F.when(rows | queries, channel_index).when(self.covered_transactions(), F.lit(-1)),
                 _STAGE: compiled_queries.stage(queries),
@@ -223,8 +244,6 @@ class CompiledRules:
                 _SUBJECT: F.concat(subject_db, F.lit("."), table_key),
             }
         )
-        if self._joined:
-            first = self._joined.attach(first, F.col(_CHANNEL), {"db": F.col(_DB_KEY), "table": F.col(_SUBJECT)})
         # each channel's branch twice in a GREATEST (NULL except on its channel's rows, so the
         # one non-NULL part wins): subexpression elimination then evaluates it once, in a
         # method of its own. Whole-stage code generation does not split a CASE, and HotSpot
@@ -242,9 +261,7 @@ class CompiledRules:
             conditions = before + _database_conditions(c, sets, first_code) + after + _table_conditions(c, sets, first_code)
             branch = F.when(channel == i, _case(conditions, _table_tail(c, subject, first_code)))
             parts += [branch, branch]
-        coded = first.withColumn(CODE_COLUMN, F.greatest(*parts) if len(parts) > 1 else parts[0])
-        dropped = (_CHANNEL, _STAGE, _DB_KEY, _SUBJECT, *(JoinedSets.bits_columns.values() if self._joined else ()))
-        return coded.withColumn(RULE_COLUMN, self._rule()).drop(*dropped)
+        return first, F.greatest(*parts) if len(parts) > 1 else parts[0], self._rule()
 
     def _rule(self) -> Column:
         """The deciding rule's text of a coded row: a constant per code (wild patterns), or
@@ -289,10 +306,15 @@ class CompiledRules:
                     per_channel[ftype] = per_channel.get(ftype, 0) + k * n
         return result
 
-    def decision_columns(self) -> dict[str, Column]:
-        """The four decision columns of a coded row (:meth:`with_code`)."""
-        decisions = F.array(*[F.lit(o.decision) for o in self.outcomes])
-        types = F.array(*[F.lit(o.filter_type).cast("string") for o in self.outcomes])
+    def decision_columns(self, spark=None) -> dict[str, Column]:
+        """The four decision columns of a coded row (:meth:`with_code`). With ``spark`` (a
+        classic session) the two constant arrays are one literal each, built in the JVM (a
+        ``F.array`` of literals costs a py4j call an outcome)."""
+        decisions = literals.string_array(spark, [o.decision for o in self.outcomes]) if spark is not None else None
+        types = literals.string_array(spark, [o.filter_type for o in self.outcomes]) if spark is not None else None
+        if decisions is None or types is None:
+            decisions = F.array(*[F.lit(o.decision) for o in self.outcomes])
+            types = F.array(*[F.lit(o.filter_type).cast("string") for o in self.outcomes])
         return {
             "decision": F.element_at(decisions, F.col(CODE_COLUMN)),
             "filter_type": F.element_at(types, F.col(CODE_COLUMN)),
@@ -411,6 +433,30 @@ def _case(conditions: list[tuple[Column, int]], otherwise: Column) -> Column:
     return out.otherwise(otherwise)
 
 
+_EXPRESSIONS: OrderedDict = OrderedDict()
+"""Built expressions (:meth:`CompiledRules.build_expressions`) of the last few rule sets, by
+session, signature and schema flag; each entry holds its session, so its identity is not reused
+while the entry lives (the expressions are JVM objects of that session's gateway)."""
+_MAX_EXPRESSIONS = 8
+_LOCK = threading.Lock()  # streams may decide batches from several threads
+
+
+def _expressions(rules: CompiledRules, spark, unknown_field: bool) -> tuple[dict[str, Column], Column, Column]:
+    """``rules.build_expressions(unknown_field)``, built once per session and signature."""
+    key = (id(spark), rules.signature, unknown_field)
+    with _LOCK:
+        found = _EXPRESSIONS.get(key)
+        if found is not None and found[0] is spark:
+            _EXPRESSIONS.move_to_end(key)
+            return found[1]
+    built = rules.build_expressions(unknown_field)
+    with _LOCK:
+        _EXPRESSIONS[key] = (spark, built)
+        while len(_EXPRESSIONS) > _MAX_EXPRESSIONS:
+            _EXPRESSIONS.popitem(last=False)
+    return built
+
+
 def _has_unknown_field(df) -> bool:
     """Whether ``df``'s table entries have ``updating_unknown`` (schema.py: older frames do not)."""
     field = df.schema["tables"].dataType.elementType if "tables" in df.columns else None
@@ -445,6 +491,7 @@ def compile_rules(state: ReplicaState) -> CompiledRules:
     first_code: dict[str, int] = {}
     spellings: dict[str, dict[tuple[int, str], str]] = {}
     joined = JoinedSets()
+    signature: list = []
     for name in state.channel_names:
         c = compile_filters(channel_filters(state, name), state.collation)
         reason = _declines(c)
@@ -453,6 +500,7 @@ def compile_rules(state: ReplicaState) -> CompiledRules:
             continue
         channel = state.channel(name)
         compiled[name] = (c, channel is not None and channel.configured)
+        signature.append((name, rules_key(channel_filters(state, name), state.collation), compiled[name][1]))
         joined.add_channel(c, len(channels))
         channels.append(name)
         first_code[name] = len(outcomes) + 1
@@ -469,7 +517,7 @@ def compile_rules(state: ReplicaState) -> CompiledRules:
     outcomes.append(Outcome("APPLY", None, 0, ""))  # transaction events (transaction_code)
     return CompiledRules(
         tuple(channels), declined, state.channel_names, outcomes, state.collation.case_insensitive, first_code,
-        spellings, compiled, joined,
+        spellings, compiled, joined, (tuple(signature), tuple(declined), state.channel_names, state.collation.lower_case_table_names),
     )
 
 
