@@ -73,7 +73,7 @@ def exact_keys(df: DataFrame, rules: CompiledRules, snapshot: str | None) -> Exa
     """The keys of ``df``'s rows that ``rules`` do not cover: one job over the key columns
     (remembered per file snapshot). (An ``observe`` of the row count in the same job cost more
     than the job itself: it keeps the rows from generated code.)"""
-    cache_key = (snapshot, "compiled", rules.channels, rules.all_channels)
+    cache_key = (snapshot, "compiled", rules.channels, rules.all_channels, rules.database_channels())
     found = KEY_CACHE.get(cache_key) if snapshot is not None else None
     if found is not None:
         return found

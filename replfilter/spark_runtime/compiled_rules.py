@@ -179,9 +179,12 @@ class CompiledRules:
 
     def covered_queries(self, df) -> Column:
         """True for the query events this decides (:func:`.compiled_queries.covered_queries`)."""
-        return compiled_queries.covered_queries(self.channels, self._database_channels(), _has_unknown_field(df))
+        return compiled_queries.covered_queries(self.channels, self.database_channels(), _has_unknown_field(df))
 
-    def _database_channels(self) -> tuple[str, ...]:
+    def database_channels(self) -> tuple[str, ...]:
+        """The compiled channels whose database statements are compiled too
+        (:func:`.compiled_queries.database_statements_compiled`): with :attr:`channels`, what
+        decides which rows the exact path takes (the key cache's key says so too)."""
         return tuple(name for name in self.channels if compiled_queries.database_statements_compiled(self._compiled[name][0]))
 
     def covered(self, df) -> Column:
@@ -230,7 +233,7 @@ class CompiledRules:
                 rewritten = F.when(F.col("channel") == name, dst).otherwise(rewritten)
                 db_key = F.when(F.col("channel") == name, F.coalesce(dst_key, db_pre)).otherwise(db_key)
         rows = self.covered_rows()
-        queries = compiled_queries.covered_queries(self.channels, self._database_channels(), unknown_field)
+        queries = compiled_queries.covered_queries(self.channels, self.database_channels(), unknown_field)
         subject_db = F.when(query, F.coalesce(F.lower(table_db) if ci else table_db, db_key)).otherwise(db_key)
         first = (
             {
