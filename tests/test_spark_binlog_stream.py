@@ -30,7 +30,7 @@ from test_spark_stream import _kill_9_after
 pytestmark = pytest.mark.spark
 
 COLUMNS = [(C.LONG, 0)]
-FILTERS = "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (audit)"
+FILTERS = "CHANGE REPLICATION SOURCE TO SOURCE_HOST='src'; CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (audit)"  # configured: its COUNTERs move
 
 
 def busy_binlog() -> bytes:
@@ -249,8 +249,10 @@ def test_kill_9_mid_run_over_a_mariadb_relay_log_then_restart_gives_exactly_once
     files = [line for line in (mariadb_relay_log / "relay-bin.index").read_text().splitlines() if line.strip()]
     assert len(files) >= 4, files
     base = tmp_path  # out/, ckpt/ and skipped/ under it, as _kill_9_after expects
+    init = tmp_path / "init.sql"  # the default channel configured: its COUNTERs move
+    init.write_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST='src';\n")
     command = [
-        sys.executable, "-m", "replfilter", "stream", "--replicate-ignore-db=audit",
+        sys.executable, "-m", "replfilter", "stream", "--replicate-ignore-db=audit", "--init", str(init),
         str(mariadb_relay_log), str(base / "out"), str(base / "ckpt"), "--skipped", str(base / "skipped"),
         "--master", "local[2]", "--max-files-per-trigger", "1",
     ]
