@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from pyspark.sql import Column, DataFrame, Observation
+from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
 from ..replica.state import ReplicaState
@@ -78,14 +78,19 @@ def exact_keys(df: DataFrame, rules: CompiledRules, snapshot: str | None) -> Exa
     if found is not None:
         return found
     rest = df.where(~rules.covered(df))
-    rows = exact_path._collect_rows(distinct_keys(rest, HASH_COLUMN).limit(exact_path.DRIVER_MAX_KEYS + 1))
-    counted = None
-    if len(rows) > exact_path.DRIVER_MAX_KEYS:
-        counted, rows = exact_path.count_keys(df.where(~rules.covered(df))), None
-    found = ExactKeys(rows, counted)
+    rows = few_keys(rest)
+    found = ExactKeys(rows, exact_path.count_keys(rest) if rows is None else None)
     if snapshot is not None:
         KEY_CACHE.put(cache_key, found, driver_keys=len(rows or ()))
     return found
+
+
+def few_keys(rest: DataFrame, extra: tuple[str, ...] = ()) -> list | None:
+    """The distinct keys of ``rest`` (with the ``extra`` columns) collected in one job when
+    there are at most :data:`.exact_path.DRIVER_MAX_KEYS`, else None (count them on the
+    executors)."""
+    rows = exact_path._collect_rows(distinct_keys(rest, HASH_COLUMN, extra=extra).limit(exact_path.DRIVER_MAX_KEYS + 1))
+    return rows if len(rows) <= exact_path.DRIVER_MAX_KEYS else None
 
 
 def _decide_exact(df: DataFrame, state: ReplicaState, rules: CompiledRules, keys: ExactKeys) -> BatchDecisions:
@@ -229,4 +234,4 @@ def _add(into: BatchDecisions, rules: CompiledRules, classes: list[tuple[int, in
             per_channel[ftype] = per_channel.get(ftype, 0) + k * n
 
 
-__all__ = ["ExactKeys", "add_observed", "compiled_frame", "decide_compiled", "exact_keys"]
+__all__ = ["ExactKeys", "add_observed", "compiled_frame", "decide_compiled", "exact_keys", "few_keys"]

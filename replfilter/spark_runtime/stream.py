@@ -70,7 +70,7 @@ from .ingest import (
     split_unknown_channels,
 )
 from . import exact_path, literals
-from .compiled_path import add_observed, compiled_frame
+from .compiled_path import add_observed, compiled_frame, few_keys
 from .compiled_rules import CompiledRules, compile_rules
 from .key_decisions import needs_sql
 from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, UPDATING_UNKNOWN, Ingested
@@ -81,11 +81,10 @@ from .key_events import has_unknown_updating
 from .sql_tables import decide_unknown_updating, key_needs_sql, resolve_sql_tables
 from .source_schemas import SourceSchemas
 from .batch_state import after_batch
-from .key_counts import distinct_keys, merge_key_rows
+from .key_counts import merge_key_rows
 from .relay_events import claim_relay_events
 from .stream_config import StreamConfig
 from .transform import (
-    HASH_COLUMN,
     KEY_MODEL,
     BatchDecisions,
     CountedKeys,
@@ -233,8 +232,8 @@ class EventStream:
         catalog follower replays the DDL from the keys)."""
         if self._rules is not None:
             frame = frame.where(~self._covered(frame))
-            rows = exact_path._collect_rows(distinct_keys(frame, HASH_COLUMN, extra=extra).limit(exact_path.DRIVER_MAX_KEYS + 1))
-            if len(rows) <= exact_path.DRIVER_MAX_KEYS:
+            rows = few_keys(frame, extra)
+            if rows is not None:
                 return rows, None
         counted = count_keys(frame, extra=extra, keep=self._checkpoint)
         if counted.keys <= exact_path.DRIVER_MAX_KEYS or state.replica_catalog is not None:
