@@ -66,6 +66,7 @@ from ..evaluation.rule_checks import CompiledFilters, rules_key
 from ..replica.state import ReplicaState
 from . import compiled_queries, literals
 from .compiled_like import first_match, is_ascii
+from .own_method import own_method
 from .rule_sets import MAX_SET_RULES, JoinedSets, members
 from .schema import UPDATING_UNKNOWN
 
@@ -91,6 +92,8 @@ COUNTED_REWRITE_COLUMN = "_rf_ccrw"
 """Per row: whether it moves the REWRITE_DB COUNTER (a row event: any rewrite rule matched; a
 query event: see :func:`.compiled_queries.rewrite_counted`; false for every other row)."""
 _DB_KEY = "_rf_cdb"
+_INDEX = "_rf_cix"
+_REWRITE = "_rf_crw0"
 _STAGE = "_rf_cqs"
 _SUBJECT = "_rf_csub"
 _CHANNEL = "_rf_cch"
@@ -198,20 +201,20 @@ class CompiledRules:
 
     def with_code(self, df) -> "object":
         """``df`` with :data:`CODE_COLUMN`, :data:`RULE_COLUMN`, :data:`REWRITTEN_COLUMN` and
-        :data:`COUNTED_REWRITE_COLUMN` (NULL on rows not :meth:`covered`). Three projections:
-        the names' keys and the rewrite, then the outcome code, then the rule text; each
-        computed once per row. The expressions are built once per rule set and session
+        :data:`COUNTED_REWRITE_COLUMN` (NULL on rows not :meth:`covered`). Four projections:
+        the channel's index and the rewrite, the names' keys, the outcome code, the rule text;
+        each computed once per row. The expressions are built once per rule set and session
         (:func:`_expressions`): built, they cost ~6,900 py4j calls, 1.4-1.9 s a call."""
-        first_columns, code, rule = _expressions(self, df.sparkSession, _has_unknown_field(df))
-        first = df.withColumns(first_columns)
+        keys, first_columns, code, rule = _expressions(self, df.sparkSession, _has_unknown_field(df))
+        first = df.withColumns(keys).withColumns(first_columns)
         if self._joined:
             first = self._joined.attach(first, F.col(_CHANNEL), {"db": F.col(_DB_KEY), "table": F.col(_SUBJECT)})
         coded = first.withColumn(CODE_COLUMN, code)
-        dropped = (_CHANNEL, _STAGE, _DB_KEY, _SUBJECT, *(JoinedSets.bits_columns.values() if self._joined else ()))
+        dropped = (_INDEX, _REWRITE, _CHANNEL, _STAGE, _DB_KEY, _SUBJECT, *(JoinedSets.bits_columns.values() if self._joined else ()))
         return coded.withColumn(RULE_COLUMN, rule).drop(*dropped)
 
-    def build_expressions(self, unknown_field: bool) -> tuple[dict[str, Column], Column, Column]:
-        """The three projections' expressions of :meth:`with_code`: the first one's columns,
+    def build_expressions(self, unknown_field: bool) -> tuple[dict[str, Column], dict[str, Column], Column, Column]:
+        """The four projections' expressions of :meth:`with_code`: the first two's columns,
         the outcome code and the rule text. A query event's database is its default database,
         its subject its one table (qualified by that database when the statement did not
         qualify it). ``unknown_field``: the table entries have ``updating_unknown``."""
@@ -221,38 +224,39 @@ class CompiledRules:
         db_pre = F.lower(db) if ci else db
         table_db, table = compiled_queries.table_field("db"), F.when(query, compiled_queries.table_field("table")).otherwise(F.col("table"))
         table_key = F.lower(table) if ci else table
-        channel_index = F.lit(None).cast("int")
-        rewritten: Column = F.lit(None).cast("string")
-        db_key: Column = db_pre
-        for i, name in reversed(list(enumerate(self.channels))):
-            c, _ = self._compiled[name]
-            channel_index = F.when(F.col("channel") == name, F.lit(i)).otherwise(channel_index)
-            if c.rewrite:
-                dst = _lookup({k: d for k, (_s, d) in c._first_rewrite.items()}, db_pre)
-                dst_key = _lookup({k: c.key(d) for k, (_s, d) in c._first_rewrite.items()}, db_pre)
-                rewritten = F.when(F.col("channel") == name, dst).otherwise(rewritten)
-                db_key = F.when(F.col("channel") == name, F.coalesce(dst_key, db_pre)).otherwise(db_key)
+        # per channel, looked up by its index in constant arrays: code of one size whatever the
+        # number of channels (a CASE over them grew the generated code by ~720 bytes a channel)
+        channel_index = F.array_position(F.array(*[F.lit(name) for name in self.channels]), F.col("channel")) - 1
+        rewrites = [self._compiled[name][0]._first_rewrite for name in self.channels]
+        if any(rewrites):
+            rewritten = F.get(_maps([{k: d for k, (_s, d) in r.items()} for r in rewrites]), channel_index)[db_pre]
+            dst_key = F.get(_maps([{k: self._compiled[n][0].key(d) for k, (_s, d) in r.items()} for n, r in zip(self.channels, rewrites)]), channel_index)[db_pre]
+            db_key: Column = F.coalesce(dst_key, db_pre)
+        else:
+            rewritten, db_key = F.lit(None).cast("string"), db_pre
+        keys = {_INDEX: channel_index, _REWRITE: rewritten, _DB_KEY: db_key}
+        channel_index, rewritten, db_key = F.col(_INDEX), F.col(_REWRITE), F.col(_DB_KEY)
         rows = self.covered_rows()
         queries = compiled_queries.covered_queries(self.channels, self.database_channels(), unknown_field)
         subject_db = F.when(query, F.coalesce(F.lower(table_db) if ci else table_db, db_key)).otherwise(db_key)
-        first = (
-            {
+        # each its own method (:mod:`.own_method`): inline, they made the write's one method too
+        # large for HotSpot to compile
+        first = {
+            name: own_method(value)
+            for name, value in {
                 _CHANNEL: F.when(rows | queries, channel_index).when(self.covered_transactions(), F.lit(-1)),
                 _STAGE: compiled_queries.stage(queries),
                 REWRITTEN_COLUMN: F.when(rows | queries, rewritten),  # a transaction event is never rewritten
                 COUNTED_REWRITE_COLUMN: F.when(rows, rewritten.isNotNull()).when(
                     queries, compiled_queries.rewrite_counted(rewritten, db_pre)
                 ).otherwise(F.lit(False)),
-                _DB_KEY: db_key,
                 _SUBJECT: F.concat(subject_db, F.lit("."), table_key),
-            }
-        )
-        # each channel's branch twice in a GREATEST (NULL except on its channel's rows, so the
-        # one non-NULL part wins): subexpression elimination then evaluates it once, in a
-        # method of its own. Whole-stage code generation does not split a CASE, and HotSpot
-        # does not compile a method above 8,000 bytes of bytecode: one CASE over the four
-        # channels of the bench input made a 9,959-byte method that ran interpreted (17.9 JVM
-        # CPU s per 4 M events against 3.7 for a pass-through); split, the largest is 5,665.
+            }.items()
+        }
+        # each channel's branch in a method of its own (:mod:`.own_method`), in a GREATEST (each
+        # branch is NULL except on its channel's rows, so the one non-NULL part wins): one CASE
+        # over the four channels of the bench input made a 9,959-byte method that ran
+        # interpreted (17.9 JVM CPU s per 4 M events against 3.7 for a pass-through)
         channel = F.col(_CHANNEL)
         db_key_col, subject = F.col(_DB_KEY), F.col(_SUBJECT)
         parts = [F.when(channel == -1, F.lit(self.transaction_code))]
@@ -262,9 +266,8 @@ class CompiledRules:
             sets = members(c, db_key_col, subject, self._joined)
             before, after = compiled_queries.conditions(c, F.col(_STAGE), first_code, first_code + len(_layout(c)))
             conditions = before + _database_conditions(c, sets, first_code) + after + _table_conditions(c, sets, first_code)
-            branch = F.when(channel == i, _case(conditions, _table_tail(c, subject, first_code)))
-            parts += [branch, branch]
-        return first, F.greatest(*parts) if len(parts) > 1 else parts[0], self._rule()
+            parts.append(own_method(F.when(channel == i, _case(conditions, _table_tail(c, subject, first_code)))))
+        return keys, first, _greatest(parts), own_method(self._rule())
 
     def _rule(self) -> Column:
         """The deciding rule's text of a coded row: a constant per code (wild patterns), or
@@ -348,13 +351,22 @@ class Tally:
                 per_channel[ftype] = per_channel.get(ftype, 0) + n
 
 
+def _map(mapping: Mapping[str, str]) -> Column:
+    """A map literal: Spark looks a key up by a linear scan, so it is kept small
+    (:data:`MAX_LOOKUP`)."""
+    return F.create_map(*[F.lit(x) for pair in mapping.items() for x in pair])
+
+
 def _lookup(mapping: Mapping[str, str], key: Column) -> Column:
-    """``mapping[key]`` (NULL when absent): a map literal, scanned linearly by Spark, so kept
-    small (:data:`MAX_LOOKUP`)."""
+    """``mapping[key]``, NULL when absent."""
     if not mapping:
         return F.lit(None).cast("string")
-    items = [F.lit(x) for pair in mapping.items() for x in pair]
-    return F.element_at(F.create_map(*items), key)
+    return F.element_at(_map(mapping), key)
+
+
+def _maps(mappings: list[Mapping[str, str]]) -> Column:
+    """One small map per channel (:func:`_map`), as one constant array; an empty one is NULL."""
+    return F.array(*[_map(m) if m else F.lit(None).cast("map<string,string>") for m in mappings])
 
 
 def _spelt(irregular: Mapping[tuple[int, str], str], key: Column) -> Column:
@@ -426,6 +438,17 @@ def _table_tail(c: CompiledFilters, subject: Column, first: int) -> Column:
     return tail
 
 
+def _greatest(parts: list[Column], group: int = 8) -> Column:
+    """``GREATEST(*parts)``, grouped by ``group`` into methods of their own: the code to
+    compare each part with the others then grows with the groups, not the channels."""
+    if len(parts) == 1:
+        return parts[0]
+    if len(parts) <= group:
+        return F.greatest(*parts)
+    groups = [parts[i : i + group] for i in range(0, len(parts), group)]
+    return _greatest([own_method(F.greatest(*g)) if len(g) > 1 else g[0] for g in groups], group)
+
+
 def _case(conditions: list[tuple[Column, int]], otherwise: Column) -> Column:
     """The code of the first condition that holds, else ``otherwise``."""
     if not conditions:
@@ -444,7 +467,7 @@ _MAX_EXPRESSIONS = 8
 _LOCK = threading.Lock()  # streams may decide batches from several threads
 
 
-def _expressions(rules: CompiledRules, spark, unknown_field: bool) -> tuple[dict[str, Column], Column, Column]:
+def _expressions(rules: CompiledRules, spark, unknown_field: bool) -> tuple[dict[str, Column], dict[str, Column], Column, Column]:
     """``rules.build_expressions(unknown_field)``, built once per session and signature."""
     key = (id(spark), rules.signature, unknown_field)
     with _LOCK:

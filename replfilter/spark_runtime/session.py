@@ -146,7 +146,10 @@ def get_spark(
     }
     # Quiet from the first line: Spark's own log4j2 setup prints a banner and WARN lines before
     # setLogLevel can run; this configuration applies when the driver JVM starts.
-    java_options = []
+    # HotSpot leaves a method above 8,000 bytes of bytecode interpreted, about five times slower;
+    # the decision's generated code is kept under that (own_method.py), but a user's wider frame
+    # or a replica with ~200 channels of distinct rules can still pass it: compile them anyway
+    java_options = ["-XX:-DontCompileHugeMethods"]
     quiet = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
     if os.path.exists(quiet):
         java_options.append(f"-Dlog4j2.configurationFile=file:{quiet}")
@@ -158,9 +161,8 @@ def get_spark(
         _remove_at_exit(scratch)
         settings["spark.local.dir"] = scratch
         java_options.append(f"-Djava.io.tmpdir={scratch}")
-    if java_options:
-        settings["spark.driver.extraJavaOptions"] = " ".join(java_options)
-        settings["spark.executor.extraJavaOptions"] = " ".join(java_options)
+    settings["spark.driver.extraJavaOptions"] = " ".join(java_options)
+    settings["spark.executor.extraJavaOptions"] = " ".join(java_options)
     settings.update(conf or {})
     for key, value in settings.items():
         builder = builder.config(key, value)
