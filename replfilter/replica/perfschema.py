@@ -19,7 +19,8 @@ from ..dialect import ast
 from ..core.errors import ER, Condition, MySQLError
 from ..core.filters import FilterSet
 from ..core.results import ResultSet, Value
-from .perfschema_arith import Arithmetic, Unsigned, decimal_text, mysql_operators, print_operators
+from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operators, negation_kinds,
+                               print_operators)
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
                                 read_text_as_doubles, text_to_double, unnamed)
 from .state import ReplicaState
@@ -171,6 +172,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
              for e in tree.expressions]
     _check_columns(tree)
     texts = print_operators(tree, SCHEMA, frozenset(COLUMN_TYPES))
+    negations = negation_kinds(tree)
     temporals = bind_values(tree, values)
     _numeric_literals(tree)
     numeric = []
@@ -184,7 +186,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     warnings = read_text_as_doubles(tree, numeric, temporals)
     bind_doubles(tree, values)
     arithmetic = Arithmetic()
-    mysql_operators(tree, texts, arithmetic)
+    mysql_operators(tree, texts, arithmetic, negations)
     tables = {name: [_typed(dict(zip(columns, row))) for row in rows(state)] for name, (columns, rows) in TABLES.items()}
     schema = {SCHEMA: {name: {c: COLUMN_TYPES[c] for c in columns} for name, (columns, _) in TABLES.items()}}
     try:
