@@ -21,8 +21,9 @@ from ..core.filters import FilterSet
 from ..core.results import ResultSet, Value
 from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operators, negation_kinds,
                                print_operators)
+from .perfschema_types import select_types
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
-                                read_text_as_doubles, text_to_double, unnamed)
+                                read_text_as_doubles, select_item_texts, text_to_double, unnamed)
 from .state import ReplicaState
 
 if TYPE_CHECKING:
@@ -154,7 +155,8 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     MySQL's do (:func:`_numeric_literals`), text read as a double is MySQL's double with its
     1292 warning (:mod:`.perfschema_values`); an unknown column is 1054 naming its clause; a
     ``?`` is the parser's 1064 unless ``parameters`` (a prepared statement's values) bind it; a
-    query sqlglot cannot run is 1235 (its own message never reaches the user)."""
+    query sqlglot cannot run is 1235 (its own message never reaches the user). Computed items
+    carry the type the server gives them (:mod:`.perfschema_types`)."""
     import sqlglot
     from sqlglot import exp
 
@@ -168,9 +170,9 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     if len(values) != len(positions):  # the wire counts the same ``?``; a mismatch is the client's
         raise MySQLError.of(ER.WRONG_ARGUMENTS, "COM_STMT_EXECUTE")  # mysql_stmt_precheck's count check
     tree = sqlglot.parse_one(placeholder_names(sql, positions) if positions else sql, read="mysql")
-    names = [e.alias_or_name if isinstance(e, (exp.Column, exp.Alias)) else unnamed(e).sql(dialect="mysql")
-             for e in tree.expressions]
+    names = _select_names(tree, sql)
     _check_columns(tree)
+    declared = select_types(tree.expressions)
     texts = print_operators(tree, SCHEMA, frozenset(COLUMN_TYPES))
     negations = negation_kinds(tree)
     temporals = bind_values(tree, values)
@@ -200,7 +202,29 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
         names = [known.get(c.lower(), c) for c in result.columns]
     integers = None if result.rows else _integer_columns(sql, positions, schema, len(names))
     rows_out = tuple(tuple(_text(v) for v in r) for r in result.rows)
-    return ResultSet(tuple(names), rows_out, (*warnings, *arithmetic.warnings), integers)
+    types = declared if len(declared) == len(names) and any(declared) else None
+    return ResultSet(tuple(names), rows_out, (*warnings, *arithmetic.warnings), integers, types)
+
+
+def _select_names(tree: "exp.Expr", sql: str) -> list[str]:
+    """The result's column names as the server gives them: an alias, a column as typed, a string
+    literal by its value (``Item_string``'s name), any other item by its text as typed
+    (:func:`.perfschema_values.select_item_texts`; sqlglot's own rendering when the select list
+    cannot be read so)."""
+    from sqlglot import exp
+
+    texts = select_item_texts(sql)
+    if texts is not None and len(texts) != len(tree.expressions):
+        texts = None
+    names = []
+    for index, expression in enumerate(tree.expressions):
+        if isinstance(expression, (exp.Column, exp.Alias)):
+            names.append(expression.alias_or_name)
+        elif isinstance(expression, exp.Literal) and expression.is_string:
+            names.append(expression.this)
+        else:
+            names.append(texts[index] if texts is not None else unnamed(expression).sql(dialect="mysql"))
+    return names
 
 
 def _typed(row: dict) -> dict:

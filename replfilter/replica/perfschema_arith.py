@@ -165,6 +165,8 @@ class Arithmetic:
             return self._real(float(a) * float(b), index)
         if isinstance(a, Decimal) or isinstance(b, Decimal):
             product = _EXACT.multiply(Decimal(a), Decimal(b))
+            if product == 0:  # decimal_mul: "check for -0.000", decimal_make_zero
+                product = abs(product)
             return MyDecimal(product, min(scale(a) + scale(b), DECIMAL_MAX_SCALE))
         return self._integer(int(a) * int(b), isinstance(a, Unsigned) or isinstance(b, Unsigned), index)
 

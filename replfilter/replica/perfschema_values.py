@@ -244,3 +244,39 @@ def bind_doubles(tree: "exp.Expr", values: Sequence[Parameter]) -> None:
         else:
             comparison.replace(exp.Case(ifs=[exp.If(this=exp.Is(this=other.copy(), expression=exp.Null()),
                                                     true=exp.Null())], default=answer))
+
+
+def select_item_texts(sql: str) -> list[str] | None:
+    """Each select item's text as typed, from its first token to its last: the name the server
+    gives an item without an alias (``PTI_expr_with_alias::itemize`` copies the expression's
+    span of the query, so ``1.5*2`` is named ``1.5*2`` and ``count(*)`` keeps its letter
+    case). None when the select list cannot be read so (the caller names items otherwise)."""
+    from sqlglot.dialects.mysql import MySQL
+    from sqlglot.tokens import TokenType
+
+    try:
+        tokens = MySQL().tokenize(sql)
+    except Exception:  # the parser reported the statement's own error already
+        return None
+    if not tokens or tokens[0].token_type != TokenType.SELECT:
+        return None
+    items: list[list] = [[]]
+    depth = 0
+    for token in tokens[1:]:
+        kind = token.token_type
+        if depth == 0 and kind in (TokenType.FROM, TokenType.WHERE, TokenType.GROUP_BY, TokenType.HAVING,
+                                   TokenType.ORDER_BY, TokenType.LIMIT, TokenType.SEMICOLON):
+            break
+        if kind == TokenType.DISTINCT and not items[0]:
+            continue
+        if kind == TokenType.L_PAREN:
+            depth += 1
+        elif kind == TokenType.R_PAREN:
+            depth -= 1
+        if kind == TokenType.COMMA and depth == 0:
+            items.append([])
+            continue
+        items[-1].append(token)
+    if any(not item for item in items):
+        return None
+    return [sql[item[0].start:item[-1].end + 1] for item in items]
