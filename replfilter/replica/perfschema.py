@@ -21,6 +21,7 @@ from ..core.filters import FilterSet
 from ..core.results import ResultSet, Value
 from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operators, negation_kinds,
                                print_operators)
+from .perfschema_having import having_as_where, having_target, in_aggregate
 from .perfschema_types import select_types
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
                                 read_text_as_doubles, select_item_texts, text_to_double, unnamed)
@@ -174,6 +175,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     _check_columns(tree)
     declared = select_types(tree.expressions)
     texts = print_operators(tree, SCHEMA, frozenset(COLUMN_TYPES))
+    having_as_where(tree)  # after the prints: a reference prints as itself, not as its item
     negations = negation_kinds(tree)
     temporals = bind_values(tree, values)
     _numeric_literals(tree)
@@ -288,7 +290,8 @@ def _integer_columns(sql: str, positions: Sequence[int], schema: dict, count: in
 
 def _check_columns(tree: "exp.Expr") -> None:
     """1054 for a column the filter tables do not have, naming the clause it is in; a select
-    alias may be named after the field list, except in WHERE (as in MySQL)."""
+    alias may be named after the field list, except in WHERE (as in MySQL); in HAVING, outside
+    an aggregate, only what the select list or GROUP BY has (:mod:`.perfschema_having`)."""
     from sqlglot import exp
 
     known = set(COLUMN_TYPES)
@@ -300,6 +303,10 @@ def _check_columns(tree: "exp.Expr") -> None:
             node = node.parent
         clause = _CLAUSES.get(node.arg_key or "", "field list")
         name = column.name.upper()
+        if clause == "having clause" and not in_aggregate(column):
+            if having_target(tree, column) is None:
+                unknown.setdefault(clause, ".".join(part.name for part in column.parts))
+            continue
         if name in known or (name in aliases and clause not in ("field list", "where clause")):
             continue
         unknown.setdefault(clause, ".".join(part.name for part in column.parts))
