@@ -66,6 +66,8 @@ def test_the_shell_prints_decimals_and_doubles_as_the_mysql_client_does():
     # Item_sum_sum: precision + DECIMAL_LONGLONG_DIGITS; Item_sum_avg: scale and precision + 4
     ("SUM(COUNTER)", ColumnType(ColumnType.NEWDECIMAL, 43, 0, False, True)),
     ("AVG(COUNTER)", ColumnType(ColumnType.NEWDECIMAL, 26, 4, False, True)),
+    # Item_string: utf8mb4 (4 bytes a character), never NULL
+    ("'abc'", ColumnType(ColumnType.VAR_STRING, 12, 0, False, False)),
 ])
 def test_computed_items_have_the_type_the_server_resolves(select, expected):
     assert _types(select).column_types == (expected,)

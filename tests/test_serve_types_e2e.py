@@ -6,6 +6,9 @@ cursor) a DOUBLE is its 8 bytes and a DECIMAL its text."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 from decimal import Decimal
 
 import pymysql
@@ -73,3 +76,23 @@ def test_the_binary_protocol_sends_a_double_as_a_double_and_a_decimal_as_its_tex
         (row,) = cursor.fetchall()
         assert row == ROW and [type(v) for v in row] == [Decimal, Decimal, float, float, Decimal, int, Decimal]
     connection.close()
+
+
+@pytest.mark.skipif(shutil.which("mariadb") is None, reason="needs the mariadb client")
+def test_the_mariadb_client_prints_the_types_as_replfilter_prints_them(tmp_path):
+    """The client aligns by the column's type and sizes a nullable column for NULL: over the wire
+    it prints the same table as replfilter's own -t."""
+    script = ("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 't';\n"
+              f"SELECT 1.5*2, 1/3, 1e1, 1e0/3, -1.5*0, 7%2, COUNTER+1, 'abc' FROM {TABLE};\n")
+    process = ServeProcess(tmp_path, "--replicate-do-db=db1")
+    try:
+        over_wire = process.mariadb("-t", stdin=script)
+    finally:
+        assert process.stop() == 0
+    path = tmp_path / "s.sql"
+    path.write_text(script)
+    local = subprocess.run([sys.executable, "-m", "replfilter", "--replicate-do-db=db1", "-t", str(path)],
+                           capture_output=True, text=True, timeout=60)
+    assert over_wire.returncode == local.returncode == 0, over_wire.stderr
+    assert over_wire.stdout == local.stdout
+    assert "|   3.0 | 0.3333 |" in local.stdout

@@ -27,6 +27,7 @@ class ColumnType:
     LONGLONG = 8
     DOUBLE = 5
     NEWDECIMAL = 246
+    VAR_STRING = 253
 
     @property
     def numeric(self) -> bool:

@@ -19,6 +19,7 @@ Each rule is the item's ``resolve_type`` (``sql/item.cc``, ``sql/item_func.cc``,
   DECIMAL of precision + 22, or a DOUBLE), ``AVG`` (a DECIMAL of scale + 4), ``MIN``/``MAX``
   (their argument's type).
 
+A string literal is ``Item_string``: VARCHAR in utf8mb4 (4 bytes a character), never NULL.
 COUNTER is the table's ``bigint unsigned NOT NULL``. An expression outside these rules (a
 column itself, a string function, a parameter, a CAST) has no type here (None): the wire reads
 its type from its values as before (``wire/columns.py``).
@@ -95,6 +96,9 @@ def select_types(expressions: "list[exp.Expr]") -> tuple[ColumnType | None, ...]
         node = expression.this if isinstance(expression, exp.Alias) else expression
         if isinstance(node, exp.Column):  # the table's own column: described from its values
             types.append(None)
+            continue
+        if isinstance(node, exp.Literal) and node.is_string:  # Item_string: never NULL, utf8mb4
+            types.append(ColumnType(ColumnType.VAR_STRING, 4 * len(node.this), nullable=False))
             continue
         item = _resolve(node)
         types.append(None if item is None or item.result == STRING else _column_type(item))

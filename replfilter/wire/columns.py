@@ -76,8 +76,13 @@ def _column(name: str, kind: "int | Declared") -> WireColumn:
 
 
 def _declared(name: str, declared: Declared) -> WireColumn:
-    """A column of a declared numeric type: binary character set and BINARY_FLAG (a number's
-    collation is binary), UNSIGNED_FLAG, NOT_NULL_FLAG for an item that cannot be NULL."""
+    """A column of a declared type: a number in the binary character set with BINARY_FLAG (a
+    number's collation is binary) and UNSIGNED_FLAG, text in utf8mb4; NOT_NULL_FLAG for an item
+    that cannot be NULL."""
+    if declared.code == Declared.VAR_STRING:
+        flags = ColumnDefinition(0) if declared.nullable else ColumnDefinition.NOT_NULL_FLAG
+        return WireColumn(ResultColumn(name, ColumnType.VAR_STRING, CharacterSet.utf8mb4), declared.length, flags,
+                          CharacterSet.utf8mb4)
     column = ResultColumn(name, ColumnType(declared.code))
     flags = ColumnDefinition.BINARY_FLAG
     if declared.unsigned:
