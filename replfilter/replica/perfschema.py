@@ -24,7 +24,7 @@ from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operato
 from .perfschema_having import having_as_where, having_target, in_aggregate
 from .perfschema_types import select_types
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
-                                read_text_as_doubles, select_item_texts, text_to_double, unnamed)
+                                read_text_as_doubles, select_item_texts, split_numbers, text_to_double, unnamed)
 from .state import ReplicaState
 
 if TYPE_CHECKING:
@@ -170,7 +170,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     values = tuple(parameters or ())
     if len(values) != len(positions):  # the wire counts the same ``?``; a mismatch is the client's
         raise MySQLError.of(ER.WRONG_ARGUMENTS, "COM_STMT_EXECUTE")  # mysql_stmt_precheck's count check
-    tree = sqlglot.parse_one(placeholder_names(sql, positions) if positions else sql, read="mysql")
+    tree = sqlglot.parse_one(split_numbers(placeholder_names(sql, positions) if positions else sql), read="mysql")
     names = _select_names(tree, sql)
     _check_columns(tree)
     declared = select_types(tree.expressions)
@@ -276,7 +276,7 @@ def _integer_columns(sql: str, positions: Sequence[int], schema: dict, count: in
     from sqlglot import exp
     from sqlglot.optimizer import optimize
 
-    tree = sqlglot.parse_one(placeholder_names(sql, positions) if positions else sql, read="mysql")
+    tree = sqlglot.parse_one(split_numbers(placeholder_names(sql, positions) if positions else sql), read="mysql")
     try:
         typed = optimize(tree, schema=schema, dialect="mysql")
     except Exception:  # an expression sqlglot cannot type: text, as before the types were read
