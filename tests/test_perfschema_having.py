@@ -85,3 +85,11 @@ def test_having_evaluates_no_row_where_has_removed(session):
     """COUNTER - 1 is 1690 on any row (COUNTER is 0 and unsigned): WHERE 0 leaves none, so
     neither the select list nor HAVING evaluates it."""
     assert _rows(session, "SELECT COUNTER - 1 + 1 AS n FROM {t} WHERE 0 HAVING n > 0") == ()
+
+
+def test_an_alias_wins_over_a_column_of_the_same_name_behind_another_alias(session):
+    """find_item_in_list: a match on an alias ends the search; a column found by its own name
+    behind an alias is only the fallback."""
+    rows = _rows(session, "SELECT CHANNEL_NAME AS c, FILTER_RULE AS CHANNEL_NAME FROM {t} "
+                          "HAVING CHANNEL_NAME = 'db2'")
+    assert rows == (("x", "db2"),)

@@ -3,9 +3,9 @@
 * An identifier in HAVING outside an aggregate is an ``Item_ref``, not a column of the table
   (``PTI_simple_ident_ident::itemize``, ``sql/parse_tree_items.cc``: ``parsing_place ==
   CTX_HAVING`` and ``get_in_sum_expr() == 0``). ``Item_ref::fix_fields`` (``sql/item.cc``)
-  resolves it with ``resolve_ref_in_select_and_group``: the select list first (an alias, or a
-  column by its own name even behind an alias: ``RESOLVED_BEHIND_ALIAS``; ``*`` selects every
-  column), then GROUP BY; with neither, and no outer query, it is 1054 ``Unknown column 'x' in
+  resolves it with ``resolve_ref_in_select_and_group``: the select list first
+  (``find_item_in_list``, ``sql/sql_base.cc``: an alias, else a column by its own name even
+  behind an alias, ``RESOLVED_BEHIND_ALIAS``; ``*`` selects every column), then GROUP BY; with neither, and no outer query, it is 1054 ``Unknown column 'x' in
   'having clause'``. Inside an aggregate the identifier is the table's column (``Item_field``).
 * Without GROUP BY and without an aggregate the query is not grouped, and HAVING filters each
   row after WHERE, before ORDER BY and LIMIT (``JOIN::optimize`` keeps it as the having
@@ -36,12 +36,13 @@ def having_target(tree: "exp.Expr", column: "exp.Column") -> "exp.Expr | None":
     from sqlglot import exp
 
     name = column.name.upper()
-    for expression in tree.expressions:
+    for expression in tree.expressions:  # an alias first (RESOLVED_AGAINST_ALIAS ends the search)
+        if isinstance(expression, exp.Alias) and expression.alias.upper() == name:
+            return expression.this
+    for expression in tree.expressions:  # then a column, named or behind its alias
         if isinstance(expression, exp.Star):
             return exp.column(column.name)
         inner = expression.this if isinstance(expression, exp.Alias) else expression
-        if isinstance(expression, exp.Alias) and expression.alias.upper() == name:
-            return inner
         if isinstance(inner, exp.Column) and inner.name.upper() == name:
             return inner
     group = tree.args.get("group")
