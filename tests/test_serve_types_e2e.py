@@ -96,3 +96,15 @@ def test_the_mariadb_client_prints_the_types_as_replfilter_prints_them(tmp_path)
     assert over_wire.returncode == local.returncode == 0, over_wire.stderr
     assert over_wire.stdout == local.stdout
     assert "|   3.0 | 0.3333 |" in local.stdout
+
+
+def test_count_is_a_signed_bigint_never_null(server: ServeProcess):
+    """Item_sum_count (an Item_sum_int): BIGINT, 21 characters, not UNSIGNED, NOT NULL; with or
+    without GROUP BY (the dialect's own SELECT and sqlglot's)."""
+    cursor = server.connect().cursor()
+    for query in (f"SELECT COUNT(*) FROM {TABLE}", f"SELECT COUNT(*) FROM {TABLE} GROUP BY CHANNEL_NAME"):
+        cursor.execute(query)
+        cursor.fetchall()
+        (field,) = cursor._result.fields
+        assert (field.type_code, field.length, field.flags & FLAG.UNSIGNED, field.flags & FLAG.NOT_NULL) == (
+            FIELD_TYPE.LONGLONG, 21, 0, FLAG.NOT_NULL), query

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from ..dialect import ast
 from ..core.errors import ER, Condition, MySQLError
 from ..core.filters import FilterSet
-from ..core.results import ResultSet, Value
+from ..core.results import ColumnType, ResultSet, Value
 from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operators, negation_kinds,
                                print_operators)
 from .perfschema_having import having_as_where, having_target, in_aggregate
@@ -135,7 +135,12 @@ def select_performance_schema(state: ReplicaState, stmt: ast.SelectPerformanceSc
         rows = rows[: stmt.limit]
     integers = None if rows else (True,) if stmt.count else tuple(columns[i] in NUMERIC_COLUMNS for i in selected)
     return ResultSet(tuple(headers), tuple(tuple(row[i] for i in selected) for row in rows), tuple(warnings),
-                     integers)
+                     integers, (COUNT_TYPE,) if stmt.count else None)
+
+
+COUNT_TYPE = ColumnType(ColumnType.LONGLONG, 21, 0, False, False)
+"""``COUNT(*)``: ``Item_sum_count`` is an ``Item_sum_int`` (``set_data_type_longlong``: BIGINT of
+21 characters, signed) and never NULL."""
 
 
 COLUMN_TYPES = {"CHANNEL_NAME": "VARCHAR", "FILTER_NAME": "VARCHAR", "FILTER_RULE": "VARCHAR",
