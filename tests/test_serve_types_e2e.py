@@ -11,7 +11,6 @@ import subprocess
 import sys
 from decimal import Decimal
 
-import pymysql
 import pytest
 from pymysql.constants import FIELD_TYPE, FLAG
 
