@@ -86,6 +86,7 @@ def test_a_division_by_zero_is_null_with_warning_1365(select):
     ("SELECT counter * 1e308 FROM {t}",
      "(`performance_schema`.`replication_applier_filters`.`COUNTER` * 1e308)"),
     ("SELECT COUNTER FROM {t} AS f WHERE 1e308 * (f.Counter + 1) > 0", "(1e308 * (`f`.`COUNTER` + 1))"),  # an alias alone
+    ("SELECT -1e308 * 10 FROM {t}", "(-(1e308) * 10)"),  # Item_func_neg: Item_func::print, ``-(arg)``
 ])
 def test_a_double_out_of_range_is_1690_naming_the_item_as_the_server_prints_it(sql, text):
     replica = _replica(2)
@@ -105,7 +106,6 @@ def test_a_bound_double_out_of_range_prints_as_a_question_mark():
 
 
 @pytest.mark.parametrize("sql", [
-    "SELECT -1e308 * 10 FROM {t}",  # Item_func_neg's print was not checked
     "SELECT COUNTER AS x FROM {t} GROUP BY COUNTER HAVING x * 1e308 > 0",  # an alias: an Item_ref
 ])
 def test_an_overflow_replfilter_cannot_print_as_the_server_does_is_1235_not_a_made_up_text(sql):
@@ -156,11 +156,13 @@ def test_integer_arithmetic_out_of_bigint_range_is_1690(counter, select, message
     assert (caught.value.code, caught.value.sqlstate, caught.value.message) == (1690, "22003", message)
 
 
-def test_an_integer_out_of_range_in_an_item_replfilter_cannot_print_is_1235():
-    """A negation's print is not settled here (as for doubles): 1235, never a wrong value."""
+def test_an_unsigned_product_with_a_negation_below_zero_is_1690_printing_the_negation():
+    """``-1`` is ``Item_func_neg`` of the literal 1 (signed, -1): COUNTER * -1 is unsigned
+    (either operand), so below zero it is 1690, the negation printed ``-(1)``."""
     with pytest.raises(MySQLError) as caught:
         _row(2, "COUNTER * -1")
-    assert caught.value.code == 1235
+    assert (caught.value.code, caught.value.message) == (
+        1690, f"BIGINT UNSIGNED value is out of range in '({COUNTER_ITEM} * -(1))'")
 
 
 @pytest.mark.parametrize("counter, select, values", [
@@ -193,3 +195,51 @@ def test_an_integer_literal_above_bigint_is_unsigned_and_div_by_zero_is_null():
         1690, "BIGINT UNSIGNED value is out of range in '(0 - 9223372036854775808)'")
     row, result = _row(3, "COUNTER DIV 0, COUNTER DIV 2, -7 DIV 2, COUNTER % 2")
     assert row == (None, 1, -3, 1) and [w.code for w in result.warnings] == [1365]
+
+
+@pytest.mark.parametrize("counter, select", [
+    (2**63 + 1, "-COUNTER"),
+    (2**64 - 1, "-COUNTER"),
+    (2**64 - 1, "-(COUNTER)"),  # parentheses make no item
+])
+def test_negating_counter_above_2_63_is_1690_naming_the_negation(counter, select):
+    """``Item_func_neg::int_op``: an unsigned argument above LLONG_MAX + 1 is
+    ``raise_integer_overflow``; the negation is signed (``resolve_type`` ends ``unsigned_flag =
+    false``), so the text says BIGINT, and the item prints as ``Item_func::print`` does:
+    ``-(arg)``."""
+    with pytest.raises(MySQLError) as caught:
+        _row(counter, select)
+    assert (caught.value.code, caught.value.sqlstate, caught.value.message) == (
+        1690, "22003", f"BIGINT value is out of range in '-({COUNTER_ITEM})'")
+
+
+def test_negating_an_unsigned_expression_above_2_63_prints_the_inner_item():
+    with pytest.raises(MySQLError) as caught:
+        _row(2**64 - 1, "-(COUNTER + 0)")
+    assert caught.value.message == f"BIGINT value is out of range in '-(({COUNTER_ITEM} + 0))'"
+
+
+@pytest.mark.parametrize("counter, select, value", [
+    (2**63, "-COUNTER", -(2**63)),  # LLONG_MIN of an unsigned argument: LLONG_MIN
+    (2**63 - 1, "-COUNTER", -(2**63 - 1)),
+    (5, "-COUNTER, -(COUNTER * 2)", (-5, -10)),
+    (0, "-9223372036854775808", -(2**63)),  # an Item_uint at LLONG_MIN stays an integer
+])
+def test_negating_an_integer_within_range_is_a_signed_integer(counter, select, value):
+    row, _ = _row(counter, select)
+    assert row == (value if isinstance(value, tuple) else (value,)) and all(type(v) is int for v in row)
+
+
+@pytest.mark.parametrize("select, text", [
+    ("-18446744073709551615", "-18446744073709551615"),  # Item_uint above LLONG_MIN: DECIMAL
+    ("-9223372036854775809", "-9223372036854775809"),
+    ("-(9223372036854775808 + 0)", "-9223372036854775808"),  # a constant that is no INT_ITEM
+    ("- -5", "5"),  # a negative constant argument reads >= LLONG_MIN as unsigned: DECIMAL
+    ("-(1 - 2)", "1"),
+])
+def test_negating_a_constant_that_bigint_cannot_negate_is_a_decimal(select, text):
+    """``Item_func_neg::resolve_type``: a constant INT argument whose value, read as unsigned,
+    is at least LLONG_MIN (and is not the Item_int LLONG_MIN itself) makes the negation a
+    DECIMAL (``set_data_type_decimal``, ``hybrid_type = DECIMAL_RESULT``): no 1690."""
+    row, _ = _row(0, select)
+    assert row == (text,)

@@ -199,16 +199,18 @@ def test_show_catalog_statements_announce_their_columns_at_prepare(tmp_path: Pat
 
 def test_a_negative_integer_column_is_signed_bigint_in_both_protocols(server: ServeProcess):
     """``-7 % 3`` is a signed BIGINT in MySQL; announced as BIGINT UNSIGNED, the binary protocol
-    could not carry it (the connection was lost). The column is signed once a value is negative,
-    in the text and the binary protocol, and the connection goes on."""
+    could not carry it (the connection was lost). The columns are signed as the server types
+    them (``%`` takes its dividend's signedness), in the text and the binary protocol, and the
+    connection goes on."""
     mysql_connector, connection = _connector(server)
     query = "SELECT -7 % 3 AS r, 7 % 3 AS s FROM performance_schema.replication_applier_global_filters"
     text = connection.cursor()
     text.execute(query)
     assert text.fetchall() == [(-1, 1)]
     flags = {d[0]: d[7] for d in text.description}
+    # Item_func_mod::resolve_type: the dividend's signedness, and the literal 7 is signed
     assert not flags["r"] & mysql_connector.constants.FieldFlag.UNSIGNED
-    assert flags["s"] & mysql_connector.constants.FieldFlag.UNSIGNED
+    assert not flags["s"] & mysql_connector.constants.FieldFlag.UNSIGNED
     binary = connection.cursor(prepared=True)
     binary.execute(query)
     assert binary.fetchall() == [(-1, 1)]

@@ -347,7 +347,22 @@ def _format_rows(result: ResultSet, mode: OutputMode) -> str:
         return format_batch(
             result.columns, result.rows, column_names=mode.column_names, raw=mode.raw
         )
-    return format_table(result.columns, result.rows, column_names=mode.column_names)
+    numeric, nullable = _declared_columns(result)
+    return format_table(result.columns, result.rows, column_names=mode.column_names, numeric=numeric,
+                        nullable=nullable)
+
+
+def _declared_columns(result: ResultSet) -> tuple[list[bool] | None, list[bool] | None]:
+    """``print_table_data`` reads the column's type: right-aligned when ``IS_NUM``, 4 cells at
+    least unless NOT_NULL_FLAG. A declared type decides; a column without one, its values."""
+    if result.column_types is None:
+        return None, None
+    numeric, nullable = [], []
+    for index, declared in enumerate(result.column_types):
+        values = [row[index] for row in result.rows]
+        numeric.append(declared.numeric if declared is not None else _is_numeric_column(values))
+        nullable.append(declared.nullable if declared is not None else None in values)
+    return numeric, nullable
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,6 +13,29 @@ Value = str | int | None
 
 
 @dataclass(frozen=True)
+class ColumnType:
+    """A result column's type as the server's column definition states it (``Send_field``:
+    ``Item::make_field``): the ``MYSQL_TYPE_*`` code, the length (the item's ``max_length``),
+    decimals (31 for a double with no fixed scale), UNSIGNED, and whether it may be NULL."""
+
+    code: int
+    length: int
+    decimals: int = 0
+    unsigned: bool = False
+    nullable: bool = True
+
+    LONGLONG = 8
+    DOUBLE = 5
+    NEWDECIMAL = 246
+    VAR_STRING = 253
+
+    @property
+    def numeric(self) -> bool:
+        """``IS_NUM``: the mysql client right-aligns the column."""
+        return self.code in (self.LONGLONG, self.DOUBLE, self.NEWDECIMAL)
+
+
+@dataclass(frozen=True)
 class ResultSet:
     columns: tuple[str, ...]
     rows: tuple[tuple[Value, ...], ...]
@@ -21,6 +44,10 @@ class ResultSet:
     """Which columns are integers (COUNTER, COUNT(*), SHOW WARNINGS' Code), for a result with
     no rows, whose values cannot tell: the wire announces a column's type as the server does
     whether or not a row comes. None: read from the values."""
+    column_types: tuple[ColumnType | None, ...] | None = None
+    """Each column's declared type where the statement knows it (a SELECT's computed items:
+    DOUBLE, DECIMAL, BIGINT), with or without rows; None (for the result or a column): read
+    from the values and ``integer_columns``."""
 
     def as_dicts(self) -> list[dict[str, Value]]:
         return [dict(zip(self.columns, row)) for row in self.rows]

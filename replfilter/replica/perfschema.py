@@ -18,10 +18,13 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from ..dialect import ast
 from ..core.errors import ER, Condition, MySQLError
 from ..core.filters import FilterSet
-from ..core.results import ResultSet, Value
-from .perfschema_arith import Arithmetic, Unsigned, decimal_text, mysql_operators, print_operators
+from ..core.results import ColumnType, ResultSet, Value
+from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operators, negation_kinds,
+                               print_operators)
+from .perfschema_having import having_as_where, having_target, in_aggregate
+from .perfschema_types import select_types
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
-                                read_text_as_doubles, text_to_double, unnamed)
+                                read_text_as_doubles, select_item_texts, split_numbers, text_to_double, unnamed)
 from .state import ReplicaState
 
 if TYPE_CHECKING:
@@ -132,7 +135,12 @@ def select_performance_schema(state: ReplicaState, stmt: ast.SelectPerformanceSc
         rows = rows[: stmt.limit]
     integers = None if rows else (True,) if stmt.count else tuple(columns[i] in NUMERIC_COLUMNS for i in selected)
     return ResultSet(tuple(headers), tuple(tuple(row[i] for i in selected) for row in rows), tuple(warnings),
-                     integers)
+                     integers, (COUNT_TYPE,) if stmt.count else None)
+
+
+COUNT_TYPE = ColumnType(ColumnType.LONGLONG, 21, 0, False, False)
+"""``COUNT(*)``: ``Item_sum_count`` is an ``Item_sum_int`` (``set_data_type_longlong``: BIGINT of
+21 characters, signed) and never NULL."""
 
 
 COLUMN_TYPES = {"CHANNEL_NAME": "VARCHAR", "FILTER_NAME": "VARCHAR", "FILTER_RULE": "VARCHAR",
@@ -153,7 +161,8 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     MySQL's do (:func:`_numeric_literals`), text read as a double is MySQL's double with its
     1292 warning (:mod:`.perfschema_values`); an unknown column is 1054 naming its clause; a
     ``?`` is the parser's 1064 unless ``parameters`` (a prepared statement's values) bind it; a
-    query sqlglot cannot run is 1235 (its own message never reaches the user)."""
+    query sqlglot cannot run is 1235 (its own message never reaches the user). Computed items
+    carry the type the server gives them (:mod:`.perfschema_types`)."""
     import sqlglot
     from sqlglot import exp
 
@@ -166,11 +175,13 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     values = tuple(parameters or ())
     if len(values) != len(positions):  # the wire counts the same ``?``; a mismatch is the client's
         raise MySQLError.of(ER.WRONG_ARGUMENTS, "COM_STMT_EXECUTE")  # mysql_stmt_precheck's count check
-    tree = sqlglot.parse_one(placeholder_names(sql, positions) if positions else sql, read="mysql")
-    names = [e.alias_or_name if isinstance(e, (exp.Column, exp.Alias)) else unnamed(e).sql(dialect="mysql")
-             for e in tree.expressions]
+    tree = sqlglot.parse_one(split_numbers(placeholder_names(sql, positions) if positions else sql), read="mysql")
+    names = _select_names(tree, sql)
     _check_columns(tree)
+    declared = select_types(tree.expressions)
     texts = print_operators(tree, SCHEMA, frozenset(COLUMN_TYPES))
+    having_as_where(tree)  # after the prints: a reference prints as itself, not as its item
+    negations = negation_kinds(tree)
     temporals = bind_values(tree, values)
     _numeric_literals(tree)
     numeric = []
@@ -184,7 +195,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     warnings = read_text_as_doubles(tree, numeric, temporals)
     bind_doubles(tree, values)
     arithmetic = Arithmetic()
-    mysql_operators(tree, texts, arithmetic)
+    mysql_operators(tree, texts, arithmetic, negations)
     tables = {name: [_typed(dict(zip(columns, row))) for row in rows(state)] for name, (columns, rows) in TABLES.items()}
     schema = {SCHEMA: {name: {c: COLUMN_TYPES[c] for c in columns} for name, (columns, _) in TABLES.items()}}
     try:
@@ -198,7 +209,29 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
         names = [known.get(c.lower(), c) for c in result.columns]
     integers = None if result.rows else _integer_columns(sql, positions, schema, len(names))
     rows_out = tuple(tuple(_text(v) for v in r) for r in result.rows)
-    return ResultSet(tuple(names), rows_out, (*warnings, *arithmetic.warnings), integers)
+    types = declared if len(declared) == len(names) and any(declared) else None
+    return ResultSet(tuple(names), rows_out, (*warnings, *arithmetic.warnings), integers, types)
+
+
+def _select_names(tree: "exp.Expr", sql: str) -> list[str]:
+    """The result's column names as the server gives them: an alias, a column as typed, a string
+    literal by its value (``Item_string``'s name), any other item by its text as typed
+    (:func:`.perfschema_values.select_item_texts`; sqlglot's own rendering when the select list
+    cannot be read so)."""
+    from sqlglot import exp
+
+    texts = select_item_texts(sql)
+    if texts is not None and len(texts) != len(tree.expressions):
+        texts = None
+    names = []
+    for index, expression in enumerate(tree.expressions):
+        if isinstance(expression, (exp.Column, exp.Alias)):
+            names.append(expression.alias_or_name)
+        elif isinstance(expression, exp.Literal) and expression.is_string:
+            names.append(expression.this)
+        else:
+            names.append(texts[index] if texts is not None else unnamed(expression).sql(dialect="mysql"))
+    return names
 
 
 def _typed(row: dict) -> dict:
@@ -248,7 +281,7 @@ def _integer_columns(sql: str, positions: Sequence[int], schema: dict, count: in
     from sqlglot import exp
     from sqlglot.optimizer import optimize
 
-    tree = sqlglot.parse_one(placeholder_names(sql, positions) if positions else sql, read="mysql")
+    tree = sqlglot.parse_one(split_numbers(placeholder_names(sql, positions) if positions else sql), read="mysql")
     try:
         typed = optimize(tree, schema=schema, dialect="mysql")
     except Exception:  # an expression sqlglot cannot type: text, as before the types were read
@@ -262,7 +295,8 @@ def _integer_columns(sql: str, positions: Sequence[int], schema: dict, count: in
 
 def _check_columns(tree: "exp.Expr") -> None:
     """1054 for a column the filter tables do not have, naming the clause it is in; a select
-    alias may be named after the field list, except in WHERE (as in MySQL)."""
+    alias may be named after the field list, except in WHERE (as in MySQL); in HAVING, outside
+    an aggregate, only what the select list or GROUP BY has (:mod:`.perfschema_having`)."""
     from sqlglot import exp
 
     known = set(COLUMN_TYPES)
@@ -274,6 +308,10 @@ def _check_columns(tree: "exp.Expr") -> None:
             node = node.parent
         clause = _CLAUSES.get(node.arg_key or "", "field list")
         name = column.name.upper()
+        if clause == "having clause" and not in_aggregate(column):
+            if having_target(tree, column) is None:
+                unknown.setdefault(clause, ".".join(part.name for part in column.parts))
+            continue
         if name in known or (name in aliases and clause not in ("field list", "where clause")):
             continue
         unknown.setdefault(clause, ".".join(part.name for part in column.parts))

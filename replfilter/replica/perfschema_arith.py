@@ -14,6 +14,10 @@
 * A double operand makes a double (``real_op``); a result that is not finite is error 1690
   ``DOUBLE value is out of range in '<expr>'`` (``check_float_overflow``, ``sql/item_func.h``),
   ``<expr>`` being the item's ``print(QT_NO_DATA_EXPANSION)``: :func:`server_print`.
+* Unary minus (``Item_func_neg``): an integer argument stays an integer, signed; an unsigned
+  one above 2**63 (COUNTER) is 1690 ``BIGINT value is out of range in '-(<arg>)'``
+  (``int_op``), but a constant one BIGINT cannot negate (``-18446744073709551615``) makes a
+  DECIMAL (``resolve_type``): :meth:`Arithmetic.neg`.
 * Division by zero (exact or double, ``/`` or ``%``) is NULL with warning 1365 ``Division by 0``
   (``signal_divide_by_null``, under the default ``sql_mode``'s ``ERROR_FOR_DIVISION_BY_ZERO``:
   replfilter does not read the session's ``sql_mode`` here). ``%`` keeps the dividend's sign.
@@ -112,7 +116,7 @@ class Arithmetic:
 
     def env(self) -> dict[str, Callable[..., Any]]:
         return {"RF_ADD": self.add, "RF_SUB": self.sub, "RF_MUL": self.mul, "RF_DIV": self.div,
-                "RF_NEG": _neg, "RF_DEC": lambda text: Decimal(text), "RF_UINT": lambda text: Unsigned(text),
+                "RF_NEG": self.neg, "RF_DEC": lambda text: Decimal(text), "RF_UINT": lambda text: Unsigned(text),
                 "AVG": _avg, "SUM": _sum, "MOD": self.mod, "ABS": _abs, "INTDIV": self.intdiv}
 
     def _real(self, value: float, index: int) -> float:
@@ -161,8 +165,30 @@ class Arithmetic:
             return self._real(float(a) * float(b), index)
         if isinstance(a, Decimal) or isinstance(b, Decimal):
             product = _EXACT.multiply(Decimal(a), Decimal(b))
+            if product == 0:  # decimal_mul: "check for -0.000", decimal_make_zero
+                product = abs(product)
             return MyDecimal(product, min(scale(a) + scale(b), DECIMAL_MAX_SCALE))
         return self._integer(int(a) * int(b), isinstance(a, Unsigned) or isinstance(b, Unsigned), index)
+
+    def neg(self, value: Any, index: int, constant: bool, literal: bool) -> Any:
+        """``Item_func_neg``. An integer argument that is a constant (``constant``) whose value
+        read as unsigned is at least LLONG_MIN, unless it is that very integer literal
+        (``literal``: an ``INT_ITEM``), makes the negation a DECIMAL (``resolve_type``), never an
+        error; otherwise ``int_op``: an unsigned argument above LLONG_MAX + 1, or a signed one at
+        LLONG_MIN, is 1690 ``BIGINT`` (the negation is signed). A DECIMAL zero negates to
+        zero, not -0 (``my_decimal_neg``)."""
+        if value is None:
+            return None
+        if isinstance(value, float):
+            return -value
+        if isinstance(value, Decimal):
+            return MyDecimal(abs(Decimal(value)) if value == 0 else -Decimal(value), scale(value))
+        unsigned = isinstance(value, Unsigned)
+        if constant and value % 2 ** 64 >= 2 ** 63 and (value % 2 ** 64 != 2 ** 63 or not literal):
+            return MyDecimal(-Decimal(int(value)), 0)
+        if (unsigned and value > 2 ** 63) or (not unsigned and value == -(2 ** 63)):
+            return self._integer(-int(value), False, index)
+        return -int(value)
 
     def _null_quotient(self, a: Any, b: Any) -> bool:
         """Whether ``a / b`` or ``a % b`` is NULL: an operand is, or ``b`` is zero (then with
@@ -215,12 +241,6 @@ def _shown(result: Decimal, a: int | Decimal, b: int | Decimal) -> MyDecimal:
     return MyDecimal(result, max(scale(a), scale(b)))
 
 
-def _neg(value: Any) -> Any:
-    if isinstance(value, MyDecimal):
-        return MyDecimal(-Decimal(value), value.shown)
-    return None if value is None else -value
-
-
 def _abs(value: Any) -> Any:
     """``Item_func_abs`` keeps its argument's type: an unsigned value stays unsigned."""
     if value is None:
@@ -264,8 +284,9 @@ def server_print(node: "exp.Expr", table: str | None = None, columns: frozenset[
     (``Item_float``'s presentation), a ``?`` as ``?`` (``Item_param::print``), ``cast(x as
     double)`` (``Item_typecast_real::print``), a column as ``Item_ident::print`` does
     (``table``: its qualifier, :func:`column_qualifier`; ``columns``: the table's, by their
-    declared names; another name is a select alias, printed otherwise). None for what replfilter cannot print
-    as the server does (a function, a negation, a cast sqlglot reads as FLOAT)."""
+    declared names; another name is a select alias, printed otherwise), a negation as
+    ``Item_func::print`` (``-(x)``). None for what replfilter cannot print as the server does
+    (a function, a cast sqlglot reads as FLOAT)."""
     from sqlglot import exp
 
     if isinstance(node, exp.Paren):
@@ -274,6 +295,9 @@ def server_print(node: "exp.Expr", table: str | None = None, columns: frozenset[
     if name in _OPERATORS:
         left, right = server_print(node.this, table, columns), server_print(node.expression, table, columns)
         return None if left is None or right is None else f"({left} {_OPERATORS[name][0]} {right})"
+    if isinstance(node, exp.Neg):  # Item_func_neg has no print of its own: Item_func::print
+        inner = server_print(node.this, table, columns)
+        return None if inner is None else f"-({inner})"
     if isinstance(node, exp.Column):
         known = node.name.upper() in columns
         return f"{table}.{_identifier(node.name.upper())}" if table is not None and known else None
@@ -317,12 +341,30 @@ def print_operators(tree: "exp.Expr", schema: str, columns: frozenset[str]) -> d
     from sqlglot import exp
 
     table = column_qualifier(tree, schema)
-    return {id(node): server_print(node, table, columns) for node in tree.find_all(exp.Add, exp.Sub, exp.Mul, exp.Div)}
+    return {id(node): server_print(node, table, columns) for node in tree.find_all(exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg)}
 
 
-def mysql_operators(tree: "exp.Expr", texts: dict[int, str | None], arithmetic: Arithmetic) -> None:
+def negation_kinds(tree: "exp.Expr") -> dict[int, tuple[bool, bool]]:
+    """Each negation's argument, by the negation's id, read before parameters are bound: whether
+    it is a constant (``const_item()``: no column, aggregate or parameter in it) and whether it
+    is an integer literal itself (``type() == INT_ITEM``); :meth:`Arithmetic.neg`."""
+    from sqlglot import exp
+
+    kinds = {}
+    for node in tree.find_all(exp.Neg):
+        argument = node.this
+        while isinstance(argument, exp.Paren):
+            argument = argument.this
+        constant = not any(isinstance(n, (exp.Column, exp.AggFunc, exp.Placeholder)) for n in argument.walk())
+        literal = isinstance(argument, exp.Literal) and not argument.is_string and argument.this.isdigit()
+        kinds[id(node)] = (constant, literal)
+    return kinds
+
+
+def mysql_operators(tree: "exp.Expr", texts: dict[int, str | None], arithmetic: Arithmetic,
+                    negations: dict[int, tuple[bool, bool]] | None = None) -> None:
     """The operators become calls of :class:`Arithmetic`'s functions (each with the index of its
-    text), a negation ``RF_NEG``, a literal with a point a DECIMAL (``RF_DEC('1.50')``)."""
+    text), a negation ``RF_NEG`` (with its text and :func:`negation_kinds`), a literal with a point a DECIMAL (``RF_DEC('1.50')``)."""
     from sqlglot import exp
 
     for literal in list(tree.find_all(exp.Literal)):
@@ -332,10 +374,12 @@ def mysql_operators(tree: "exp.Expr", texts: dict[int, str | None], arithmetic: 
             # above BIGINT a literal is BIGINT UNSIGNED (Item_uint)
             literal.replace(exp.Anonymous(this="RF_UINT", expressions=[exp.Literal.string(literal.this)]))
     for node in list(tree.find_all(exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg)):
-        if isinstance(node, exp.Neg):
-            node.replace(exp.Anonymous(this="RF_NEG", expressions=[node.this]))
-            continue
         arithmetic.texts.append(texts.get(id(node)))
         index = exp.Literal.number(len(arithmetic.texts) - 1)
+        if isinstance(node, exp.Neg):
+            constant, literal = (negations or {}).get(id(node), (False, False))
+            node.replace(exp.Anonymous(this="RF_NEG", expressions=[node.this, index, exp.Boolean(this=constant),
+                                                                   exp.Boolean(this=literal)]))
+            continue
         call = exp.Anonymous(this=_OPERATORS[type(node).__name__][1], expressions=[node.this, node.expression, index])
         node.replace(call)

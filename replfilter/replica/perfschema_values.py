@@ -244,3 +244,71 @@ def bind_doubles(tree: "exp.Expr", values: Sequence[Parameter]) -> None:
         else:
             comparison.replace(exp.Case(ifs=[exp.If(this=exp.Is(this=other.copy(), expression=exp.Null()),
                                                     true=exp.Null())], default=answer))
+
+
+def select_item_texts(sql: str) -> list[str] | None:
+    """Each select item's text as typed, from its first token to its last: the name the server
+    gives an item without an alias (``PTI_expr_with_alias::itemize`` copies the expression's
+    span of the query, so ``1.5*2`` is named ``1.5*2`` and ``count(*)`` keeps its letter
+    case). None when the select list cannot be read so (the caller names items otherwise)."""
+    from sqlglot.dialects.mysql import MySQL
+    from sqlglot.tokens import TokenType
+
+    try:
+        tokens = MySQL().tokenize(sql)
+    except Exception:  # the parser reported the statement's own error already
+        return None
+    if not tokens or tokens[0].token_type != TokenType.SELECT:
+        return None
+    items: list[list] = [[]]
+    depth = 0
+    for token in tokens[1:]:
+        kind = token.token_type
+        if depth == 0 and kind in (TokenType.FROM, TokenType.WHERE, TokenType.GROUP_BY, TokenType.HAVING,
+                                   TokenType.ORDER_BY, TokenType.LIMIT, TokenType.SEMICOLON, TokenType.INTO,
+                                   TokenType.UNION, TokenType.WINDOW, TokenType.FOR):
+            break
+        if kind == TokenType.DISTINCT and not items[0]:
+            continue
+        if kind == TokenType.L_PAREN:
+            depth += 1
+        elif kind == TokenType.R_PAREN:
+            depth -= 1
+        if kind == TokenType.COMMA and depth == 0:
+            items.append([])
+            continue
+        items[-1].append(token)
+    if any(not item for item in items):
+        return None
+    return [sql[item[0].start:item[-1].end + 1] for item in items]
+
+
+_MYSQL_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def split_numbers(sql: str) -> str:
+    """``sql`` with a space after each number that sqlglot's tokenizer reads too far: after an
+    exponent's digits it takes a ``+`` or ``-`` and what follows into the number (``1e0+1.5``
+    is one token there, ``1e0-1e0`` an identifier). MySQL's lexer ends the number at the exponent's last digit
+    (``sql_lex.cc``: a FLOAT_NUM is digits, point, digits, ``e``, sign, digits), so
+    ``1e0+1.5`` is ``1e0 + 1.5``. The space goes between tokens, never inside a string."""
+    from sqlglot.dialects.mysql import MySQL
+    from sqlglot.tokens import TokenType
+
+    for _ in range(len(sql)):
+        try:
+            tokens = MySQL().tokenize(sql)
+        except Exception:  # the parser reports the statement's own error
+            return sql
+        for token in tokens:
+            if token.token_type not in (TokenType.NUMBER, TokenType.VAR):  # 1e0-1e0 is a VAR there
+                continue
+            text = sql[token.start:token.end + 1]
+            match = _MYSQL_NUMBER.match(text)
+            if match is not None and 0 < match.end() < len(text) and text[match.end()] in "+-":
+                cut = token.start + match.end()
+                sql = f"{sql[:cut]} {sql[cut:]}"
+                break
+        else:
+            return sql
+    return sql

@@ -6,7 +6,10 @@ is read from its values the way the formatter reads alignment (``client/formatti
 type for the performance_schema counters and for ``SHOW WARNINGS``' ``Code``, which is ``INT
 UNSIGNED``), or ``BIGINT`` when one of them is negative (a signed expression such as ``-7 % 3``:
 an unsigned column could not carry it in the binary protocol); every other column is ``VARCHAR``
-in utf8mb4. So the mysql client aligns a
+in utf8mb4. A column whose type the statement declares (``ResultSet.column_types``: a SELECT's
+DOUBLE, DECIMAL and BIGINT items) is sent with that type, length, decimals and flags, as
+``Item::make_field`` describes it (a DOUBLE's and a DECIMAL's values are already the server's
+text; in the binary protocol a DOUBLE is its 8 bytes, a DECIMAL its text). So the mysql client aligns a
 column over the wire as replfilter's own ``-t`` output does. A result with no rows, whose values
 cannot tell, declares its integer columns (``ResultSet.integer_columns``): the definitions do not
 depend on whether a row comes, and a prepare (learned from a run with NULLs) announces what its
@@ -24,7 +27,7 @@ from mysql_mimic.packets import make_column_count, make_column_definition_41
 from mysql_mimic.results import ResultColumn
 from mysql_mimic.types import Capabilities, ColumnDefinition, ColumnType
 
-from ..core.results import ResultSet, Value
+from ..core.results import ColumnType as Declared, ResultSet, Value
 
 NUMBER_FLAGS = ColumnDefinition.UNSIGNED_FLAG | ColumnDefinition.BINARY_FLAG
 SIGNED_FLAGS = ColumnDefinition.BINARY_FLAG
@@ -47,9 +50,10 @@ class WireColumn:
     length: int
     flags: ColumnDefinition
     charset: CharacterSet
+    decimals: int = 0
 
     @classmethod
-    def of(cls, name: str, kind: int) -> "WireColumn":
+    def of(cls, name: str, kind: "int | Declared") -> "WireColumn":
         return _column(name, kind)
 
     def definition(self, server_charset: CharacterSet) -> bytes:
@@ -58,7 +62,9 @@ class WireColumn:
 
 
 @lru_cache(maxsize=1024)
-def _column(name: str, kind: int) -> WireColumn:
+def _column(name: str, kind: "int | Declared") -> WireColumn:
+    if isinstance(kind, Declared):
+        return _declared(name, kind)
     if kind == TEXT:
         return WireColumn(ResultColumn(name, ColumnType.VAR_STRING, CharacterSet.utf8mb4),
                           TEXT_LENGTH, ColumnDefinition(0), CharacterSet.utf8mb4)
@@ -69,26 +75,61 @@ def _column(name: str, kind: int) -> WireColumn:
     return WireColumn(column, NUMBER_LENGTH, NUMBER_FLAGS, CharacterSet.binary)
 
 
+def _declared(name: str, declared: Declared) -> WireColumn:
+    """A column of a declared type: a number in the binary character set with BINARY_FLAG (a
+    number's collation is binary) and UNSIGNED_FLAG, text in utf8mb4; NOT_NULL_FLAG for an item
+    that cannot be NULL."""
+    if declared.code == Declared.VAR_STRING:
+        flags = ColumnDefinition(0) if declared.nullable else ColumnDefinition.NOT_NULL_FLAG
+        return WireColumn(ResultColumn(name, ColumnType.VAR_STRING, CharacterSet.utf8mb4), declared.length, flags,
+                          CharacterSet.utf8mb4)
+    column = ResultColumn(name, ColumnType(declared.code))
+    flags = ColumnDefinition.BINARY_FLAG
+    if declared.unsigned:
+        flags |= ColumnDefinition.UNSIGNED_FLAG
+        if declared.code == Declared.LONGLONG:
+            column.binary_encoder = _unsigned_bigint
+    if not declared.nullable:
+        flags |= ColumnDefinition.NOT_NULL_FLAG
+    if declared.code == Declared.DOUBLE:
+        column.binary_encoder = _double
+    return WireColumn(column, declared.length, flags, CharacterSet.binary, declared.decimals)
+
+
 @lru_cache(maxsize=1024)
 def _definition(column: WireColumn, server_charset: CharacterSet) -> bytes:
     return make_column_definition_41(server_charset=server_charset, name=column.column.name,
                                      column_type=column.column.type, character_set=column.charset,
-                                     column_length=column.length, flags=column.flags)
+                                     column_length=column.length, flags=column.flags, decimals=column.decimals)
 
 
 def _unsigned_bigint(_column: ResultColumn, value: int) -> bytes:
     return struct.pack("<Q", value)
 
 
+def _double(_column: ResultColumn, value: str | bytes) -> bytes:
+    """A DOUBLE in the binary protocol: its 8 bytes, from the server's text of it (the shortest
+    digits that read back as the double, so the double itself)."""
+    return struct.pack("<d", float(value))
+
+
 def result_columns(result: ResultSet) -> tuple[WireColumn, ...]:
     return _columns(result.columns, _kinds(result))
 
 
-def _kinds(result: ResultSet) -> tuple[int, ...]:
-    """Each column's kind: integers and no text (a column of NULLs only is text), signed when a
-    value is negative; without rows, the integer columns the result declares. Read from the set
-    of the rows' value types, which for the short results a client repeats is one or two tuples,
-    and decided once per set; only an integer column's values are then looked at."""
+def _kinds(result: ResultSet) -> "tuple[int | Declared, ...]":
+    """Each column's kind: its declared type when the result has one for it; else integers and
+    no text (a column of NULLs only is text), signed when a value is negative; without rows, the
+    integer columns the result declares. Read from the set of the rows' value types, which for
+    the short results a client repeats is one or two tuples, and decided once per set; only an
+    integer column's values are then looked at."""
+    read = _read_kinds(result)
+    if result.column_types is None:
+        return read
+    return tuple(d if d is not None else k for d, k in zip(result.column_types, read))
+
+
+def _read_kinds(result: ResultSet) -> tuple[int, ...]:
     rows = result.rows
     if not rows:
         return tuple(UNSIGNED if i else TEXT for i in result.integer_columns or (False,) * len(result.columns))
@@ -118,7 +159,7 @@ def _numeric_kinds(kinds: frozenset[tuple[type, ...]]) -> tuple[bool, ...]:
 
 
 @lru_cache(maxsize=1024)
-def _columns(names: tuple[str, ...], kinds: tuple[int, ...]) -> tuple[WireColumn, ...]:
+def _columns(names: tuple[str, ...], kinds: "tuple[int | Declared, ...]") -> tuple[WireColumn, ...]:
     return tuple(WireColumn.of(name, kind) for name, kind in zip(names, kinds))
 
 
@@ -138,7 +179,8 @@ def result_header(result: ResultSet, server_charset: CharacterSet, capabilities:
 
 
 @lru_cache(maxsize=1024)
-def _header(names: tuple[str, ...], kinds: tuple[int, ...], server_charset: int, capabilities: int) -> ResultHeader:
+def _header(names: tuple[str, ...], kinds: "tuple[int | Declared, ...]", server_charset: int,
+            capabilities: int) -> ResultHeader:
     columns = _columns(names, kinds)
     packets = [make_column_count(capabilities=Capabilities(capabilities), column_count=len(columns))]
     packets += [c.definition(CharacterSet(server_charset)) for c in columns]
