@@ -192,8 +192,9 @@ class CompiledRules:
 
     def covered(self, df) -> Column:
         """True for every row of ``df`` this decides (:meth:`covered_rows`,
-        :meth:`covered_transactions`, :meth:`covered_queries`)."""
-        return self.covered_rows() | self.covered_transactions() | self.covered_queries(df)
+        :meth:`covered_transactions`, :meth:`covered_queries`); built once per rule set and
+        session, as :meth:`with_code`'s expressions (~150 py4j calls, ~0.1 s)."""
+        return _expressions(self, df.sparkSession, _has_unknown_field(df))[4]
 
     @property
     def transaction_code(self) -> int:
@@ -205,7 +206,7 @@ class CompiledRules:
         the channel's index and the rewrite, the names' keys, the outcome code, the rule text;
         each computed once per row. The expressions are built once per rule set and session
         (:func:`_expressions`): built, they cost ~6,900 py4j calls, 1.4-1.9 s a call."""
-        keys, first_columns, code, rule = _expressions(self, df.sparkSession, _has_unknown_field(df))
+        keys, first_columns, code, rule, _covered = _expressions(self, df.sparkSession, _has_unknown_field(df))
         first = df.withColumns(keys).withColumns(first_columns)
         if self._joined:
             first = self._joined.attach(first, F.col(_CHANNEL), {"db": F.col(_DB_KEY), "table": F.col(_SUBJECT)})
@@ -213,9 +214,9 @@ class CompiledRules:
         dropped = (_INDEX, _REWRITE, _CHANNEL, _STAGE, _DB_KEY, _SUBJECT, *(JoinedSets.bits_columns.values() if self._joined else ()))
         return coded.withColumn(RULE_COLUMN, rule).drop(*dropped)
 
-    def build_expressions(self, unknown_field: bool) -> tuple[dict[str, Column], dict[str, Column], Column, Column]:
-        """The four projections' expressions of :meth:`with_code`: the first two's columns,
-        the outcome code and the rule text. A query event's database is its default database,
+    def build_expressions(self, unknown_field: bool) -> tuple[dict[str, Column], dict[str, Column], Column, Column, Column]:
+        """The four projections' expressions of :meth:`with_code` (the first two's columns,
+        the outcome code and the rule text) and :meth:`covered`'s test. A query event's database is its default database,
         its subject its one table (qualified by that database when the statement did not
         qualify it). ``unknown_field``: the table entries have ``updating_unknown``."""
         ci = self.ci
@@ -267,7 +268,8 @@ class CompiledRules:
             before, after = compiled_queries.conditions(c, F.col(_STAGE), first_code, first_code + len(_layout(c)))
             conditions = before + _database_conditions(c, sets, first_code) + after + _table_conditions(c, sets, first_code)
             parts.append(own_method(F.when(channel == i, _case(conditions, _table_tail(c, subject, first_code)))))
-        return keys, first, _greatest(parts), own_method(self._rule())
+        covered = self.covered_rows() | self.covered_transactions() | queries
+        return keys, first, _greatest(parts), own_method(self._rule()), covered
 
     def _rule(self) -> Column:
         """The deciding rule's text of a coded row: a constant per code (wild patterns), or
@@ -467,7 +469,7 @@ _MAX_EXPRESSIONS = 8
 _LOCK = threading.Lock()  # streams may decide batches from several threads
 
 
-def _expressions(rules: CompiledRules, spark, unknown_field: bool) -> tuple[dict[str, Column], dict[str, Column], Column, Column]:
+def _expressions(rules: CompiledRules, spark, unknown_field: bool) -> tuple[dict[str, Column], dict[str, Column], Column, Column, Column]:
     """``rules.build_expressions(unknown_field)``, built once per session and signature."""
     key = (id(spark), rules.signature, unknown_field)
     with _LOCK:
