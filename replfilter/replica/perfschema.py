@@ -130,7 +130,7 @@ def select_performance_schema(state: ReplicaState, stmt: ast.SelectPerformanceSc
         rows.sort(key=lambda row: _collate(row[index]), reverse=descending)  # type: ignore[arg-type,return-value]
     if stmt.count:
         rows = [(len(rows),)]
-        selected, headers = [0], ("COUNT(*)",)
+        selected, headers = [0], (stmt.count_name,)
     if stmt.limit is not None:
         rows = rows[: stmt.limit]
     integers = None if rows else (True,) if stmt.count else tuple(columns[i] in NUMERIC_COLUMNS for i in selected)
