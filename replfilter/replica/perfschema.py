@@ -21,6 +21,7 @@ from ..core.filters import FilterSet
 from ..core.results import ColumnType, ResultSet, Value
 from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operators, negation_kinds,
                                print_operators)
+from .perfschema_groupcheck import check_group_by
 from .perfschema_having import having_as_where, having_target, in_aggregate
 from .perfschema_types import select_types
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
@@ -178,6 +179,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     tree = sqlglot.parse_one(split_numbers(placeholder_names(sql, positions) if positions else sql), read="mysql")
     names = _select_names(tree, sql)
     _check_columns(tree)
+    check_group_by(tree, SCHEMA, _table_columns(tree))
     declared = select_types(tree.expressions)
     texts = print_operators(tree, SCHEMA, frozenset(COLUMN_TYPES))
     having_as_where(tree)  # after the prints: a reference prints as itself, not as its item
@@ -211,6 +213,15 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     rows_out = tuple(tuple(_text(v) for v in r) for r in result.rows)
     types = declared if len(declared) == len(names) and any(declared) else None
     return ResultSet(tuple(names), rows_out, (*warnings, *arithmetic.warnings), integers, types)
+
+
+def _table_columns(tree: "exp.Expr") -> tuple[str, ...]:
+    """The columns of the filter table the query reads, in the table's order."""
+    from sqlglot import exp
+
+    table = tree.find(exp.Table)
+    found = TABLES.get(table.name.lower()) if table is not None else None
+    return found[0] if found is not None else CHANNEL_COLUMNS
 
 
 def _select_names(tree: "exp.Expr", sql: str) -> list[str]:
