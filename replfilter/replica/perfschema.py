@@ -67,6 +67,34 @@ def global_filter_rows(state: ReplicaState) -> list[tuple[Value, ...]]:
     return [row[:4] for row in _filter_rows(state.global_filters)]
 
 
+def _text_column(code: int, characters: int, enum: bool = False) -> ColumnType:
+    """A utf8mb4 column as ``send_field_metadata`` describes it to a utf8mb4 client: its bytes
+    (characters x 4; a LONGTEXT's 4 GB - 1 is capped at UINT_MAX32), NOT NULL."""
+    return ColumnType(code, min(characters * 4, 2 ** 32 - 1), nullable=False, enum=enum)
+
+
+_NAME_COLUMN = _text_column(ColumnType.STRING, 64)
+COLUMN_DEFINITIONS = {
+    CHANNEL_TABLE: {"CHANNEL_NAME": _NAME_COLUMN, "FILTER_NAME": _NAME_COLUMN,
+                    "FILTER_RULE": _text_column(ColumnType.BLOB, 2 ** 32 - 1),
+                    "CONFIGURED_BY": _text_column(ColumnType.STRING, len("CHANGE_REPLICATION_FILTER_FOR_CHANNEL"), True),
+                    "ACTIVE_SINCE": ColumnType(ColumnType.TIMESTAMP, 26, 6, nullable=False),
+                    "COUNTER": ColumnType(ColumnType.LONGLONG, 20, 0, unsigned=True, nullable=False)},
+    GLOBAL_TABLE: {"FILTER_NAME": _NAME_COLUMN, "FILTER_RULE": _text_column(ColumnType.BLOB, 2 ** 32 - 1),
+                   "CONFIGURED_BY": _text_column(ColumnType.STRING, len("CHANGE_REPLICATION_FILTER"), True),
+                   "ACTIVE_SINCE": ColumnType(ColumnType.TIMESTAMP, 26, 6, nullable=False)},
+}
+"""Each table's columns as the server sends their definitions, from the tables' own DDL
+(``storage/perfschema/table_replication_applier_filters.cc`` and ``..._global_filters.cc``:
+``CHANNEL_NAME CHAR(64) not null``, ``FILTER_NAME CHAR(64) not null``, ``FILTER_RULE LONGTEXT
+not null``, ``CONFIGURED_BY ENUM(...) not null``, ``ACTIVE_SINCE TIMESTAMP(6) NOT NULL``,
+``COUNTER bigint(20) unsigned NOT NULL``) in the schema's utf8mb4 (``CREATE SCHEMA
+performance_schema CHARACTER SET utf8mb4``, ``sql/dd/performance_schema/init.cc``): CHAR is
+MYSQL_TYPE_STRING, LONGTEXT MYSQL_TYPE_BLOB (BLOB_FLAG), an ENUM MYSQL_TYPE_STRING with
+ENUM_FLAG and its longest value's length, TIMESTAMP(6) MYSQL_TYPE_TIMESTAMP of 26 characters
+and 6 decimals (binary, as every temporal field)."""
+
+
 TABLES: dict[str, tuple[tuple[str, ...], Callable[[ReplicaState], list[tuple[Value, ...]]]]] = {
     CHANNEL_TABLE: (CHANNEL_COLUMNS, channel_filter_rows),
     GLOBAL_TABLE: (GLOBAL_COLUMNS, global_filter_rows),
@@ -135,8 +163,10 @@ def select_performance_schema(state: ReplicaState, stmt: ast.SelectPerformanceSc
     if stmt.limit is not None:
         rows = rows[: stmt.limit]
     integers = None if rows else (True,) if stmt.count else tuple(columns[i] in NUMERIC_COLUMNS for i in selected)
+    definitions = COLUMN_DEFINITIONS[table]
+    types = (COUNT_TYPE,) if stmt.count else tuple(definitions[columns[i]] for i in selected)
     return ResultSet(tuple(headers), tuple(tuple(row[i] for i in selected) for row in rows), tuple(warnings),
-                     integers, (COUNT_TYPE,) if stmt.count else None)
+                     integers, types)
 
 
 COUNT_TYPE = ColumnType(ColumnType.LONGLONG, 21, 0, False, False)
@@ -206,22 +236,40 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
         raise
     except Exception:  # sqlglot's executor covers a subset of SQL; its message is about its own internals
         raise MySQLError.of(ER.NOT_SUPPORTED_YET, "this query on the filter tables in replfilter") from None
+    definitions = COLUMN_DEFINITIONS.get(_table_name(tree), {})
     if len(names) == 1 and names[0] == "*":  # the table's columns, named as the table names them
         known = {c.lower(): c for c in (*CHANNEL_COLUMNS, *GLOBAL_COLUMNS)}
         names = [known.get(c.lower(), c) for c in result.columns]
+        declared = tuple(definitions.get(name) for name in names)
+    else:  # a column of the table, alone or behind its alias, is sent as the table defines it
+        declared = tuple(d if d is not None else _column_definition(e, definitions)
+                         for d, e in zip(declared, tree.expressions))
     integers = None if result.rows else _integer_columns(sql, positions, schema, len(names))
     rows_out = tuple(tuple(_text(v) for v in r) for r in result.rows)
     types = declared if len(declared) == len(names) and any(declared) else None
     return ResultSet(tuple(names), rows_out, (*warnings, *arithmetic.warnings), integers, types)
 
 
-def _table_columns(tree: "exp.Expr") -> tuple[str, ...]:
-    """The columns of the filter table the query reads, in the table's order."""
+def _table_name(tree: "exp.Expr") -> str:
+    """The filter table the query reads (lower case)."""
     from sqlglot import exp
 
     table = tree.find(exp.Table)
-    found = TABLES.get(table.name.lower()) if table is not None else None
+    return table.name.lower() if table is not None else CHANNEL_TABLE
+
+
+def _table_columns(tree: "exp.Expr") -> tuple[str, ...]:
+    """The columns of the filter table the query reads, in the table's order."""
+    found = TABLES.get(_table_name(tree))
     return found[0] if found is not None else CHANNEL_COLUMNS
+
+
+def _column_definition(expression: "exp.Expr", definitions: dict[str, ColumnType]) -> ColumnType | None:
+    """The table's definition of a select item that is one of its columns (aliased or not)."""
+    from sqlglot import exp
+
+    node = expression.this if isinstance(expression, exp.Alias) else expression
+    return definitions.get(node.name.upper()) if isinstance(node, exp.Column) else None
 
 
 def _select_names(tree: "exp.Expr", sql: str) -> list[str]:
