@@ -4,9 +4,10 @@ Rows exist only for types that have been set (ACTIVE_SINCE != 0), ordered by cha
 MySQL's fixed type order (mysql-filter-statements.md, 8.2). Queries support ``*``/columns/``COUNT(*)``, ``WHERE col = v
 [AND ...]`` (also ``<>``), ``ORDER BY`` and ``LIMIT``; that is what DBAs type at these tables.
 
-Comparison choice (documented, tested): P_S CHAR/ENUM columns compare under the server's default
-collation utf8mb4_0900_ai_ci, so ``WHERE channel_name = 'CH_1'`` matches ``ch_1``; replfilter
-compares case-insensitively and ignores trailing spaces (PAD SPACE). COUNTER compares as a number.
+The text columns compare, sort and group under the tables' collation, utf8mb4_0900_ai_ci:
+case- and accent-insensitive, NO PAD (trailing spaces count), :mod:`.perfschema_collation`. So
+``WHERE channel_name = 'CH_1'`` matches ``ch_1`` and ``= 'ch_1 '`` matches nothing. COUNTER
+compares as a number.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..core.filters import FilterSet
 from ..core.results import ColumnType, ResultSet, Value
 from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operators, negation_kinds,
                                print_operators)
+from .perfschema_collation import collate, collated_max, collated_min, collated_order, enum_index, sort_key
 from .perfschema_groupcheck import check_group_by
 from .perfschema_having import having_as_where, having_target, in_aggregate
 from .perfschema_types import select_types
@@ -101,10 +103,6 @@ TABLES: dict[str, tuple[tuple[str, ...], Callable[[ReplicaState], list[tuple[Val
 }
 
 
-def _collate(value: Value) -> Value:
-    return value.rstrip(" ").casefold() if isinstance(value, str) else value
-
-
 def _column_index(columns: tuple[str, ...], name: str, clause: str) -> int:
     upper = name.upper()
     if upper not in columns:
@@ -120,12 +118,12 @@ def _coerce(column: str, value: str | int, warnings: list[Condition]) -> Value |
         if warning is not None:
             warnings.append(warning)
         return double
-    return _collate(str(value))
+    return collate(str(value))
 
 
 def _matches(row: tuple[Value, ...], tests: list[tuple[int, str, Value]]) -> bool:
     for index, operator, wanted in tests:
-        equal = _collate(row[index]) == wanted
+        equal = collate(row[index]) == wanted
         if equal != (operator == "="):
             return False
     return True
@@ -156,7 +154,7 @@ def select_performance_schema(state: ReplicaState, stmt: ast.SelectPerformanceSc
     order = [(_column_index(columns, item.column, "order clause"), item.descending) for item in stmt.order_by]
     rows = [row for row in build_rows(state) if _matches(row, tests)]
     for index, descending in reversed(order):
-        rows.sort(key=lambda row: _collate(row[index]), reverse=descending)  # type: ignore[arg-type,return-value]
+        rows.sort(key=lambda row: sort_key(columns[index], row[index]), reverse=descending)  # type: ignore[arg-type,return-value]
     if stmt.count:
         rows = [(len(rows),)]
         selected, headers = [0], (stmt.count_name,)
@@ -222,12 +220,13 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
             numeric.append(comparison)
         elif any(isinstance(node, exp.Literal) and node.is_string for node in comparison.walk()):
             for operand in comparison.iter_expressions():
-                if isinstance(operand, (exp.Column, exp.Literal)):
-                    operand.replace(exp.Lower(this=operand.copy()))
+                if isinstance(operand, (exp.Column, exp.Literal)):  # the columns' utf8mb4_0900_ai_ci
+                    operand.replace(exp.Anonymous(this="RF_CI", expressions=[operand.copy()]))
     warnings = read_text_as_doubles(tree, numeric, temporals)
     bind_doubles(tree, values)
     arithmetic = Arithmetic()
     mysql_operators(tree, texts, arithmetic, negations)
+    collated_order(tree)
     tables = {name: [_typed(dict(zip(columns, row))) for row in rows(state)] for name, (columns, rows) in TABLES.items()}
     schema = {SCHEMA: {name: {c: COLUMN_TYPES[c] for c in columns} for name, (columns, _) in TABLES.items()}}
     try:
@@ -324,7 +323,8 @@ def _execute(tree: "exp.Expr", schema: dict, tables: dict, arithmetic: Arithmeti
 
     optimized = optimize(tree, ensure_schema(schema), leave_tables_isolated=True)
     try:
-        return PythonExecutor(env=arithmetic.env(), tables=ensure_tables(tables)).execute(Plan(optimized))
+        env = {**arithmetic.env(), "RF_CI": collate, "RF_ENUM": enum_index, "MAX": collated_max, "MIN": collated_min}
+        return PythonExecutor(env=env, tables=ensure_tables(tables)).execute(Plan(optimized))
     except ExecuteError as error:  # the executor wraps what a step raised: a MySQL error is ours
         if isinstance(error.__cause__, MySQLError):
             raise error.__cause__ from None
