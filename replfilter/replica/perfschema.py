@@ -23,7 +23,7 @@ from ..core.results import ColumnType, ResultSet, Value
 from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operators, negation_kinds,
                                print_operators)
 from .perfschema_collation import collate, collated_max, collated_min, collated_order, enum_index, sort_key
-from .perfschema_groupcheck import check_group_by
+from .perfschema_groupcheck import check_group_by, take_dependents
 from .perfschema_having import having_as_where, having_target, in_aggregate
 from .perfschema_types import select_types
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
@@ -207,8 +207,12 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     tree = sqlglot.parse_one(split_numbers(placeholder_names(sql, positions) if positions else sql), read="mysql")
     names = _select_names(tree, sql)
     _check_columns(tree)
-    check_group_by(tree, SCHEMA, _table_columns(tree))
-    declared = select_types(tree.expressions)
+    dependents = check_group_by(tree, SCHEMA, _table_columns(tree))
+    definitions = COLUMN_DEFINITIONS.get(_table_name(tree), {})
+    implicit = tree.args.get("group") is None
+    declared = tuple(d if d is not None else _column_definition(e, definitions, bool(dependents) and implicit)
+                     for d, e in zip(select_types(tree.expressions), tree.expressions))
+    take_dependents(tree, dependents)
     texts = print_operators(tree, SCHEMA, frozenset(COLUMN_TYPES))
     having_as_where(tree)  # after the prints: a reference prints as itself, not as its item
     negations = negation_kinds(tree)
@@ -235,14 +239,10 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
         raise
     except Exception:  # sqlglot's executor covers a subset of SQL; its message is about its own internals
         raise MySQLError.of(ER.NOT_SUPPORTED_YET, "this query on the filter tables in replfilter") from None
-    definitions = COLUMN_DEFINITIONS.get(_table_name(tree), {})
     if len(names) == 1 and names[0] == "*":  # the table's columns, named as the table names them
         known = {c.lower(): c for c in (*CHANNEL_COLUMNS, *GLOBAL_COLUMNS)}
         names = [known.get(c.lower(), c) for c in result.columns]
         declared = tuple(definitions.get(name) for name in names)
-    else:  # a column of the table, alone or behind its alias, is sent as the table defines it
-        declared = tuple(d if d is not None else _column_definition(e, definitions)
-                         for d, e in zip(declared, tree.expressions))
     integers = None if result.rows else _integer_columns(sql, positions, schema, len(names))
     rows_out = tuple(tuple(_text(v) for v in r) for r in result.rows)
     types = declared if len(declared) == len(names) and any(declared) else None
@@ -263,12 +263,17 @@ def _table_columns(tree: "exp.Expr") -> tuple[str, ...]:
     return found[0] if found is not None else CHANNEL_COLUMNS
 
 
-def _column_definition(expression: "exp.Expr", definitions: dict[str, ColumnType]) -> ColumnType | None:
-    """The table's definition of a select item that is one of its columns (aliased or not)."""
+def _column_definition(expression: "exp.Expr", definitions: dict[str, ColumnType],
+                       nullable: bool = False) -> ColumnType | None:
+    """The table's definition of a select item that is one of its columns (aliased or not);
+    ``nullable`` for a column an implicitly grouped query shows (NULL when no row matched)."""
+    from dataclasses import replace
+
     from sqlglot import exp
 
     node = expression.this if isinstance(expression, exp.Alias) else expression
-    return definitions.get(node.name.upper()) if isinstance(node, exp.Column) else None
+    found = definitions.get(node.name.upper()) if isinstance(node, exp.Column) else None
+    return replace(found, nullable=True) if found is not None and nullable else found
 
 
 def _select_names(tree: "exp.Expr", sql: str) -> list[str]:

@@ -29,20 +29,23 @@ if TYPE_CHECKING:
     from sqlglot import exp
 
 
-def check_group_by(tree: "exp.Expr", schema: str, columns: tuple[str, ...]) -> None:
+def check_group_by(tree: "exp.Expr", schema: str, columns: tuple[str, ...]) -> frozenset[str]:
     """Raise 1140 or 1055 as the server would for ``tree`` (a parsed SELECT on one filter
-    table, its columns ``columns``), else nothing."""
+    table, its columns ``columns``); else the columns WHERE makes FD that GROUP BY does not
+    name (one value per group: :func:`take_dependents` lets the executor run them), empty
+    for a query that is not grouped."""
     from sqlglot import exp
 
     group = tree.args.get("group")
     group_items = list(group.expressions) if group is not None else []
     having = tree.args.get("having")
     if not group_items and not any(e.find(exp.AggFunc) for e in (*tree.expressions, *([having] if having else []))):
-        return  # not grouped
+        return frozenset()  # not grouped
     table = tree.find(exp.Table)
     table_name = (table.alias or table.name) if table is not None else ""
     fd = {c.name.upper() for g in group_items for c in [g] if isinstance(c, exp.Column)}
-    fd |= _where_dependents(tree.args.get("where"), fd)
+    dependents = _where_dependents(tree.args.get("where"), fd)
+    fd |= dependents
     grouped_texts = {_key(g) for g in group_items}
     failure = None
     for number, item in enumerate(_select_items(tree, columns), 1):
@@ -64,7 +67,7 @@ def check_group_by(tree: "exp.Expr", schema: str, columns: tuple[str, ...]) -> N
                 place = "ORDER BY clause"
                 break
     if failure is None:
-        return
+        return frozenset(dependents)
     name = f"{schema}.{table_name}.{failure}"
     if group_items:
         raise MySQLError.of(ER.WRONG_FIELD_WITH_GROUP, number, place, name)
@@ -136,3 +139,24 @@ def _where_dependents(where: "exp.Expr | None", fd: set[str]) -> set[str]:
                     known.add(right.name.upper())
                     changed = True
     return known - fd
+
+
+def take_dependents(tree: "exp.Expr", dependents: frozenset[str]) -> None:
+    """Each select item's use of a column WHERE fixed (``SELECT CHANNEL_NAME, COUNT(*) ... WHERE
+    CHANNEL_NAME = 'x'``) read as ``MAX`` of it: the one value the group has (NULL for an
+    implicitly grouped query over no rows, as the server's row then shows), in a form
+    sqlglot's executor runs. A bare column keeps its name as an alias, for ORDER BY."""
+    from sqlglot import exp
+
+    if not dependents:
+        return
+    for index, expression in enumerate(list(tree.expressions)):
+        inner = expression.this if isinstance(expression, exp.Alias) else expression
+        if isinstance(inner, exp.Column) and inner.name.upper() in dependents:
+            taken = exp.Max(this=inner.copy())
+            alias = expression.alias if isinstance(expression, exp.Alias) else inner.name
+            tree.expressions[index].replace(exp.alias_(taken, alias))
+            continue
+        for column in list(inner.find_all(exp.Column)):
+            if column.name.upper() in dependents and column.find_ancestor(exp.AggFunc) is None:
+                column.replace(exp.Max(this=column.copy()))
