@@ -98,3 +98,25 @@ def test_both_paths_match_what_the_collation_says(session: Session, text: str) -
     own = _rows(session, f"SELECT CHANNEL_NAME FROM {{t}} WHERE FILTER_RULE = '{literal}'")
     other = _rows(session, f"SELECT CHANNEL_NAME FROM {{t}} WHERE FILTER_RULE = '{literal}' AND COUNTER >= 0")
     assert own == other == wanted
+
+
+@pytest.fixture(scope="module")
+def cases() -> Session:
+    session = Session()
+    for channel, rule in (("ch", "Db1"), ("x", "db1"), ("y", "b")):
+        session.execute_text(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL '{channel}'")
+        session.execute_text(f"CHANGE REPLICATION FILTER REPLICATE_DO_DB = ({rule}) FOR CHANNEL '{channel}'")
+    return session
+
+
+@pytest.mark.parametrize("sql, rows", [
+    ("SELECT FILTER_RULE, COUNT(*) FROM {t} GROUP BY FILTER_RULE ORDER BY FILTER_RULE", (("b", 1), ("Db1", 2))),
+    ("SELECT FILTER_RULE AS r, COUNT(*) FROM {t} GROUP BY FILTER_RULE ORDER BY r DESC", (("Db1", 2), ("b", 1))),
+    ("SELECT FILTER_RULE, COUNT(*) FROM {t} GROUP BY FILTER_RULE HAVING FILTER_RULE = 'DB1'", (("Db1", 2),)),
+    ("SELECT COUNT(*) FROM {t} GROUP BY FILTER_RULE HAVING COUNT(*) > 1", ((2,),)),
+    ("SELECT UPPER(FILTER_RULE) AS u, COUNT(*) FROM {t} GROUP BY FILTER_RULE ORDER BY u", (("B", 1), ("DB1", 2))),
+])
+def test_group_by_a_text_column_groups_by_the_collation(cases: Session, sql: str, rows: tuple) -> None:
+    """``db1`` and ``Db1`` are one group (the first row's value shown), as the server groups
+    under utf8mb4_0900_ai_ci."""
+    assert _rows(cases, sql) == rows

@@ -22,7 +22,8 @@ from ..core.filters import FilterSet
 from ..core.results import ColumnType, ResultSet, Value
 from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operators, negation_kinds,
                                print_operators)
-from .perfschema_collation import collate, collated_max, collated_min, collated_order, enum_index, sort_key
+from .perfschema_collation import (collate, collated_groups, collated_max, collated_min, collated_order, enum_index,
+                                  sort_key)
 from .perfschema_groupcheck import check_group_by, take_dependents
 from .perfschema_having import having_as_where, having_target, in_aggregate
 from .perfschema_types import select_types
@@ -231,6 +232,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     arithmetic = Arithmetic()
     mysql_operators(tree, texts, arithmetic, negations)
     collated_order(tree)
+    collated_groups(tree)
     tables = {name: [_typed(dict(zip(columns, row))) for row in rows(state)] for name, (columns, rows) in TABLES.items()}
     schema = {SCHEMA: {name: {c: COLUMN_TYPES[c] for c in columns} for name, (columns, _) in TABLES.items()}}
     try:

@@ -13,7 +13,8 @@ only), in the schema created as ``CREATE SCHEMA performance_schema CHARACTER SET
   = 'ch_1 '`` matches nothing. (CHAR columns lose their padding when read, so a stored value
   has none to compare.)
 
-ORDER BY, MIN/MAX and GROUP BY order and group by the same weights. replfilter's key is the
+ORDER BY, MIN/MAX and GROUP BY order and group by the same weights (replfilter's DISTINCT does
+not yet: exact values). replfilter's key is the
 primary level as far as Unicode's canonical decomposition gives it: NFD, combining marks
 dropped, case folded (``ß`` is ``ss``). Expansions DUCET has beyond that (``æ`` = ``ae``) are not
 made; names in the filter tables are identifiers, which rarely hold them.
@@ -99,3 +100,30 @@ def collated_order(tree: Any) -> None:
         if name in TEXT_COLUMNS or name == "CONFIGURED_BY":
             function = "RF_ENUM" if name == "CONFIGURED_BY" else "RF_CI"
             ordered.set("this", exp.Anonymous(this=function, expressions=[argument.copy()]))
+
+
+def collated_groups(tree: Any) -> None:
+    """GROUP BY a text column groups by the collation's key (``a`` and ``A`` are one group, as
+    the server's grouping compares them), each group showing its first row's value (MIN under
+    the collation picks the first of equal keys): sqlglot's executor would group exact values."""
+    from sqlglot import exp
+
+    group = tree.args.get("group")
+    if group is None:
+        return
+    keyed = set()
+    for expression in list(group.expressions):
+        if isinstance(expression, exp.Column) and expression.name.upper() in TEXT_COLUMNS:
+            keyed.add(expression.name.upper())
+            expression.replace(exp.Anonymous(this="RF_CI", expressions=[expression.copy()]))
+    if not keyed:
+        return
+    for expression in list(tree.expressions):
+        inner = expression.this if isinstance(expression, exp.Alias) else expression
+        if isinstance(inner, exp.Column) and inner.name.upper() in keyed:
+            alias = expression.alias if isinstance(expression, exp.Alias) else inner.name
+            expression.replace(exp.alias_(exp.Min(this=inner.copy()), alias))
+            continue
+        for column in list(inner.find_all(exp.Column)):
+            if column.name.upper() in keyed and column.find_ancestor(exp.AggFunc) is None:
+                column.replace(exp.Min(this=column.copy()))
