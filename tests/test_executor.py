@@ -17,7 +17,7 @@ import pytest
 from replfilter.core.errors import Condition, MySQLError
 from replfilter.core.version import ServerVersion
 from replfilter.core.filters import ConfiguredBy, FilterSet, FilterType, NameCollation
-from replfilter.replica.perfschema import format_timestamp
+from replfilter.replica.perfschema import CHANNEL_TABLE, COLUMN_DEFINITIONS, format_timestamp
 from replfilter.core.results import Ok, ResultSet
 from replfilter.server.session import Session
 from replfilter.replica.show_status import COLUMNS, LEGACY_COLUMNS
@@ -1408,7 +1408,8 @@ def test_queries_on_the_filter_tables_beyond_the_grammar_are_answered() -> None:
     replica.run("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (d1, d2), REPLICATE_IGNORE_TABLE = (x.y) FOR CHANNEL 'a'")
     result = replica.run("SELECT CHANNEL_NAME AS c, FILTER_NAME, COUNTER FROM performance_schema.replication_applier_filters "
                          "WHERE COUNTER >= 0 AND filter_name LIKE 'replicate_do%'")
-    assert result == ResultSet(("c", "FILTER_NAME", "COUNTER"), (("a", "REPLICATE_DO_DB", 0),))
+    assert result == ResultSet(("c", "FILTER_NAME", "COUNTER"), (("a", "REPLICATE_DO_DB", 0),), column_types=tuple(
+        COLUMN_DEFINITIONS[CHANNEL_TABLE][c] for c in ("CHANNEL_NAME", "FILTER_NAME", "COUNTER")))
     result = replica.run("SELECT FILTER_NAME, COUNT(*) AS n FROM performance_schema.replication_applier_filters "
                          "GROUP BY FILTER_NAME ORDER BY FILTER_NAME DESC")
     assert result.rows == (("REPLICATE_IGNORE_TABLE", 1), ("REPLICATE_DO_DB", 1))  # type: ignore[union-attr]

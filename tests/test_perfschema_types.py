@@ -78,10 +78,12 @@ def test_a_result_without_rows_declares_the_same_types():
     assert result.rows == () and [t.code for t in result.column_types] == [ColumnType.NEWDECIMAL, ColumnType.DOUBLE]
 
 
-def test_columns_and_text_keep_no_declared_type():
-    """The table's own columns and string items are described from their values as before."""
-    assert _types("COUNTER, FILTER_NAME").column_types is None
-    assert _types("COUNTER, COUNTER/2").column_types == (None, ColumnType(ColumnType.NEWDECIMAL, 26, 4, False, True))
+def test_columns_keep_the_tables_definitions():
+    """The table's own columns are sent as the table defines them (BIGINT UNSIGNED NOT NULL,
+    CHAR(64) NOT NULL: ``storage/perfschema/table_replication_applier_filters.cc``)."""
+    counter = ColumnType(ColumnType.LONGLONG, 20, 0, True, False)
+    assert _types("COUNTER, FILTER_NAME").column_types == (counter, ColumnType(ColumnType.STRING, 256, nullable=False))
+    assert _types("COUNTER, COUNTER/2").column_types == (counter, ColumnType(ColumnType.NEWDECIMAL, 26, 4, False, True))
 
 
 @settings(max_examples=80, deadline=None)

@@ -148,6 +148,13 @@ class ER(Enum):
     NO_REFERENCED_ROW_2 = ErrorSpec(1452, "23000", "Cannot add or update a child row: a foreign key constraint fails (%.192s)")
     FK_CANNOT_OPEN_PARENT = ErrorSpec(1824, "HY000", "Failed to open the referenced table '%s'")
     BAD_FIELD_ERROR = ErrorSpec(1054, "42S22", "Unknown column '%s' in '%s'")
+    WRONG_FIELD_WITH_GROUP = ErrorSpec(  # the number of ER_WRONG_FIELD_WITH_GROUP, the text of its _V2
+        1055, "42000", "Expression #%u of %s is not in GROUP BY clause and contains nonaggregated column '%s' "
+        "which is not functionally dependent on columns in GROUP BY clause; this is incompatible with "
+        "sql_mode=only_full_group_by")
+    MIX_OF_GROUP_FUNC_AND_FIELDS = ErrorSpec(  # the number of ER_MIX_OF_GROUP_FUNC_AND_FIELDS, the text of its _V2
+        1140, "42000", "In aggregated query without GROUP BY, expression #%u of %s contains nonaggregated column "
+        "'%s'; this is incompatible with sql_mode=only_full_group_by")
     NON_UNIQ_ERROR = ErrorSpec(1052, "23000", "Column '%s' in %s is ambiguous")
     EMPTY_QUERY = ErrorSpec(1065, "42000", "Query was empty")
     UNKNOWN_TABLE = ErrorSpec(1109, "42S02", "Unknown table '%s' in %s")

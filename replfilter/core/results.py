@@ -23,11 +23,16 @@ class ColumnType:
     decimals: int = 0
     unsigned: bool = False
     nullable: bool = True
+    enum: bool = False
+    """ENUM_FLAG: an ENUM column (sent as MYSQL_TYPE_STRING)."""
 
     LONGLONG = 8
     DOUBLE = 5
+    TIMESTAMP = 7
     NEWDECIMAL = 246
+    BLOB = 252
     VAR_STRING = 253
+    STRING = 254
 
     @property
     def numeric(self) -> bool:

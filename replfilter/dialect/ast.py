@@ -149,7 +149,8 @@ class OrderItem:
 class SelectPerformanceSchema:
     """A query on one of the two performance_schema filter tables.
 
-    ``columns`` is ``None`` for ``*``; ``count`` is true for ``COUNT(*)``.
+    ``columns`` is ``None`` for ``*``; ``count`` is true for ``COUNT(*)``, ``count_name`` its
+    text as typed (the result column's name, as the server names an unaliased item).
     """
 
     schema: str | None
@@ -159,6 +160,14 @@ class SelectPerformanceSchema:
     where: tuple[Comparison, ...] = ()
     order_by: tuple[OrderItem, ...] = ()
     limit: int | None = None
+    count_name: str = "COUNT(*)"
+
+
+@dataclass(frozen=True)
+class CountStar:
+    """``COUNT(*)`` in the grammar's select list, with its text as typed."""
+
+    name: str
 
 
 @dataclass(frozen=True)

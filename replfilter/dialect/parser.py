@@ -17,7 +17,7 @@ from .lexical import expand_executable_comments, invalid_utf8
 from .source_options import canonical_name, is_known_option
 from .long_statements import LONG_STATEMENT, skeleton
 from .splitter import StatementText, split_statements, ClientCommand
-from .to_ast import ParseFailure, ToAst
+from .to_ast import SOURCE_TEXT, ParseFailure, ToAst
 
 
 @lru_cache(maxsize=None)
@@ -157,6 +157,7 @@ def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.
     early = _error_in_skeleton(expanded, version) if len(expanded) > LONG_STATEMENT else None
     if early is not None:
         return [_other_statement(expanded, early)]
+    token = SOURCE_TEXT.set(expanded)
     try:
         statements = _lark(version).parse(expanded)
     except UnicodeEncodeError:  # a name's length check met bytes that are not UTF-8
@@ -176,6 +177,8 @@ def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.
         if invalid_utf8(text) is not None:
             raise _not_utf8(text)
         return statements  # type: ignore[return-value]
+    finally:  # the names taken from the text are taken during the parse
+        SOURCE_TEXT.reset(token)
     return [_other_statement(expanded, failure)]
 
 

@@ -105,7 +105,7 @@ def _(stmt: ast.StopReplica) -> str:
 @to_sql.register
 def _(stmt: ast.SelectPerformanceSchema) -> str:
     if stmt.count:
-        columns = "COUNT(*)"
+        columns = stmt.count_name
     elif stmt.columns is None:
         columns = "*"
     else:

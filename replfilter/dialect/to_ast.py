@@ -7,6 +7,8 @@ a statement never reaches the executor and changes nothing (mysql-filter-stateme
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 from lark import Token, Transformer, v_args
 
 from . import ast
@@ -17,6 +19,9 @@ from ..core.version import DEFAULT_VERSION, ServerVersion
 from .lexical import quote_string, unescape_string, unquote_identifier
 from .source_options import resolve_source_option
 
+SOURCE_TEXT: ContextVar[str] = ContextVar("SOURCE_TEXT", default="")
+"""The text being parsed (set by :func:`.parser.parse_many`): an item the server names by its
+text as typed takes its name from it."""
 MAX_IDENT_CHARS = 64
 MAX_IDENT_BYTES = 192
 
@@ -274,8 +279,17 @@ class ToAst(Transformer):
     def select_star(self) -> tuple[str, ...] | None:
         return None
 
-    def select_count(self, _count: Token) -> str:
-        return "COUNT(*)"
+    def count_star(self, count: Token, *tokens: Token) -> str:
+        """``COUNT(*)`` named as the server names an unaliased item: by its text as typed
+        (``PTI_expr_with_alias::itemize`` copies the expression's span of the query), so
+        ``count( * )`` is the column ``count( * )``."""
+        text, end = SOURCE_TEXT.get(), tokens[-1].end_pos
+        if text and count.start_pos is not None and end is not None and text[count.start_pos:end]:
+            return text[count.start_pos:end]
+        return f"{count.value}(*)"
+
+    def select_count(self, name: str) -> ast.CountStar:
+        return ast.CountStar(name)
 
     def select_columns(self, *columns: str) -> tuple[str, ...]:
         return tuple(columns)
@@ -311,8 +325,9 @@ class ToAst(Transformer):
         return ast.SelectPerformanceSchema(
             schema=schema,
             table=name,
-            columns=None if columns is None or columns == "COUNT(*)" else columns,  # type: ignore[arg-type]
-            count=columns == "COUNT(*)",
+            columns=None if columns is None or isinstance(columns, ast.CountStar) else columns,  # type: ignore[arg-type]
+            count=isinstance(columns, ast.CountStar),
+            count_name=columns.name if isinstance(columns, ast.CountStar) else "COUNT(*)",
             where=where or (),
             order_by=order or (),
             limit=limit,

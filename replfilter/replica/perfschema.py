@@ -4,9 +4,10 @@ Rows exist only for types that have been set (ACTIVE_SINCE != 0), ordered by cha
 MySQL's fixed type order (mysql-filter-statements.md, 8.2). Queries support ``*``/columns/``COUNT(*)``, ``WHERE col = v
 [AND ...]`` (also ``<>``), ``ORDER BY`` and ``LIMIT``; that is what DBAs type at these tables.
 
-Comparison choice (documented, tested): P_S CHAR/ENUM columns compare under the server's default
-collation utf8mb4_0900_ai_ci, so ``WHERE channel_name = 'CH_1'`` matches ``ch_1``; replfilter
-compares case-insensitively and ignores trailing spaces (PAD SPACE). COUNTER compares as a number.
+The text columns compare, sort and group under the tables' collation, utf8mb4_0900_ai_ci:
+case- and accent-insensitive, NO PAD (trailing spaces count), :mod:`.perfschema_collation`. So
+``WHERE channel_name = 'CH_1'`` matches ``ch_1`` and ``= 'ch_1 '`` matches nothing. COUNTER
+compares as a number.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from ..core.filters import FilterSet
 from ..core.results import ColumnType, ResultSet, Value
 from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operators, negation_kinds,
                                print_operators)
+from .perfschema_collation import (collate, collated_groups, collated_max, collated_min, collated_order, enum_index,
+                                  sort_key)
+from .perfschema_groupcheck import check_group_by, take_dependents
 from .perfschema_having import having_as_where, having_target, in_aggregate
 from .perfschema_types import select_types
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
@@ -66,14 +70,38 @@ def global_filter_rows(state: ReplicaState) -> list[tuple[Value, ...]]:
     return [row[:4] for row in _filter_rows(state.global_filters)]
 
 
+def _text_column(code: int, characters: int, enum: bool = False) -> ColumnType:
+    """A utf8mb4 column as ``send_field_metadata`` describes it to a utf8mb4 client: its bytes
+    (characters x 4; a LONGTEXT's 4 GB - 1 is capped at UINT_MAX32), NOT NULL."""
+    return ColumnType(code, min(characters * 4, 2 ** 32 - 1), nullable=False, enum=enum)
+
+
+_NAME_COLUMN = _text_column(ColumnType.STRING, 64)
+COLUMN_DEFINITIONS = {
+    CHANNEL_TABLE: {"CHANNEL_NAME": _NAME_COLUMN, "FILTER_NAME": _NAME_COLUMN,
+                    "FILTER_RULE": _text_column(ColumnType.BLOB, 2 ** 32 - 1),
+                    "CONFIGURED_BY": _text_column(ColumnType.STRING, len("CHANGE_REPLICATION_FILTER_FOR_CHANNEL"), True),
+                    "ACTIVE_SINCE": ColumnType(ColumnType.TIMESTAMP, 26, 6, nullable=False),
+                    "COUNTER": ColumnType(ColumnType.LONGLONG, 20, 0, unsigned=True, nullable=False)},
+    GLOBAL_TABLE: {"FILTER_NAME": _NAME_COLUMN, "FILTER_RULE": _text_column(ColumnType.BLOB, 2 ** 32 - 1),
+                   "CONFIGURED_BY": _text_column(ColumnType.STRING, len("CHANGE_REPLICATION_FILTER"), True),
+                   "ACTIVE_SINCE": ColumnType(ColumnType.TIMESTAMP, 26, 6, nullable=False)},
+}
+"""Each table's columns as the server sends their definitions, from the tables' own DDL
+(``storage/perfschema/table_replication_applier_filters.cc`` and ``..._global_filters.cc``:
+``CHANNEL_NAME CHAR(64) not null``, ``FILTER_NAME CHAR(64) not null``, ``FILTER_RULE LONGTEXT
+not null``, ``CONFIGURED_BY ENUM(...) not null``, ``ACTIVE_SINCE TIMESTAMP(6) NOT NULL``,
+``COUNTER bigint(20) unsigned NOT NULL``) in the schema's utf8mb4 (``CREATE SCHEMA
+performance_schema CHARACTER SET utf8mb4``, ``sql/dd/performance_schema/init.cc``): CHAR is
+MYSQL_TYPE_STRING, LONGTEXT MYSQL_TYPE_BLOB (BLOB_FLAG), an ENUM MYSQL_TYPE_STRING with
+ENUM_FLAG and its longest value's length, TIMESTAMP(6) MYSQL_TYPE_TIMESTAMP of 26 characters
+and 6 decimals (binary, as every temporal field)."""
+
+
 TABLES: dict[str, tuple[tuple[str, ...], Callable[[ReplicaState], list[tuple[Value, ...]]]]] = {
     CHANNEL_TABLE: (CHANNEL_COLUMNS, channel_filter_rows),
     GLOBAL_TABLE: (GLOBAL_COLUMNS, global_filter_rows),
 }
-
-
-def _collate(value: Value) -> Value:
-    return value.rstrip(" ").casefold() if isinstance(value, str) else value
 
 
 def _column_index(columns: tuple[str, ...], name: str, clause: str) -> int:
@@ -91,12 +119,12 @@ def _coerce(column: str, value: str | int, warnings: list[Condition]) -> Value |
         if warning is not None:
             warnings.append(warning)
         return double
-    return _collate(str(value))
+    return collate(str(value))
 
 
 def _matches(row: tuple[Value, ...], tests: list[tuple[int, str, Value]]) -> bool:
     for index, operator, wanted in tests:
-        equal = _collate(row[index]) == wanted
+        equal = collate(row[index]) == wanted
         if equal != (operator == "="):
             return False
     return True
@@ -127,15 +155,17 @@ def select_performance_schema(state: ReplicaState, stmt: ast.SelectPerformanceSc
     order = [(_column_index(columns, item.column, "order clause"), item.descending) for item in stmt.order_by]
     rows = [row for row in build_rows(state) if _matches(row, tests)]
     for index, descending in reversed(order):
-        rows.sort(key=lambda row: _collate(row[index]), reverse=descending)  # type: ignore[arg-type,return-value]
+        rows.sort(key=lambda row: sort_key(columns[index], row[index]), reverse=descending)  # type: ignore[arg-type,return-value]
     if stmt.count:
         rows = [(len(rows),)]
-        selected, headers = [0], ("COUNT(*)",)
+        selected, headers = [0], (stmt.count_name,)
     if stmt.limit is not None:
         rows = rows[: stmt.limit]
     integers = None if rows else (True,) if stmt.count else tuple(columns[i] in NUMERIC_COLUMNS for i in selected)
+    definitions = COLUMN_DEFINITIONS[table]
+    types = (COUNT_TYPE,) if stmt.count else tuple(definitions[columns[i]] for i in selected)
     return ResultSet(tuple(headers), tuple(tuple(row[i] for i in selected) for row in rows), tuple(warnings),
-                     integers, (COUNT_TYPE,) if stmt.count else None)
+                     integers, types)
 
 
 COUNT_TYPE = ColumnType(ColumnType.LONGLONG, 21, 0, False, False)
@@ -178,7 +208,12 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     tree = sqlglot.parse_one(split_numbers(placeholder_names(sql, positions) if positions else sql), read="mysql")
     names = _select_names(tree, sql)
     _check_columns(tree)
-    declared = select_types(tree.expressions)
+    dependents = check_group_by(tree, SCHEMA, _table_columns(tree))
+    definitions = COLUMN_DEFINITIONS.get(_table_name(tree), {})
+    implicit = tree.args.get("group") is None
+    declared = tuple(d if d is not None else _column_definition(e, definitions, bool(dependents) and implicit)
+                     for d, e in zip(select_types(tree.expressions), tree.expressions))
+    take_dependents(tree, dependents)
     texts = print_operators(tree, SCHEMA, frozenset(COLUMN_TYPES))
     having_as_where(tree)  # after the prints: a reference prints as itself, not as its item
     negations = negation_kinds(tree)
@@ -190,12 +225,14 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
             numeric.append(comparison)
         elif any(isinstance(node, exp.Literal) and node.is_string for node in comparison.walk()):
             for operand in comparison.iter_expressions():
-                if isinstance(operand, (exp.Column, exp.Literal)):
-                    operand.replace(exp.Lower(this=operand.copy()))
+                if isinstance(operand, (exp.Column, exp.Literal)):  # the columns' utf8mb4_0900_ai_ci
+                    operand.replace(exp.Anonymous(this="RF_CI", expressions=[operand.copy()]))
     warnings = read_text_as_doubles(tree, numeric, temporals)
     bind_doubles(tree, values)
     arithmetic = Arithmetic()
     mysql_operators(tree, texts, arithmetic, negations)
+    collated_order(tree)
+    collated_groups(tree)
     tables = {name: [_typed(dict(zip(columns, row))) for row in rows(state)] for name, (columns, rows) in TABLES.items()}
     schema = {SCHEMA: {name: {c: COLUMN_TYPES[c] for c in columns} for name, (columns, _) in TABLES.items()}}
     try:
@@ -207,10 +244,38 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     if len(names) == 1 and names[0] == "*":  # the table's columns, named as the table names them
         known = {c.lower(): c for c in (*CHANNEL_COLUMNS, *GLOBAL_COLUMNS)}
         names = [known.get(c.lower(), c) for c in result.columns]
+        declared = tuple(definitions.get(name) for name in names)
     integers = None if result.rows else _integer_columns(sql, positions, schema, len(names))
     rows_out = tuple(tuple(_text(v) for v in r) for r in result.rows)
     types = declared if len(declared) == len(names) and any(declared) else None
     return ResultSet(tuple(names), rows_out, (*warnings, *arithmetic.warnings), integers, types)
+
+
+def _table_name(tree: "exp.Expr") -> str:
+    """The filter table the query reads (lower case)."""
+    from sqlglot import exp
+
+    table = tree.find(exp.Table)
+    return table.name.lower() if table is not None else CHANNEL_TABLE
+
+
+def _table_columns(tree: "exp.Expr") -> tuple[str, ...]:
+    """The columns of the filter table the query reads, in the table's order."""
+    found = TABLES.get(_table_name(tree))
+    return found[0] if found is not None else CHANNEL_COLUMNS
+
+
+def _column_definition(expression: "exp.Expr", definitions: dict[str, ColumnType],
+                       nullable: bool = False) -> ColumnType | None:
+    """The table's definition of a select item that is one of its columns (aliased or not);
+    ``nullable`` for a column an implicitly grouped query shows (NULL when no row matched)."""
+    from dataclasses import replace
+
+    from sqlglot import exp
+
+    node = expression.this if isinstance(expression, exp.Alias) else expression
+    found = definitions.get(node.name.upper()) if isinstance(node, exp.Column) else None
+    return replace(found, nullable=True) if found is not None and nullable else found
 
 
 def _select_names(tree: "exp.Expr", sql: str) -> list[str]:
@@ -265,7 +330,8 @@ def _execute(tree: "exp.Expr", schema: dict, tables: dict, arithmetic: Arithmeti
 
     optimized = optimize(tree, ensure_schema(schema), leave_tables_isolated=True)
     try:
-        return PythonExecutor(env=arithmetic.env(), tables=ensure_tables(tables)).execute(Plan(optimized))
+        env = {**arithmetic.env(), "RF_CI": collate, "RF_ENUM": enum_index, "MAX": collated_max, "MIN": collated_min}
+        return PythonExecutor(env=env, tables=ensure_tables(tables)).execute(Plan(optimized))
     except ExecuteError as error:  # the executor wraps what a step raised: a MySQL error is ours
         if isinstance(error.__cause__, MySQLError):
             raise error.__cause__ from None

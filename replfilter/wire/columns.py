@@ -9,7 +9,10 @@ an unsigned column could not carry it in the binary protocol); every other colum
 in utf8mb4. A column whose type the statement declares (``ResultSet.column_types``: a SELECT's
 DOUBLE, DECIMAL and BIGINT items) is sent with that type, length, decimals and flags, as
 ``Item::make_field`` describes it (a DOUBLE's and a DECIMAL's values are already the server's
-text; in the binary protocol a DOUBLE is its 8 bytes, a DECIMAL its text). So the mysql client aligns a
+text; in the binary protocol a DOUBLE is its 8 bytes, a DECIMAL its text). The filter tables' own
+columns are declared as their DDL says (CHAR as MYSQL_TYPE_STRING, LONGTEXT as MYSQL_TYPE_BLOB
+with BLOB_FLAG, an ENUM with ENUM_FLAG, ``ACTIVE_SINCE`` as MYSQL_TYPE_TIMESTAMP: binary, its text
+in the text protocol and ``store_datetime``'s bytes in the binary one). So the mysql client aligns a
 column over the wire as replfilter's own ``-t`` output does. A result with no rows, whose values
 cannot tell, declares its integer columns (``ResultSet.integer_columns``): the definitions do not
 depend on whether a row comes, and a prepare (learned from a run with NULLs) announces what its
@@ -79,9 +82,13 @@ def _declared(name: str, declared: Declared) -> WireColumn:
     """A column of a declared type: a number in the binary character set with BINARY_FLAG (a
     number's collation is binary) and UNSIGNED_FLAG, text in utf8mb4; NOT_NULL_FLAG for an item
     that cannot be NULL."""
-    if declared.code == Declared.VAR_STRING:
+    if declared.code in (Declared.VAR_STRING, Declared.STRING, Declared.BLOB):
         flags = ColumnDefinition(0) if declared.nullable else ColumnDefinition.NOT_NULL_FLAG
-        return WireColumn(ResultColumn(name, ColumnType.VAR_STRING, CharacterSet.utf8mb4), declared.length, flags,
+        if declared.code == Declared.BLOB:
+            flags |= ColumnDefinition.BLOB_FLAG
+        if declared.enum:
+            flags |= ColumnDefinition.ENUM_FLAG
+        return WireColumn(ResultColumn(name, ColumnType(declared.code), CharacterSet.utf8mb4), declared.length, flags,
                           CharacterSet.utf8mb4)
     column = ResultColumn(name, ColumnType(declared.code))
     flags = ColumnDefinition.BINARY_FLAG
@@ -93,6 +100,8 @@ def _declared(name: str, declared: Declared) -> WireColumn:
         flags |= ColumnDefinition.NOT_NULL_FLAG
     if declared.code == Declared.DOUBLE:
         column.binary_encoder = _double
+    if declared.code == Declared.TIMESTAMP:
+        column.binary_encoder = _timestamp
     return WireColumn(column, declared.length, flags, CharacterSet.binary, declared.decimals)
 
 
@@ -111,6 +120,26 @@ def _double(_column: ResultColumn, value: str | bytes) -> bytes:
     """A DOUBLE in the binary protocol: its 8 bytes, from the server's text of it (the shortest
     digits that read back as the double, so the double itself)."""
     return struct.pack("<d", float(value))
+
+
+def _timestamp(_column: ResultColumn, value: str | bytes) -> bytes:
+    """A TIMESTAMP in the binary protocol (``Protocol_binary::store_datetime``): its length (11
+    with microseconds, 7 without, 4 for a date alone, 0 for the zero value), year, month, day,
+    hour, minute, second and microseconds, from the text the table holds
+    (``YYYY-MM-DD HH:MM:SS.ffffff``)."""
+    text = value.decode("ascii") if isinstance(value, bytes) else value
+    date, _, clock = text.partition(" ")
+    year, month, day = (int(part) for part in date.split("-"))
+    whole, _, fraction = clock.partition(".")
+    hour, minute, second = (int(part) for part in whole.split(":")) if whole else (0, 0, 0)
+    micro = int(fraction.ljust(6, "0")) if fraction else 0
+    if micro:
+        return struct.pack("<BHBBBBBI", 11, year, month, day, hour, minute, second, micro)
+    if hour or minute or second:
+        return struct.pack("<BHBBBBB", 7, year, month, day, hour, minute, second)
+    if year or month or day:
+        return struct.pack("<BHBB", 4, year, month, day)
+    return b"\x00"
 
 
 def result_columns(result: ResultSet) -> tuple[WireColumn, ...]:

@@ -1,0 +1,129 @@
+"""How MySQL 8.4 compares the filter tables' text columns: under ``utf8mb4_0900_ai_ci``.
+
+The tables are created by ``Plugin_table::get_ddl`` with no character set of their own
+(``storage/perfschema/table_replication_applier_filters.cc``: ``ENGINE=PERFORMANCE_SCHEMA``
+only), in the schema created as ``CREATE SCHEMA performance_schema CHARACTER SET utf8mb4``
+(``sql/dd/performance_schema/init.cc``), whose default collation in 8.0 and 8.4 is
+``utf8mb4_0900_ai_ci``. A column against a string literal compares under the column's collation
+(implicit derivation wins over the literal's coercible one). That collation is
+
+* case-insensitive and accent-insensitive (``_ai_ci``: UCA 9.0.0 primary weights), so
+  ``CHANNEL_NAME = 'CH_1'`` matches ``ch_1`` and ``FILTER_RULE = 'cafe'`` matches ``café``;
+* NO PAD (``SHOW COLLATION``: ``Pad_attribute NO PAD``), so trailing spaces count: ``CHANNEL_NAME
+  = 'ch_1 '`` matches nothing. (CHAR columns lose their padding when read, so a stored value
+  has none to compare.)
+
+ORDER BY, MIN/MAX and GROUP BY order and group by the same weights (replfilter's DISTINCT does
+not yet: exact values). replfilter's key is the
+primary level as far as Unicode's canonical decomposition gives it: NFD, combining marks
+dropped, case folded (``ß`` is ``ss``). Expansions DUCET has beyond that (``æ`` = ``ae``) are not
+made; names in the filter tables are identifiers, which rarely hold them.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+from typing import Any
+
+
+@lru_cache(maxsize=4096)
+def collation_key(text: str) -> str:
+    """The value ``utf8mb4_0900_ai_ci`` compares ``text`` by (primary strength, NO PAD)."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def collate(value: Any) -> Any:
+    """A string's collation key; other values as they are (COUNTER compares as a number)."""
+    return collation_key(value) if isinstance(value, str) else value
+
+
+def _pick(values: Any, largest: bool) -> Any:
+    kept = [v for v in values if v is not None]
+    if not kept:
+        return None
+    key = (lambda v: (0, collation_key(v)) if isinstance(v, str) else (1, v)) if any(
+        isinstance(v, str) for v in kept) else None
+    return max(kept, key=key) if largest else min(kept, key=key)
+
+
+def collated_max(values: Any) -> Any:
+    """``MAX`` of a text column: the greatest under the collation (``Item_sum_hybrid``)."""
+    return _pick(values, True)
+
+
+def collated_min(values: Any) -> Any:
+    """``MIN`` of a text column: the least under the collation."""
+    return _pick(values, False)
+
+
+CONFIGURED_BY_VALUES = ("STARTUP_OPTIONS", "CHANGE_REPLICATION_FILTER", "STARTUP_OPTIONS_FOR_CHANNEL",
+                        "CHANGE_REPLICATION_FILTER_FOR_CHANNEL")
+"""CONFIGURED_BY's ENUM members in the tables' order (the global table has the first two)."""
+TEXT_COLUMNS = frozenset({"CHANNEL_NAME", "FILTER_NAME", "FILTER_RULE"})
+
+
+def enum_index(value: Any) -> Any:
+    """An ENUM sorts by its member's index (``Field_enum::make_sort_key``; the manual: "ENUM
+    values are sorted based on their index numbers")."""
+    return CONFIGURED_BY_VALUES.index(value) + 1 if value in CONFIGURED_BY_VALUES else value
+
+
+def sort_key(column: str, value: Any) -> Any:
+    """The key a column's value sorts by: an ENUM's index, a text's collation key."""
+    return enum_index(value) if column == "CONFIGURED_BY" else collate(value)
+
+
+def collated_order(tree: Any) -> None:
+    """ORDER BY a text column (named, by its alias, or by its position in the SELECT list)
+    sorts by the collation's key, CONFIGURED_BY by its member's index: sqlglot's executor
+    would sort the values as Python orders them (``'B' < 'a'``)."""
+    from sqlglot import exp
+
+    order = tree.args.get("order")
+    if order is None:
+        return
+    items = [e.this if isinstance(e, exp.Alias) else e for e in tree.expressions]
+    aliases = {e.alias.upper(): e.this for e in tree.expressions if isinstance(e, exp.Alias)}
+    for ordered in order.expressions:
+        target = argument = ordered.this
+        if isinstance(target, exp.Literal) and target.is_int and 0 < int(target.this) <= len(items):
+            target = argument = items[int(target.this) - 1]
+        elif isinstance(target, exp.Column) and target.name.upper() in aliases:
+            target = aliases[target.name.upper()]  # sorted by the alias, which the executor knows after grouping
+        if not isinstance(target, exp.Column):
+            continue
+        name = target.name.upper()
+        if name in TEXT_COLUMNS or name == "CONFIGURED_BY":
+            function = "RF_ENUM" if name == "CONFIGURED_BY" else "RF_CI"
+            ordered.set("this", exp.Anonymous(this=function, expressions=[argument.copy()]))
+
+
+def collated_groups(tree: Any) -> None:
+    """GROUP BY a text column groups by the collation's key (``a`` and ``A`` are one group, as
+    the server's grouping compares them), each group showing its first row's value (MIN under
+    the collation picks the first of equal keys): sqlglot's executor would group exact values."""
+    from sqlglot import exp
+
+    group = tree.args.get("group")
+    if group is None:
+        return
+    keyed = set()
+    for expression in list(group.expressions):
+        if isinstance(expression, exp.Column) and expression.name.upper() in TEXT_COLUMNS:
+            keyed.add(expression.name.upper())
+            expression.replace(exp.Anonymous(this="RF_CI", expressions=[expression.copy()]))
+    if not keyed:
+        return
+    for expression in list(tree.expressions):
+        inner = expression.this if isinstance(expression, exp.Alias) else expression
+        if isinstance(inner, exp.Column) and inner.name.upper() in keyed:
+            alias = expression.alias if isinstance(expression, exp.Alias) else inner.name
+            expression.replace(exp.alias_(exp.Min(this=inner.copy()), alias))
+            continue
+        for column in list(inner.find_all(exp.Column)):
+            if column.name.upper() in keyed and column.find_ancestor(exp.AggFunc) is None:
+                column.replace(exp.Min(this=column.copy()))
