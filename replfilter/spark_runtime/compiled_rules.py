@@ -192,8 +192,8 @@ class CompiledRules:
 
     def covered(self, df) -> Column:
         """True for every row of ``df`` this decides (:meth:`covered_rows`,
-        :meth:`covered_transactions`, :meth:`covered_queries`); built once per rule set and
-        session, as :meth:`with_code`'s expressions (~150 py4j calls, ~0.1 s)."""
+        :meth:`covered_transactions`, :meth:`covered_queries`); built once per rule set and Spark
+        context, as :meth:`with_code`'s expressions (~150 py4j calls, ~0.1 s)."""
         return _expressions(self, df.sparkSession, _has_unknown_field(df))[4]
 
     @property
@@ -204,7 +204,7 @@ class CompiledRules:
         """``df`` with :data:`CODE_COLUMN`, :data:`RULE_COLUMN`, :data:`REWRITTEN_COLUMN` and
         :data:`COUNTED_REWRITE_COLUMN` (NULL on rows not :meth:`covered`). Four projections:
         the channel's index and the rewrite, the names' keys, the outcome code, the rule text;
-        each computed once per row. The expressions are built once per rule set and session
+        each computed once per row. The expressions are built once per rule set and Spark context
         (:func:`_expressions`): built, they cost ~6,900 py4j calls, 1.4-1.9 s a call."""
         keys, first_columns, code, rule, _covered = _expressions(self, df.sparkSession, _has_unknown_field(df))
         first = df.withColumns(keys).withColumns(first_columns)
@@ -463,23 +463,27 @@ def _case(conditions: list[tuple[Column, int]], otherwise: Column) -> Column:
 
 _EXPRESSIONS: OrderedDict = OrderedDict()
 """Built expressions (:meth:`CompiledRules.build_expressions`) of the last few rule sets, by
-session, signature and schema flag; each entry holds its session, so its identity is not reused
-while the entry lives (the expressions are JVM objects of that session's gateway)."""
+Spark context, signature and schema flag. Keyed by the context, not the session: a stream's
+micro-batches each come in a session of their own (a clone), and column expressions are JVM
+objects of the context's gateway, valid in any of its sessions (keyed by session, a stream
+built them again every batch: ~0.55 s a batch). Each entry holds its context, so its identity
+is not reused while the entry lives."""
 _MAX_EXPRESSIONS = 8
 _LOCK = threading.Lock()  # streams may decide batches from several threads
 
 
 def _expressions(rules: CompiledRules, spark, unknown_field: bool) -> tuple[dict[str, Column], dict[str, Column], Column, Column, Column]:
-    """``rules.build_expressions(unknown_field)``, built once per session and signature."""
-    key = (id(spark), rules.signature, unknown_field)
+    """``rules.build_expressions(unknown_field)``, built once per Spark context and signature."""
+    context = getattr(spark, "_sc", None) or spark
+    key = (id(context), rules.signature, unknown_field)
     with _LOCK:
         found = _EXPRESSIONS.get(key)
-        if found is not None and found[0] is spark:
+        if found is not None and found[0] is context:
             _EXPRESSIONS.move_to_end(key)
             return found[1]
     built = rules.build_expressions(unknown_field)
     with _LOCK:
-        _EXPRESSIONS[key] = (spark, built)
+        _EXPRESSIONS[key] = (context, built)
         while len(_EXPRESSIONS) > _MAX_EXPRESSIONS:
             _EXPRESSIONS.popitem(last=False)
     return built
