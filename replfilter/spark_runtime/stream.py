@@ -52,7 +52,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence, TextIO
 
 from pyspark import StorageLevel
-from pyspark.sql import Column, DataFrame, Observation
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..evaluation.binlog.tail import local_log_directory, log_files
@@ -493,8 +493,7 @@ class EventStream:
         self.sink.write(only(decided, "APPLY"), outputs.applied)
         if outputs.skipped is not None:
             unobserved, _ = compiled_frame(events, rules, decisions, counters=False)
-            barrier = unobserved.observe(Observation(), F.count(F.lit(1)).alias("rows"))
-            self.sink.write(only(barrier, "SKIP"), outputs.skipped)
+            self.sink.write(only(unobserved, "SKIP"), outputs.skipped)
         if not add_observed(decisions, rules, observation, exact_rows):
             rules.tally(events).add_to(decisions)
             decisions.counters_from = "aggregate"

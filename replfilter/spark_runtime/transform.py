@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from pyspark.sql import DataFrame, Observation
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..replica.state import ReplicaState
@@ -163,10 +163,7 @@ def applied_events(df: DataFrame, state: ReplicaState, compiled: bool = True) ->
     (``compiled``: see :func:`decide_frame`)."""
     if compiled and literals.has_jvm(df.sparkSession):
         decided, _decisions, _tally = decide_compiled(df, state, counters=False)
-        # above an ``observe``, which the optimiser does not push a filter through: else the
-        # filter would compute the decision again below the projection that computes it
-        barrier = decided.observe(Observation(), F.count(F.lit(1)).alias("rows"))
-        joined = barrier.where(F.col("decision") == "APPLY")
+        joined = decided.where(F.col("decision") == "APPLY")  # not pushed below: compiled_frame
     else:
         joined = join_decisions(df, _decide_on_executors(df, state), only="APPLY")
     return rewrite_databases(joined).select(*[F.col(_quoted(c)) for c in df.columns])
