@@ -171,10 +171,12 @@ def compiled_frame(
         columns[name] = F.when(cc.isNotNull(), compiled[name]).otherwise(F.element_at(exact[name], ec))
     out = [F.col(_quoted(c)) for c in df.columns]
     if not counters:
-        # above an ``observe`` (a barrier the optimiser does not push a filter through): a
-        # filter on a decision column pushed below the projection computes the decision again,
-        # and the stage's code then failed to compile (Java's 64 KB limit) and ran without
-        # whole-stage code generation: 9.5 JVM CPU s per 1 M events against 2.1 above it
+        # above an ``observe`` (a barrier the optimiser does not push a filter through, and
+        # the end of the stage's generated code): a filter on a decision column in the same
+        # stage computed the decision again, and the stage's code failed to compile (Java's 64 KB
+        # limit) and ran without whole-stage code generation: 18.3 JVM CPU s per 4 M events
+        # against 3.7 above it. The barrier costs an unfiltered write ~1 JVM CPU s per 4 M
+        # events (4.2 against 3.2; README, "Benchmarks")
         decided = coded.select(*out, *[columns[name].alias(name) for name in DECISION_COLUMNS])
         return decided.observe(Observation(), F.count(F.lit(1)).alias("rows")), None
     # one observed aggregate: a histogram of (code, rewritten) that is exact while it has no
