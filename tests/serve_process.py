@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Iterator
 
 READY = re.compile(r"ready for connections\..* port: (\d+)")
 START_SECONDS = 30.0
@@ -72,3 +73,14 @@ class ServeProcess:
         code = self.process.wait(timeout=60)
         self._drain.join(timeout=5)
         return code
+
+
+def serving_a_channel(tmp: Path, *args: str, channel: str = "t") -> Iterator[ServeProcess]:
+    """A module fixture's body: a serve process whose replica has ``channel`` (so the filter
+    tables have rows), stopped cleanly after the module's tests."""
+    process = ServeProcess(tmp, *args)
+    connection = process.connect()
+    connection.cursor().execute(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL '{channel}'")
+    connection.close()
+    yield process
+    assert process.stop() == 0

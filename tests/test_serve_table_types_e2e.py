@@ -12,7 +12,7 @@ from datetime import datetime
 import pytest
 from pymysql.constants import FIELD_TYPE, FLAG
 
-from serve_process import PASSWORD, USER, ServeProcess
+from serve_process import PASSWORD, USER, ServeProcess, serving_a_channel
 
 pytestmark = pytest.mark.e2e
 TABLE = "performance_schema.replication_applier_filters"
@@ -29,12 +29,7 @@ CHANNEL_FIELDS = [  # name, type, length, decimals, charset, flags
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory):
-    process = ServeProcess(tmp_path_factory.mktemp("serve-table-types"), "--replicate-do-db=db1")
-    connection = process.connect()
-    connection.cursor().execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 't'")
-    connection.close()
-    yield process
-    assert process.stop() == 0
+    yield from serving_a_channel(tmp_path_factory.mktemp("serve-table-types"), "--replicate-do-db=db1")
 
 
 def _fields(cursor) -> list[tuple]:

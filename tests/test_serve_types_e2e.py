@@ -14,7 +14,7 @@ from decimal import Decimal
 import pytest
 from pymysql.constants import FIELD_TYPE, FLAG
 
-from serve_process import PASSWORD, USER, ServeProcess
+from serve_process import PASSWORD, USER, ServeProcess, serving_a_channel
 
 pytestmark = pytest.mark.e2e
 TABLE = "performance_schema.replication_applier_filters"
@@ -24,12 +24,7 @@ ROW = (Decimal("3.0"), Decimal("0.3333"), 10.0, 0.3333333333333333, Decimal("0.0
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory):
-    process = ServeProcess(tmp_path_factory.mktemp("serve-types"), "--replicate-do-db=db1")
-    connection = process.connect()
-    connection.cursor().execute("CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 't'")
-    connection.close()
-    yield process
-    assert process.stop() == 0
+    yield from serving_a_channel(tmp_path_factory.mktemp("serve-types"), "--replicate-do-db=db1")
 
 
 def test_pymysql_gets_decimal_and_double_columns_as_the_server_sends_them(server: ServeProcess):
