@@ -243,3 +243,12 @@ def test_negating_a_constant_that_bigint_cannot_negate_is_a_decimal(select, text
     DECIMAL (``set_data_type_decimal``, ``hybrid_type = DECIMAL_RESULT``): no 1690."""
     row, _ = _row(0, select)
     assert row == (text,)
+
+
+def test_a_decimal_negates_exactly_whatever_its_length():
+    """``my_decimal_neg`` flips the sign: no rounding to Python's 28-digit context."""
+    nines = "9" * 65
+    (value,), _ = _row(0, f"-{nines}")
+    assert str(value) == f"-{nines}"
+    (value,), _ = _row(0, "-?", (Decimal("1" + "0" * 40),))
+    assert str(value) == "-1" + "0" * 40

@@ -80,3 +80,23 @@ def test_where_or_is_no_dependency(session: Session) -> None:
     with pytest.raises(MySQLError) as raised:
         session.execute_text(f"SELECT CHANNEL_NAME, COUNT(*) FROM {TABLE} WHERE CHANNEL_NAME = 'x' OR COUNTER = 1")
     assert raised.value.code == 1140
+
+
+@pytest.mark.parametrize("sql, rows", [
+    (f"SELECT CHANNEL_NAME AS c, COUNT(*) FROM {TABLE} GROUP BY c", (("ch", 2), ("x", 2))),
+    (f"SELECT CHANNEL_NAME, COUNT(*) FROM {TABLE} GROUP BY 1", (("ch", 2), ("x", 2))),
+    (f"SELECT UPPER(CHANNEL_NAME) u, COUNT(*) FROM {TABLE} GROUP BY u", (("CH", 2), ("X", 2))),
+])
+def test_group_by_a_position_or_an_alias_groups_by_that_select_item(session: Session, sql: str, rows: tuple) -> None:
+    """``find_order_in_list``: GROUP BY 1 and GROUP BY an alias name the select item, so the
+    item is grouped (no 1055)."""
+    assert session.execute_text(sql).rows == rows  # type: ignore[union-attr]
+
+
+def test_for_group_by_the_tables_column_wins_over_an_alias(session: Session) -> None:
+    """The manual (SELECT, "GROUP BY or HAVING ... searches the FROM clause before searching
+    in the select_expr values"): here GROUP BY names the column CHANNEL_NAME, so FILTER_NAME,
+    aliased CHANNEL_NAME, is not grouped."""
+    with pytest.raises(MySQLError) as raised:
+        session.execute_text(f"SELECT FILTER_NAME AS CHANNEL_NAME, COUNT(*) FROM {TABLE} GROUP BY CHANNEL_NAME")
+    assert raised.value.code == 1055 and f"'{TABLE}.FILTER_NAME'" in raised.value.message

@@ -93,3 +93,12 @@ def test_an_alias_wins_over_a_column_of_the_same_name_behind_another_alias(sessi
     rows = _rows(session, "SELECT CHANNEL_NAME AS c, FILTER_RULE AS CHANNEL_NAME FROM {t} "
                           "HAVING CHANNEL_NAME = 'db2'")
     assert rows == (("x", "db2"),)
+
+
+@pytest.mark.parametrize("sql", ["SELECT * FROM {t} HAVING bogus = 1", "SELECT * FROM {t} HAVING DELAY = 1"])
+def test_under_a_star_only_the_tables_own_columns_resolve_in_having(session, sql):
+    """``*`` expands to the table's columns; any other name in HAVING is 1054, not a query
+    replfilter cannot run."""
+    with pytest.raises(MySQLError) as raised:
+        _rows(session, sql)
+    assert raised.value.code == 1054 and "in 'having clause'" in raised.value.message

@@ -24,7 +24,7 @@ from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operato
                                print_operators)
 from .perfschema_collation import (collate, collated_groups, collated_max, collated_min, collated_order, enum_index,
                                   sort_key)
-from .perfschema_groupcheck import check_group_by, take_dependents
+from .perfschema_groupcheck import check_group_by, resolve_group_references, take_dependents
 from .perfschema_having import having_as_where, having_target, in_aggregate
 from .perfschema_types import select_types
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
@@ -186,7 +186,7 @@ _DOUBLE_SPACING = 2 ** 52
 def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence[Parameter] | None = None) -> ResultSet:
     """A SELECT on the filter tables beyond the grammar's (``>``, ``LIKE``, ``IN``, aliases,
     ``GROUP BY``, aggregates...), run by sqlglot's executor over the tables' rows. String
-    comparisons are made on lower-cased values, as the server's case-insensitive collation does;
+    comparisons are made on the collation's keys (:mod:`.perfschema_collation`: utf8mb4_0900_ai_ci);
     an unnamed column is named by its expression (a ``?`` as ``?``). Numeric literals compare as
     MySQL's do (:func:`_numeric_literals`), text read as a double is MySQL's double with its
     1292 warning (:mod:`.perfschema_values`); an unknown column is 1054 naming its clause; a
@@ -208,6 +208,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     tree = sqlglot.parse_one(split_numbers(placeholder_names(sql, positions) if positions else sql), read="mysql")
     names = _select_names(tree, sql)
     _check_columns(tree)
+    resolve_group_references(tree, _table_columns(tree))
     dependents = check_group_by(tree, SCHEMA, _table_columns(tree))
     definitions = COLUMN_DEFINITIONS.get(_table_name(tree), {})
     implicit = tree.args.get("group") is None
@@ -375,7 +376,7 @@ def _check_columns(tree: "exp.Expr") -> None:
         clause = _CLAUSES.get(node.arg_key or "", "field list")
         name = column.name.upper()
         if clause == "having clause" and not in_aggregate(column):
-            if having_target(tree, column) is None:
+            if having_target(tree, column, _table_columns(tree)) is None:
                 unknown.setdefault(clause, ".".join(part.name for part in column.parts))
             continue
         if name in known or (name in aliases and clause not in ("field list", "where clause")):

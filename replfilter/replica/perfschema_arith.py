@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from functools import reduce
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -182,10 +182,10 @@ class Arithmetic:
         if isinstance(value, float):
             return -value
         if isinstance(value, Decimal):
-            return MyDecimal(abs(Decimal(value)) if value == 0 else -Decimal(value), scale(value))
+            return MyDecimal(Decimal(value).copy_abs() if value == 0 else Decimal(value).copy_negate(), scale(value))  # exact: no context rounding
         unsigned = isinstance(value, Unsigned)
         if constant and value % 2 ** 64 >= 2 ** 63 and (value % 2 ** 64 != 2 ** 63 or not literal):
-            return MyDecimal(-Decimal(int(value)), 0)
+            return MyDecimal(Decimal(int(value)).copy_negate(), 0)
         if (unsigned and value > 2 ** 63) or (not unsigned and value == -(2 ** 63)):
             return self._integer(-int(value), False, index)
         return -int(value)

@@ -29,6 +29,27 @@ if TYPE_CHECKING:
     from sqlglot import exp
 
 
+def resolve_group_references(tree: "exp.Expr", columns: tuple[str, ...]) -> None:
+    """GROUP BY a position, or a name that is a select alias and not one of the table's
+    ``columns``, groups by that select item's expression (``find_order_in_list``: for GROUP BY a
+    column of the table wins over an alias): replaced by it, so that the check and the
+    collation see what is grouped. A position outside the list, or of ``*``, is left alone."""
+    from sqlglot import exp
+
+    group = tree.args.get("group")
+    items = tree.expressions
+    for item in list(group.expressions) if group is not None else ():
+        target = None
+        if isinstance(item, exp.Literal) and not item.is_string and item.this.isdigit():
+            position = int(item.this)
+            if 1 <= position <= len(items) and not isinstance(items[position - 1], exp.Star):
+                target = items[position - 1]
+        elif isinstance(item, exp.Column) and not item.table and item.name.upper() not in columns:
+            target = next((e for e in items if isinstance(e, exp.Alias) and e.alias.upper() == item.name.upper()), None)
+        if target is not None:
+            item.replace((target.this if isinstance(target, exp.Alias) else target).copy())
+
+
 def check_group_by(tree: "exp.Expr", schema: str, columns: tuple[str, ...]) -> frozenset[str]:
     """Raise 1140 or 1055 as the server would for ``tree`` (a parsed SELECT on one filter
     table, its columns ``columns``); else the columns WHERE makes FD that GROUP BY does not

@@ -29,10 +29,10 @@ def in_aggregate(node: "exp.Expr") -> bool:
     return node.find_ancestor(exp.AggFunc) is not None
 
 
-def having_target(tree: "exp.Expr", column: "exp.Column") -> "exp.Expr | None":
+def having_target(tree: "exp.Expr", column: "exp.Column", columns: tuple[str, ...] | None = None) -> "exp.Expr | None":
     """What a HAVING reference stands for: the select item it names (an alias's expression, a
-    selected column; every column under ``*``), else a GROUP BY column of that name; None when
-    neither has it (1054)."""
+    selected column; under ``*`` each of the table's ``columns``, every name when not given),
+    else a GROUP BY column of that name; None when neither has it (1054)."""
     from sqlglot import exp
 
     name = column.name.upper()
@@ -41,7 +41,9 @@ def having_target(tree: "exp.Expr", column: "exp.Column") -> "exp.Expr | None":
             return expression.this
     for expression in tree.expressions:  # then a column, named or behind its alias
         if isinstance(expression, exp.Star):
-            return exp.column(column.name)
+            if columns is None or name in columns:
+                return exp.column(column.name)
+            continue
         inner = expression.this if isinstance(expression, exp.Alias) else expression
         if isinstance(inner, exp.Column) and inner.name.upper() == name:
             return inner

@@ -18,7 +18,7 @@ Nothing here touches the executor; the state machine only sees the resulting
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable, Sequence
+from typing import Iterable
 
 from ..core.filters import EMPTY_FILTERS, ConfiguredBy, FilterSet, FilterType, Rule
 from ..core.version import DEFAULT_VERSION, ServerVersion
