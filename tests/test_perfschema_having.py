@@ -102,3 +102,22 @@ def test_under_a_star_only_the_tables_own_columns_resolve_in_having(session, sql
     with pytest.raises(MySQLError) as raised:
         _rows(session, sql)
     assert raised.value.code == 1054 and "in 'having clause'" in raised.value.message
+
+
+@pytest.mark.parametrize("sql, rows", [
+    ("SELECT 1 FROM {t} HAVING COUNT(*) > 0", ((1,),)),
+    ("SELECT 1 FROM {t} WHERE 1 = 0 HAVING COUNT(*) = 0", ((1,),)),  # one row even when WHERE kept none
+    ("SELECT 1 AS one FROM {t} HAVING COUNT(*) > 5", ()),
+    ("SELECT 'x' FROM {t} HAVING MAX(COUNTER) = 0 AND MIN(COUNTER) = 0", (("x",),)),
+])
+def test_an_aggregate_in_having_alone_makes_the_query_grouped(session, sql, rows):
+    """``is_implicitly_grouped`` counts HAVING's aggregates: one row (or none when HAVING fails),
+    not one per table row; the result keeps only the select list's columns."""
+    result = session.execute_text(sql.format(t=TABLE))
+    assert result.rows == rows and len(result.columns) == 1
+
+
+def test_a_nonaggregated_column_beside_an_aggregate_in_having_is_1140(session):
+    with pytest.raises(MySQLError) as raised:
+        _rows(session, "SELECT CHANNEL_NAME FROM {t} HAVING COUNT(*) > 0")
+    assert raised.value.code == 1140

@@ -25,7 +25,7 @@ from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operato
 from .perfschema_collation import (collate, collated_groups, collated_max, collated_min, collated_order, enum_index,
                                   sort_key)
 from .perfschema_groupcheck import check_group_by, resolve_group_references, take_dependents
-from .perfschema_having import having_as_where, having_target, in_aggregate
+from .perfschema_having import grouped_by_having, having_as_where, having_target, in_aggregate
 from .perfschema_types import select_types
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
                                 read_text_as_doubles, select_item_texts, split_numbers, text_to_double, unnamed)
@@ -236,6 +236,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     collated_groups(tree)
     tables = {name: [_typed(dict(zip(columns, row))) for row in rows(state)] for name, (columns, rows) in TABLES.items()}
     schema = {SCHEMA: {name: {c: COLUMN_TYPES[c] for c in columns} for name, (columns, _) in TABLES.items()}}
+    hidden = grouped_by_having(tree)
     try:
         result = _execute(tree, schema, {SCHEMA: tables}, arithmetic)
     except MySQLError:  # 1690: the statement fails, and changes nothing (a SELECT changes nothing)
@@ -247,7 +248,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
         names = [known.get(c.lower(), c) for c in result.columns]
         declared = tuple(definitions.get(name) for name in names)
     integers = None if result.rows else _integer_columns(sql, positions, schema, len(names))
-    rows_out = tuple(tuple(_text(v) for v in r) for r in result.rows)
+    rows_out = tuple(tuple(_text(v) for v in r[: len(r) - hidden]) for r in result.rows)
     types = declared if len(declared) == len(names) and any(declared) else None
     return ResultSet(tuple(names), rows_out, (*warnings, *arithmetic.warnings), integers, types)
 

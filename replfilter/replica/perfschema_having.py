@@ -72,3 +72,19 @@ def having_as_where(tree: "exp.Expr") -> None:
             column.replace(target.copy() if isinstance(target, exp.Column) else exp.Paren(this=target.copy()))
     tree.set("having", None)
     tree.where(condition, append=True, copy=False)
+
+
+def grouped_by_having(tree: "exp.Expr") -> int:
+    """An aggregate in HAVING makes a query without GROUP BY implicitly grouped, one row (the
+    server's ``Query_block::is_implicitly_grouped`` counts HAVING's aggregates too); sqlglot's
+    executor groups only for an aggregate in the select list. So HAVING's aggregates are added
+    to the select list when it has none; returns how many, for the caller to drop."""
+    from sqlglot import exp
+
+    having = tree.args.get("having")
+    if having is None or tree.args.get("group") is not None or any(e.find(exp.AggFunc) for e in tree.expressions):
+        return 0
+    aggregates = list(having.find_all(exp.AggFunc))
+    for number, aggregate in enumerate(aggregates):
+        tree.select(exp.alias_(aggregate.copy(), f"_rf_having_{number}"), append=True, copy=False)
+    return len(aggregates)
