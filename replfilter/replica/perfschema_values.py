@@ -295,20 +295,20 @@ def split_numbers(sql: str) -> str:
     from sqlglot.dialects.mysql import MySQL
     from sqlglot.tokens import TokenType
 
-    for _ in range(len(sql)):
+    while True:  # a pass cuts every token once; what a cut leaves is read again in the next
         try:
             tokens = MySQL().tokenize(sql)
         except Exception:  # the parser reports the statement's own error
             return sql
+        cuts = []
         for token in tokens:
             if token.token_type not in (TokenType.NUMBER, TokenType.VAR):  # 1e0-1e0 is a VAR there
                 continue
             text = sql[token.start:token.end + 1]
             match = _MYSQL_NUMBER.match(text)
             if match is not None and 0 < match.end() < len(text) and text[match.end()] in "+-":
-                cut = token.start + match.end()
-                sql = f"{sql[:cut]} {sql[cut:]}"
-                break
-        else:
+                cuts.append(token.start + match.end())
+        if not cuts:
             return sql
-    return sql
+        for cut in reversed(cuts):
+            sql = f"{sql[:cut]} {sql[cut:]}"
