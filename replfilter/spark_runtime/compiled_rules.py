@@ -180,10 +180,6 @@ class CompiledRules:
         )
         return F.coalesce(test, F.lit(False))
 
-    def covered_queries(self, df) -> Column:
-        """True for the query events this decides (:func:`.compiled_queries.covered_queries`)."""
-        return compiled_queries.covered_queries(self.channels, self.database_channels(), _has_unknown_field(df))
-
     def database_channels(self) -> tuple[str, ...]:
         """The compiled channels whose database statements are compiled too
         (:func:`.compiled_queries.database_statements_compiled`): with :attr:`channels`, what
@@ -192,7 +188,7 @@ class CompiledRules:
 
     def covered(self, df) -> Column:
         """True for every row of ``df`` this decides (:meth:`covered_rows`,
-        :meth:`covered_transactions`, :meth:`covered_queries`); built once per rule set and Spark
+        :meth:`covered_transactions`, :func:`.compiled_queries.covered_queries`); built once per rule set and Spark
         context, as :meth:`with_code`'s expressions (~150 py4j calls, ~0.1 s)."""
         return _expressions(self, df.sparkSession, _has_unknown_field(df))[4]
 
@@ -237,7 +233,7 @@ class CompiledRules:
             rewritten, db_key = F.lit(None).cast("string"), db_pre
         keys = {_INDEX: channel_index, _REWRITE: rewritten, _DB_KEY: db_key}
         channel_index, rewritten, db_key = F.col(_INDEX), F.col(_REWRITE), F.col(_DB_KEY)
-        rows = self.covered_rows()
+        rows, transactions = self.covered_rows(), self.covered_transactions()
         queries = compiled_queries.covered_queries(self.channels, self.database_channels(), unknown_field)
         subject_db = F.when(query, F.coalesce(F.lower(table_db) if ci else table_db, db_key)).otherwise(db_key)
         # each its own method (:mod:`.own_method`): inline, they made the write's one method too
@@ -245,7 +241,7 @@ class CompiledRules:
         first = {
             name: own_method(value)
             for name, value in {
-                _CHANNEL: F.when(rows | queries, channel_index).when(self.covered_transactions(), F.lit(-1)),
+                _CHANNEL: F.when(rows | queries, channel_index).when(transactions, F.lit(-1)),
                 _STAGE: compiled_queries.stage(queries),
                 REWRITTEN_COLUMN: F.when(rows | queries, rewritten),  # a transaction event is never rewritten
                 COUNTED_REWRITE_COLUMN: F.when(rows, rewritten.isNotNull()).when(
@@ -268,7 +264,7 @@ class CompiledRules:
             before, after = compiled_queries.conditions(c, F.col(_STAGE), first_code, first_code + len(_layout(c)))
             conditions = before + _database_conditions(c, sets, first_code) + after + _table_conditions(c, sets, first_code)
             parts.append(own_method(F.when(channel == i, _case(conditions, _table_tail(c, subject, first_code)))))
-        covered = self.covered_rows() | self.covered_transactions() | queries
+        covered = rows | transactions | queries
         return keys, first, _greatest(parts), own_method(self._rule()), covered
 
     def _rule(self) -> Column:
