@@ -436,6 +436,11 @@ def _plain(value):
     return value
 
 
+def no_applier_error() -> Column:
+    """The ``applier_error`` column of a batch without a schema (or without an error in it)."""
+    return F.lit(None).cast("string").alias(APPLIER_ERROR)
+
+
 def with_applier_error(
     df: DataFrame,
     followed: FollowedBatch | None,
@@ -448,7 +453,7 @@ def with_applier_error(
     row per key that can have an error (its constant error, or its errors between positions,
     and the errors pinned to its DDL events), and a small expression on the joined columns."""
     if followed is None or not followed.any_error:
-        return df.withColumn(APPLIER_ERROR, F.lit(None).cast("string"))
+        return df.withColumn(APPLIER_ERROR, no_applier_error())
     if (followed.varying or followed.pinned) and not order:  # pragma: no cover - follow() refuses it
         raise OrderNeededError("an order is needed to place events between DDL")
     if collision:
@@ -538,7 +543,7 @@ def _tables_json(tables) -> str:
 
 
 __all__ = [
-    "APPLIER_ERROR", "FollowedBatch", "OrderNeededError", "ddl_candidates", "follow", "follow_batch",
+    "APPLIER_ERROR", "FollowedBatch", "no_applier_error", "OrderNeededError", "ddl_candidates", "follow", "follow_batch",
     "resolve_drop_triggers", "with_applier_error",
 ]
 

@@ -31,9 +31,9 @@ check) and the counts read by :func:`add_observed` after it wrote the applied ev
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
-from pyspark.sql import DataFrame, Observation
+from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 
 from ..replica.state import ReplicaState
@@ -114,17 +114,18 @@ def _counted(rules: CompiledRules, code: int, rewritten: bool) -> tuple[bool, di
 
 
 def decide_compiled(
-    df: DataFrame, state: ReplicaState, counters: bool = True
+    df: DataFrame, state: ReplicaState, counters: bool = True, extra: Sequence[Column] = ()
 ) -> tuple[DataFrame, BatchDecisions, Callable | None]:
-    """``df`` with the four decision columns, the exact path's decisions (its keys decided
-    now) and a tally: called with the batch's :class:`.exact_path.BatchDecisions`, it adds the
-    covered rows' counts, from the write's observed metrics when they are whole, else from one
-    aggregate. ``counters=False``: no tally, nothing observed (``apply_filters``)."""
+    """``df`` with the four decision columns (and ``extra``, see :func:`compiled_frame`), the
+    exact path's decisions (its keys decided now) and a tally: called with the batch's
+    :class:`.exact_path.BatchDecisions`, it adds the covered rows' counts, from the write's
+    observed metrics when they are whole, else from one aggregate. ``counters=False``: no
+    tally, nothing observed (``apply_filters``)."""
     exact_path._check_input(df)
     rules = compiled_rules.compile_rules(state)
     keys = exact_keys(df, rules, input_snapshot(df))
     decisions = _decide_exact(df, state, rules, keys)
-    decided, observation = compiled_frame(df, rules, decisions, counters)
+    decided, observation = compiled_frame(df, rules, decisions, counters, extra)
     if observation is None:
         return decided, decisions, None
 
@@ -140,12 +141,19 @@ def decide_compiled(
 
 
 def compiled_frame(
-    df: DataFrame, rules: CompiledRules, decisions: BatchDecisions, counters: bool = True
+    df: DataFrame,
+    rules: CompiledRules,
+    decisions: BatchDecisions,
+    counters: bool = True,
+    extra: Sequence[Column] = (),
 ) -> tuple[DataFrame, Observation | None]:
     """``df`` with the four decision columns in one projection: the rows ``rules`` cover by
     their compiled code, the others by their key hash looked up in ``decisions`` (the exact
     path's, decided before). ``counters``: the covered rows' (code, rewritten) classes are
-    observed as the frame is written (read them with :func:`add_observed`)."""
+    observed as the frame is written (read them with :func:`add_observed`). ``extra``: named
+    columns to add after those, in the same projection: a projection above the ``observe``
+    is a stage of its own that copies every row again (the bench's 400-byte row images: ~12%
+    of the write's JVM CPU time, README "Benchmarks")."""
     spark = df.sparkSession
     coded = rules.with_code(df)
     cc = F.col(compiled_rules.CODE_COLUMN)
@@ -177,18 +185,20 @@ def compiled_frame(
         # limit) and ran without whole-stage code generation: 18.3 JVM CPU s per 4 M events
         # against 3.7 above it. The barrier costs an unfiltered write ~1 JVM CPU s per 4 M
         # events (4.2 against 3.2; README, "Benchmarks")
-        decided = coded.select(*out, *[columns[name].alias(name) for name in DECISION_COLUMNS])
+        decided = coded.select(*out, *[columns[name].alias(name) for name in DECISION_COLUMNS], *extra)
         return decided.observe(Observation(), F.count(F.lit(1)).alias("rows")), None
     # one observed aggregate: a histogram of (code, rewritten) that is exact while it has no
     # more distinct values than bins (it merges bins only beyond): observed aggregates run row
     # by row outside generated code, and eleven packed sums cost ~5 JVM CPU s per 4 M rows
     # where this costs ~1 (README, "Benchmarks")
     rewritten = F.col(compiled_rules.COUNTED_REWRITE_COLUMN).cast("int")
-    projected = coded.select(*out, *[columns[name].alias(name) for name in DECISION_COLUMNS], (cc * 2 + rewritten).alias(_METRIC))
+    decided = [*[columns[name].alias(name) for name in DECISION_COLUMNS], *extra]
+    projected = coded.select(*out, *decided, (cc * 2 + rewritten).alias(_METRIC))
     observation = Observation()
     bins = 2 * len(rules.outcomes) + 2
     metrics = [F.count(F.lit(1)).alias("rows"), F.histogram_numeric(F.col(_METRIC), F.lit(bins)).alias("classes")]
-    return projected.observe(observation, *metrics).select(*out, *DECISION_COLUMNS), observation
+    kept = [*out, *[F.col(_quoted(c)) for c in projected.columns[len(out):-1]]]
+    return projected.observe(observation, *metrics).select(*kept), observation
 
 
 def add_observed(

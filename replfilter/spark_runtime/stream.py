@@ -76,7 +76,7 @@ from .key_decisions import needs_sql
 from .schema import DEAD_LETTER_SCHEMA, DECISION_COLUMNS, INGESTED_COLUMNS, INGESTED_SCHEMA, UPDATING_UNKNOWN, Ingested
 from .sink import BatchOutputs, BatchSink, BatchStats, is_local, local_path
 from . import catalog_follow
-from .catalog_follow import APPLIER_ERROR
+from .catalog_follow import APPLIER_ERROR, no_applier_error
 from .key_events import has_unknown_updating
 from .sql_tables import decide_unknown_updating, key_needs_sql, resolve_sql_tables
 from .source_schemas import SourceSchemas
@@ -486,7 +486,7 @@ class EventStream:
         def only(frame: DataFrame, decision: str) -> DataFrame:
             kept = frame.where(F.col("decision") == decision)
             kept = rewrite_databases(kept) if decision == "APPLY" else kept  # skipped events keep theirs
-            return kept.withColumn(APPLIER_ERROR, F.lit(None).cast("string")).select(*OUTPUT_COLUMNS)  # no schema
+            return kept.withColumn(APPLIER_ERROR, no_applier_error()).select(*OUTPUT_COLUMNS)  # no schema
 
         # (the filters sit above an ``observe``, which the optimiser does not push a filter
         # through: else each would compute the decision again below the projection)

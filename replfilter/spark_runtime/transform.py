@@ -130,8 +130,10 @@ def decide_frame(
         decided = join_decisions(df, decisions, hash_modulus=hash_modulus, lookup=lookup)
         keys = [(h, v) for h, v, _ in decisions.key_rows]
     elif compiled and lookup == "auto" and hash_modulus is None and literals.has_jvm(df.sparkSession):
-        decided, decisions, tally = decide_compiled(df, state, counters)
-        keys = []
+        # no schema (else the branch above), so no DDL to follow: ``applier_error`` is NULL,
+        # added in the decisions' own projection (:func:`.compiled_path.compiled_frame`)
+        decided, decisions, tally = decide_compiled(df, state, counters, (catalog_follow.no_applier_error(),))
+        return DecidedFrame(decided, decisions, tally)
     else:
         plan = "broadcast" if lookup == "join" else lookup
         decisions = _decide_on_executors(df, state, hash_modulus, plan)
