@@ -309,8 +309,12 @@ def _typed(row: dict) -> dict:
 
 
 def _text(value: object) -> object:
-    """A double or DECIMAL as the server writes it; other values as they are (an unsigned
+    """A double or DECIMAL as the server writes it; a truth value as the integer it is in MySQL
+    (a comparison, ``LIKE``, ``IN``, ``NOT``, ``AND``... is an ``Item_bool_func``, whose
+    ``val_int`` is 1 or 0: ``sql/item_cmpfunc.h``); other values as they are (an unsigned
     integer as a plain one)."""
+    if isinstance(value, bool):
+        return int(value)
     if isinstance(value, float):
         return double_text(value)
     if isinstance(value, Decimal):
