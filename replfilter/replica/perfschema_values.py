@@ -246,11 +246,22 @@ def bind_doubles(tree: "exp.Expr", values: Sequence[Parameter]) -> None:
                                                     true=exp.Null())], default=answer))
 
 
+SELECT_OPTIONS = frozenset({"ALL", "DISTINCT", "DISTINCTROW", "STRAIGHT_JOIN", "HIGH_PRIORITY", "SQL_SMALL_RESULT",
+                            "SQL_BIG_RESULT", "SQL_BUFFER_RESULT", "SQL_CALC_FOUND_ROWS", "SQL_NO_CACHE"})
+"""The words ``select_options`` reads before the select list (``sql_yacc.yy``: ``select_option``
+is a ``query_spec_option`` (``STRAIGHT_JOIN``, ``HIGH_PRIORITY``, ``DISTINCT``,
+``SQL_SMALL_RESULT``, ``SQL_BIG_RESULT``, ``SQL_BUFFER_RESULT``, ``SQL_CALC_FOUND_ROWS``, ``ALL``)
+or ``SQL_NO_CACHE``; the lexer reads ``DISTINCTROW`` as ``DISTINCT``, ``sql/lex.h``). They are
+no part of the first item, so no part of its name."""
+
+
 def select_item_texts(sql: str) -> list[str] | None:
     """Each select item's text as typed, from its first token to its last: the name the server
     gives an item without an alias (``PTI_expr_with_alias::itemize`` copies the expression's
     span of the query, so ``1.5*2`` is named ``1.5*2`` and ``count(*)`` keeps its letter
-    case). None when the select list cannot be read so (the caller names items otherwise)."""
+    case), the select options before the list left out (``SELECT ALL 1.5*2`` names it
+    ``1.5*2``: :data:`SELECT_OPTIONS`). None when the select list cannot be read so (the caller
+    names items otherwise)."""
     from sqlglot.dialects.mysql import MySQL
     from sqlglot.tokens import TokenType
 
@@ -268,7 +279,7 @@ def select_item_texts(sql: str) -> list[str] | None:
                                    TokenType.ORDER_BY, TokenType.LIMIT, TokenType.SEMICOLON, TokenType.INTO,
                                    TokenType.UNION, TokenType.WINDOW, TokenType.FOR):
             break
-        if kind == TokenType.DISTINCT and not items[0]:
+        if not items[0] and len(items) == 1 and sql[token.start:token.end + 1].upper() in SELECT_OPTIONS:
             continue
         if kind == TokenType.L_PAREN:
             depth += 1
