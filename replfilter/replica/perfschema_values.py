@@ -22,6 +22,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..core.errors import ER, Condition, MySQLError
+from ..dialect.clause_order import SELECT_OPTIONS
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -246,21 +247,12 @@ def bind_doubles(tree: "exp.Expr", values: Sequence[Parameter]) -> None:
                                                     true=exp.Null())], default=answer))
 
 
-SELECT_OPTIONS = frozenset({"ALL", "DISTINCT", "DISTINCTROW", "STRAIGHT_JOIN", "HIGH_PRIORITY", "SQL_SMALL_RESULT",
-                            "SQL_BIG_RESULT", "SQL_BUFFER_RESULT", "SQL_CALC_FOUND_ROWS", "SQL_NO_CACHE"})
-"""The words ``select_options`` reads before the select list (``sql_yacc.yy``: ``select_option``
-is a ``query_spec_option`` (``STRAIGHT_JOIN``, ``HIGH_PRIORITY``, ``DISTINCT``,
-``SQL_SMALL_RESULT``, ``SQL_BIG_RESULT``, ``SQL_BUFFER_RESULT``, ``SQL_CALC_FOUND_ROWS``, ``ALL``)
-or ``SQL_NO_CACHE``; the lexer reads ``DISTINCTROW`` as ``DISTINCT``, ``sql/lex.h``). They are
-no part of the first item, so no part of its name."""
-
-
 def select_item_texts(sql: str) -> list[str] | None:
     """Each select item's text as typed, from its first token to its last: the name the server
     gives an item without an alias (``PTI_expr_with_alias::itemize`` copies the expression's
     span of the query, so ``1.5*2`` is named ``1.5*2`` and ``count(*)`` keeps its letter
     case), the select options before the list left out (``SELECT ALL 1.5*2`` names it
-    ``1.5*2``: :data:`SELECT_OPTIONS`). None when the select list cannot be read so (the caller
+    ``1.5*2``: :data:`.clause_order.SELECT_OPTIONS`). None when the select list cannot be read so (the caller
     names items otherwise)."""
     from sqlglot.dialects.mysql import MySQL
     from sqlglot.tokens import TokenType
