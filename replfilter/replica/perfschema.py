@@ -366,12 +366,15 @@ def _integer_columns(sql: str, positions: Sequence[int], schema: dict, count: in
 
 
 def _check_columns(tree: "exp.Expr") -> None:
-    """1054 for a column the filter tables do not have, naming the clause it is in; a select
+    """1054 for a column the tables in its scope do not have, naming the clause it is in; a select
     alias may be named after the field list, except in WHERE (as in MySQL); in HAVING, outside
-    an aggregate, only what the select list or GROUP BY has (:mod:`.perfschema_having`)."""
+    an aggregate, only what the select list or GROUP BY has (:mod:`.perfschema_having`). A
+    column resolves against the tables of its own query block and the blocks around it
+    (:func:`_scope_columns`), so the global table's query knows no COUNTER, inside an aggregate
+    too (``SUM(COUNTER)``: ``Item_field::fix_fields`` resolves the argument before the
+    aggregate is resolved, 1054 ``in 'field list'``)."""
     from sqlglot import exp
 
-    known = set(COLUMN_TYPES)
     aliases = {e.alias.upper() for e in tree.expressions if isinstance(e, exp.Alias)}
     unknown: dict[str, str] = {}
     for column in tree.find_all(exp.Column):
@@ -384,12 +387,35 @@ def _check_columns(tree: "exp.Expr") -> None:
             if having_target(tree, column, _table_columns(tree)) is None:
                 unknown.setdefault(clause, ".".join(part.name for part in column.parts))
             continue
-        if name in known or (name in aliases and clause not in ("field list", "where clause")):
+        if name in _scope_columns(column) or (name in aliases and clause not in ("field list", "where clause")):
             continue
         unknown.setdefault(clause, ".".join(part.name for part in column.parts))
     for clause in _CLAUSES.values():
         if clause in unknown:
             raise MySQLError.of(ER.BAD_FIELD_ERROR, unknown[clause], clause)
+
+
+def _scope_columns(column: "exp.Expr") -> frozenset[str]:
+    """The columns ``column`` can name: those of the filter tables each enclosing query block
+    reads (``find_field_in_tables`` in its own block, then the outer ones), every filter-table
+    column where a block reads a derived table (its columns are the derived query's)."""
+    from sqlglot import exp
+
+    names: set[str] = set()
+    block = column.find_ancestor(exp.Select)
+    while block is not None:
+        for source in _block_sources(block):
+            table = TABLES.get(source.name.lower()) if isinstance(source, exp.Table) else None
+            names.update(table[0] if table is not None else COLUMN_TYPES)
+        block = block.parent.find_ancestor(exp.Select) if block.parent is not None else None
+    return frozenset(names or COLUMN_TYPES)
+
+
+def _block_sources(block: "exp.Expr") -> list["exp.Expr"]:
+    """What one query block reads: its FROM's and its joins' tables or derived tables."""
+    source = block.args.get("from_") or block.args.get("from")
+    sources = [source.this] if source is not None else []
+    return sources + [join.this for join in block.args.get("joins") or ()]
 
 
 def _numeric_literals(tree: "exp.Expr") -> None:
