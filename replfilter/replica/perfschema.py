@@ -72,8 +72,9 @@ def global_filter_rows(state: ReplicaState) -> list[tuple[Value, ...]]:
 
 def _text_column(code: int, characters: int, enum: bool = False) -> ColumnType:
     """A utf8mb4 column as ``send_field_metadata`` describes it to a utf8mb4 client: its bytes
-    (characters x 4; a LONGTEXT's 4 GB - 1 is capped at UINT_MAX32), NOT NULL."""
-    return ColumnType(code, min(characters * 4, 2 ** 32 - 1), nullable=False, enum=enum)
+    (characters x 4; a LONGTEXT's 4 GB - 1 is capped at UINT_MAX32), NOT NULL with no DEFAULT
+    (so NO_DEFAULT_VALUE_FLAG: every text column of both tables is declared so)."""
+    return ColumnType(code, min(characters * 4, 2 ** 32 - 1), nullable=False, enum=enum, no_default=True)
 
 
 _NAME_COLUMN = _text_column(ColumnType.STRING, 64)
@@ -82,7 +83,7 @@ COLUMN_DEFINITIONS = {
                     "FILTER_RULE": _text_column(ColumnType.BLOB, 2 ** 32 - 1),
                     "CONFIGURED_BY": _text_column(ColumnType.STRING, len("CHANGE_REPLICATION_FILTER_FOR_CHANNEL"), True),
                     "ACTIVE_SINCE": ColumnType(ColumnType.TIMESTAMP, 26, 6, nullable=False),
-                    "COUNTER": ColumnType(ColumnType.LONGLONG, 20, 0, unsigned=True, nullable=False)},
+                    "COUNTER": ColumnType(ColumnType.LONGLONG, 20, 0, unsigned=True, nullable=False, binary=False)},
     GLOBAL_TABLE: {"FILTER_NAME": _NAME_COLUMN, "FILTER_RULE": _text_column(ColumnType.BLOB, 2 ** 32 - 1),
                    "CONFIGURED_BY": _text_column(ColumnType.STRING, len("CHANGE_REPLICATION_FILTER"), True),
                    "ACTIVE_SINCE": ColumnType(ColumnType.TIMESTAMP, 26, 6, nullable=False)},
@@ -90,12 +91,16 @@ COLUMN_DEFINITIONS = {
 """Each table's columns as the server sends their definitions, from the tables' own DDL
 (``storage/perfschema/table_replication_applier_filters.cc`` and ``..._global_filters.cc``:
 ``CHANNEL_NAME CHAR(64) not null``, ``FILTER_NAME CHAR(64) not null``, ``FILTER_RULE LONGTEXT
-not null``, ``CONFIGURED_BY ENUM(...) not null``, ``ACTIVE_SINCE TIMESTAMP(6) NOT NULL``,
-``COUNTER bigint(20) unsigned NOT NULL``) in the schema's utf8mb4 (``CREATE SCHEMA
+not null``, ``CONFIGURED_BY ENUM(...) not null``, ``ACTIVE_SINCE TIMESTAMP(6) NOT NULL default
+0``, ``COUNTER bigint(20) unsigned NOT NULL default 0``) in the schema's utf8mb4 (``CREATE SCHEMA
 performance_schema CHARACTER SET utf8mb4``, ``sql/dd/performance_schema/init.cc``): CHAR is
 MYSQL_TYPE_STRING, LONGTEXT MYSQL_TYPE_BLOB (BLOB_FLAG), an ENUM MYSQL_TYPE_STRING with
 ENUM_FLAG and its longest value's length, TIMESTAMP(6) MYSQL_TYPE_TIMESTAMP of 26 characters
-and 6 decimals (binary, as every temporal field)."""
+and 6 decimals (BINARY_FLAG, as ``Field_temporal`` sets it). The DDL runs as a CREATE TABLE
+(``create_pfs_tables``), so ``Create_field::init`` gives the four columns without a DEFAULT
+NO_DEFAULT_VALUE_FLAG, and not ACTIVE_SINCE and COUNTER (``default 0``). COUNTER, a
+``Field_longlong``, has UNSIGNED_FLAG and no BINARY_FLAG (``Field_num``'s constructor; only
+an item's ``init_make_field`` adds BINARY_FLAG for the binary collation)."""
 
 
 TABLES: dict[str, tuple[tuple[str, ...], Callable[[ReplicaState], list[tuple[Value, ...]]]]] = {
