@@ -22,8 +22,8 @@ from ..core.filters import FilterSet
 from ..core.results import ColumnType, ResultSet, Value
 from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operators, negation_kinds,
                                print_operators)
-from .perfschema_collation import (collate, collated_groups, collated_max, collated_min, collated_order, enum_index,
-                                  sort_key)
+from .perfschema_collation import (collate, collated_distinct_counts, collated_groups, collated_max, collated_min,
+                                  collated_order, distinct_as_groups, enum_index, sort_key)
 from .perfschema_groupcheck import check_group_by, resolve_group_references, take_dependents
 from .perfschema_having import grouped_by_having, having_as_where, having_target, in_aggregate
 from .perfschema_types import select_types
@@ -226,7 +226,8 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     temporals = bind_values(tree, values)
     _numeric_literals(tree)
     numeric = []
-    for comparison in list(tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.In)):
+    for comparison in list(tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.In,
+                                         exp.Between)):
         if _numeric(comparison):  # COUNTER and a string compare as doubles (read_text_as_doubles)
             numeric.append(comparison)
         elif any(isinstance(node, exp.Literal) and node.is_string for node in comparison.walk()):
@@ -237,6 +238,8 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     bind_doubles(tree, values)
     arithmetic = Arithmetic()
     mysql_operators(tree, texts, arithmetic, negations)
+    collated_distinct_counts(tree)
+    distinct_as_groups(tree)
     collated_order(tree)
     collated_groups(tree)
     tables = {name: [_typed(dict(zip(columns, row))) for row in rows(state)] for name, (columns, rows) in TABLES.items()}
