@@ -221,7 +221,7 @@ def _other_statement(text: str, failure: MySQLError, written: str | None = None,
     """Text the grammar cannot read: a query on the filter tables (answered with sqlglot), 1235
     for another ordinary MySQL statement, else the syntax error (other_statements.py). A SELECT
     whose clauses leave MySQL's order is the syntax error at the clause out of place
-    (:mod:`.clause_order`), quoting the text as ``written`` (``text`` with its executable
+    (:mod:`.clause_order`), quoting the text as ``written`` (``text`` is it with its executable
     comments expanded, at the same positions), when what precedes that clause is a SELECT."""
     misplaced = _misplaced_clause(text)
     if misplaced is not None:
