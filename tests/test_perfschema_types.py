@@ -81,8 +81,9 @@ def test_a_result_without_rows_declares_the_same_types():
 def test_columns_keep_the_tables_definitions():
     """The table's own columns are sent as the table defines them (BIGINT UNSIGNED NOT NULL,
     CHAR(64) NOT NULL: ``storage/perfschema/table_replication_applier_filters.cc``)."""
-    counter = ColumnType(ColumnType.LONGLONG, 20, 0, True, False)
-    assert _types("COUNTER, FILTER_NAME").column_types == (counter, ColumnType(ColumnType.STRING, 256, nullable=False))
+    counter = ColumnType(ColumnType.LONGLONG, 20, 0, True, False, binary=False)
+    assert _types("COUNTER, FILTER_NAME").column_types == (
+        counter, ColumnType(ColumnType.STRING, 256, nullable=False, no_default=True))
     assert _types("COUNTER, COUNTER/2").column_types == (counter, ColumnType(ColumnType.NEWDECIMAL, 26, 4, False, True))
 
 

@@ -17,14 +17,18 @@ from serve_process import PASSWORD, USER, ServeProcess, serving_a_channel
 pytestmark = pytest.mark.e2e
 TABLE = "performance_schema.replication_applier_filters"
 GLOBAL = "performance_schema.replication_applier_global_filters"
+NO_DEFAULT_VALUE = 4096
+"""NO_DEFAULT_VALUE_FLAG (include/mysql_com.h), which pymysql does not name."""
 CHANNEL_FIELDS = [  # name, type, length, decimals, charset, flags
-    ("CHANNEL_NAME", FIELD_TYPE.STRING, 256, 0, 255, FLAG.NOT_NULL),
-    ("FILTER_NAME", FIELD_TYPE.STRING, 256, 0, 255, FLAG.NOT_NULL),
-    ("FILTER_RULE", FIELD_TYPE.BLOB, 2 ** 32 - 1, 0, 255, FLAG.NOT_NULL | FLAG.BLOB),
-    ("CONFIGURED_BY", FIELD_TYPE.STRING, 148, 0, 255, FLAG.NOT_NULL | FLAG.ENUM),
-    ("ACTIVE_SINCE", FIELD_TYPE.TIMESTAMP, 26, 6, 63, FLAG.NOT_NULL | FLAG.BINARY),
-    ("COUNTER", FIELD_TYPE.LONGLONG, 20, 0, 63, FLAG.NOT_NULL | FLAG.UNSIGNED | FLAG.BINARY),
+    ("CHANNEL_NAME", FIELD_TYPE.STRING, 256, 0, 255, FLAG.NOT_NULL | NO_DEFAULT_VALUE),
+    ("FILTER_NAME", FIELD_TYPE.STRING, 256, 0, 255, FLAG.NOT_NULL | NO_DEFAULT_VALUE),
+    ("FILTER_RULE", FIELD_TYPE.BLOB, 2 ** 32 - 1, 0, 255, FLAG.NOT_NULL | FLAG.BLOB | NO_DEFAULT_VALUE),
+    ("CONFIGURED_BY", FIELD_TYPE.STRING, 148, 0, 255, FLAG.NOT_NULL | FLAG.ENUM | NO_DEFAULT_VALUE),
+    ("ACTIVE_SINCE", FIELD_TYPE.TIMESTAMP, 26, 6, 63, FLAG.NOT_NULL | FLAG.BINARY),  # default 0; Field_temporal
+    ("COUNTER", FIELD_TYPE.LONGLONG, 20, 0, 63, FLAG.NOT_NULL | FLAG.UNSIGNED),  # default 0; Field_num: no BINARY
 ]
+"""NO_DEFAULT_VALUE_FLAG on each column declared NOT NULL without a DEFAULT (Create_field::init),
+BINARY_FLAG only where Field_temporal sets it."""
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +59,8 @@ def test_an_aliased_column_keeps_its_definition(server: ServeProcess):
     ((since, configured_by),) = cursor.fetchall()
     assert isinstance(since, datetime) and configured_by == "STARTUP_OPTIONS"
     assert _fields(cursor) == [("a", FIELD_TYPE.TIMESTAMP, 26, 6, 63, FLAG.NOT_NULL | FLAG.BINARY),
-                               ("CONFIGURED_BY", FIELD_TYPE.STRING, 100, 0, 255, FLAG.NOT_NULL | FLAG.ENUM)]
+                               ("CONFIGURED_BY", FIELD_TYPE.STRING, 100, 0, 255,
+                                FLAG.NOT_NULL | FLAG.ENUM | NO_DEFAULT_VALUE)]
 
 
 def test_the_binary_protocol_sends_active_since_as_a_timestamp(server: ServeProcess):

@@ -25,6 +25,15 @@ class ColumnType:
     nullable: bool = True
     enum: bool = False
     """ENUM_FLAG: an ENUM column (sent as MYSQL_TYPE_STRING)."""
+    no_default: bool = False
+    """NO_DEFAULT_VALUE_FLAG: a table column declared NOT NULL with no DEFAULT
+    (``Create_field::init`` sets it; ``fill_column_from_dd`` keeps it on the TABLE_SHARE's
+    field, and ``Field::make_send_field`` sends the field's flags)."""
+    binary: bool = True
+    """BINARY_FLAG on a number or temporal: ``Item::init_make_field`` sets it for every item
+    of the binary collation (a computed number), ``Field_temporal``'s constructor for a
+    temporal column; ``Field_num``'s sets only UNSIGNED_FLAG/ZEROFILL_FLAG, so a numeric table
+    column is sent without it (``sql/field.h``, ``sql/field.cc``)."""
 
     LONGLONG = 8
     DOUBLE = 5

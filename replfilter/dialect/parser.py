@@ -4,11 +4,13 @@ splitting, and MySQL-shaped syntax errors (1064 with MySQL's ``near '...' at lin
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from lark.lexer import LexerThread
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast
+from .clause_order import misplaced_clause
 from .other_statements import reads_filter_tables_only, statement_kind
 from .grammar import ascii_upper, lark_parser
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
@@ -156,7 +158,7 @@ def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.
     expanded = expand_executable_comments(text, version.number)
     early = _error_in_skeleton(expanded, version) if len(expanded) > LONG_STATEMENT else None
     if early is not None:
-        return [_other_statement(expanded, early)]
+        return [_other_statement(expanded, early, text, version)]
     token = SOURCE_TEXT.set(expanded)
     try:
         statements = _lark(version).parse(expanded)
@@ -179,7 +181,7 @@ def parse_many(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.
         return statements  # type: ignore[return-value]
     finally:  # the names taken from the text are taken during the parse
         SOURCE_TEXT.reset(token)
-    return [_other_statement(expanded, failure)]
+    return [_other_statement(expanded, failure, text, version)]
 
 
 def _error_in_skeleton(text: str, version: ServerVersion) -> MySQLError | None:
@@ -214,9 +216,16 @@ def _not_utf8(text: str) -> MySQLError:
     return MySQLError.of(ER.INVALID_CHARACTER_STRING, "utf8mb4", invalid_utf8(text) or "")
 
 
-def _other_statement(text: str, failure: MySQLError) -> ast.Statement:
+def _other_statement(text: str, failure: MySQLError, written: str | None = None,
+                     version: ServerVersion = DEFAULT_VERSION) -> ast.Statement:
     """Text the grammar cannot read: a query on the filter tables (answered with sqlglot), 1235
-    for another ordinary MySQL statement, else the syntax error (other_statements.py)."""
+    for another ordinary MySQL statement, else the syntax error (other_statements.py). A SELECT
+    whose clauses leave MySQL's order is the syntax error at the clause out of place
+    (:mod:`.clause_order`), quoting the text as ``written`` (``text`` is it with its executable
+    comments expanded, at the same positions), when what precedes that clause is a SELECT."""
+    misplaced = _misplaced_clause(text)
+    if misplaced is not None:
+        raise syntax_error(written if written is not None else text, misplaced, version)
     kind = statement_kind(text)
     if kind is None:
         raise failure
@@ -224,6 +233,22 @@ def _other_statement(text: str, failure: MySQLError) -> ast.Statement:
         return ast.QueryPerformanceSchema(text.strip())
     raise MySQLError.of(ER.NOT_SUPPORTED_YET, f"{kind} statements other than those of the replication "
                         "filter dialect in replfilter (it does not simulate them)")
+
+
+_SELECT = re.compile(r"\s*SELECT\b", re.IGNORECASE | re.ASCII)
+
+
+def _misplaced_clause(text: str) -> int | None:
+    """Where a SELECT's first clause out of order starts, when the text before it is a SELECT
+    MySQL reads (so the parser reaches that clause: an earlier error would be reported first)."""
+    if _SELECT.match(text) is None:
+        return None
+    misplaced = misplaced_clause(text)
+    if misplaced is None:
+        return None
+    if not misplaced.empty_list and statement_kind(text[:misplaced.position]) != "SELECT":
+        return None
+    return misplaced.position
 
 
 def parse(text: str, version: ServerVersion = DEFAULT_VERSION) -> list[ast.Statement]:

@@ -22,8 +22,8 @@ from ..core.filters import FilterSet
 from ..core.results import ColumnType, ResultSet, Value
 from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operators, negation_kinds,
                                print_operators)
-from .perfschema_collation import (collate, collated_groups, collated_max, collated_min, collated_order, enum_index,
-                                  sort_key)
+from .perfschema_collation import (collate, collated_distinct_counts, collated_groups, collated_max, collated_min,
+                                  collated_order, distinct_as_groups, enum_index, sort_key)
 from .perfschema_groupcheck import check_group_by, resolve_group_references, take_dependents
 from .perfschema_having import grouped_by_having, having_as_where, having_target, in_aggregate
 from .perfschema_types import select_types
@@ -72,8 +72,9 @@ def global_filter_rows(state: ReplicaState) -> list[tuple[Value, ...]]:
 
 def _text_column(code: int, characters: int, enum: bool = False) -> ColumnType:
     """A utf8mb4 column as ``send_field_metadata`` describes it to a utf8mb4 client: its bytes
-    (characters x 4; a LONGTEXT's 4 GB - 1 is capped at UINT_MAX32), NOT NULL."""
-    return ColumnType(code, min(characters * 4, 2 ** 32 - 1), nullable=False, enum=enum)
+    (characters x 4; a LONGTEXT's 4 GB - 1 is capped at UINT_MAX32), NOT NULL with no DEFAULT
+    (so NO_DEFAULT_VALUE_FLAG: every text column of both tables is declared so)."""
+    return ColumnType(code, min(characters * 4, 2 ** 32 - 1), nullable=False, enum=enum, no_default=True)
 
 
 _NAME_COLUMN = _text_column(ColumnType.STRING, 64)
@@ -82,7 +83,7 @@ COLUMN_DEFINITIONS = {
                     "FILTER_RULE": _text_column(ColumnType.BLOB, 2 ** 32 - 1),
                     "CONFIGURED_BY": _text_column(ColumnType.STRING, len("CHANGE_REPLICATION_FILTER_FOR_CHANNEL"), True),
                     "ACTIVE_SINCE": ColumnType(ColumnType.TIMESTAMP, 26, 6, nullable=False),
-                    "COUNTER": ColumnType(ColumnType.LONGLONG, 20, 0, unsigned=True, nullable=False)},
+                    "COUNTER": ColumnType(ColumnType.LONGLONG, 20, 0, unsigned=True, nullable=False, binary=False)},
     GLOBAL_TABLE: {"FILTER_NAME": _NAME_COLUMN, "FILTER_RULE": _text_column(ColumnType.BLOB, 2 ** 32 - 1),
                    "CONFIGURED_BY": _text_column(ColumnType.STRING, len("CHANGE_REPLICATION_FILTER"), True),
                    "ACTIVE_SINCE": ColumnType(ColumnType.TIMESTAMP, 26, 6, nullable=False)},
@@ -90,12 +91,16 @@ COLUMN_DEFINITIONS = {
 """Each table's columns as the server sends their definitions, from the tables' own DDL
 (``storage/perfschema/table_replication_applier_filters.cc`` and ``..._global_filters.cc``:
 ``CHANNEL_NAME CHAR(64) not null``, ``FILTER_NAME CHAR(64) not null``, ``FILTER_RULE LONGTEXT
-not null``, ``CONFIGURED_BY ENUM(...) not null``, ``ACTIVE_SINCE TIMESTAMP(6) NOT NULL``,
-``COUNTER bigint(20) unsigned NOT NULL``) in the schema's utf8mb4 (``CREATE SCHEMA
+not null``, ``CONFIGURED_BY ENUM(...) not null``, ``ACTIVE_SINCE TIMESTAMP(6) NOT NULL default
+0``, ``COUNTER bigint(20) unsigned NOT NULL default 0``) in the schema's utf8mb4 (``CREATE SCHEMA
 performance_schema CHARACTER SET utf8mb4``, ``sql/dd/performance_schema/init.cc``): CHAR is
 MYSQL_TYPE_STRING, LONGTEXT MYSQL_TYPE_BLOB (BLOB_FLAG), an ENUM MYSQL_TYPE_STRING with
 ENUM_FLAG and its longest value's length, TIMESTAMP(6) MYSQL_TYPE_TIMESTAMP of 26 characters
-and 6 decimals (binary, as every temporal field)."""
+and 6 decimals (BINARY_FLAG, as ``Field_temporal`` sets it). The DDL runs as a CREATE TABLE
+(``create_pfs_tables``), so ``Create_field::init`` gives the four columns without a DEFAULT
+NO_DEFAULT_VALUE_FLAG, and not ACTIVE_SINCE and COUNTER (``default 0``). COUNTER, a
+``Field_longlong``, has UNSIGNED_FLAG and no BINARY_FLAG (``Field_num``'s constructor; only
+an item's ``init_make_field`` adds BINARY_FLAG for the binary collation)."""
 
 
 TABLES: dict[str, tuple[tuple[str, ...], Callable[[ReplicaState], list[tuple[Value, ...]]]]] = {
@@ -221,7 +226,8 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     temporals = bind_values(tree, values)
     _numeric_literals(tree)
     numeric = []
-    for comparison in list(tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.In)):
+    for comparison in list(tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.In,
+                                         exp.Between)):
         if _numeric(comparison):  # COUNTER and a string compare as doubles (read_text_as_doubles)
             numeric.append(comparison)
         elif any(isinstance(node, exp.Literal) and node.is_string for node in comparison.walk()):
@@ -232,6 +238,8 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     bind_doubles(tree, values)
     arithmetic = Arithmetic()
     mysql_operators(tree, texts, arithmetic, negations)
+    collated_distinct_counts(tree)
+    distinct_as_groups(tree)
     collated_order(tree)
     collated_groups(tree)
     tables = {name: [_typed(dict(zip(columns, row))) for row in rows(state)] for name, (columns, rows) in TABLES.items()}
@@ -309,8 +317,12 @@ def _typed(row: dict) -> dict:
 
 
 def _text(value: object) -> object:
-    """A double or DECIMAL as the server writes it; other values as they are (an unsigned
+    """A double or DECIMAL as the server writes it; a truth value as the integer it is in MySQL
+    (a comparison, ``LIKE``, ``IN``, ``NOT``, ``AND``... is an ``Item_bool_func``, whose
+    ``val_int`` is 1 or 0: ``sql/item_cmpfunc.h``); other values as they are (an unsigned
     integer as a plain one)."""
+    if isinstance(value, bool):
+        return int(value)
     if isinstance(value, float):
         return double_text(value)
     if isinstance(value, Decimal):
@@ -362,12 +374,15 @@ def _integer_columns(sql: str, positions: Sequence[int], schema: dict, count: in
 
 
 def _check_columns(tree: "exp.Expr") -> None:
-    """1054 for a column the filter tables do not have, naming the clause it is in; a select
+    """1054 for a column the tables in its scope do not have, naming the clause it is in; a select
     alias may be named after the field list, except in WHERE (as in MySQL); in HAVING, outside
-    an aggregate, only what the select list or GROUP BY has (:mod:`.perfschema_having`)."""
+    an aggregate, only what the select list or GROUP BY has (:mod:`.perfschema_having`). A
+    column resolves against the tables of its own query block and the blocks around it
+    (:func:`_scope_columns`), so the global table's query knows no COUNTER, inside an aggregate
+    too (``SUM(COUNTER)``: ``Item_field::fix_fields`` resolves the argument before the
+    aggregate is resolved, 1054 ``in 'field list'``)."""
     from sqlglot import exp
 
-    known = set(COLUMN_TYPES)
     aliases = {e.alias.upper() for e in tree.expressions if isinstance(e, exp.Alias)}
     unknown: dict[str, str] = {}
     for column in tree.find_all(exp.Column):
@@ -380,12 +395,35 @@ def _check_columns(tree: "exp.Expr") -> None:
             if having_target(tree, column, _table_columns(tree)) is None:
                 unknown.setdefault(clause, ".".join(part.name for part in column.parts))
             continue
-        if name in known or (name in aliases and clause not in ("field list", "where clause")):
+        if name in _scope_columns(column) or (name in aliases and clause not in ("field list", "where clause")):
             continue
         unknown.setdefault(clause, ".".join(part.name for part in column.parts))
     for clause in _CLAUSES.values():
         if clause in unknown:
             raise MySQLError.of(ER.BAD_FIELD_ERROR, unknown[clause], clause)
+
+
+def _scope_columns(column: "exp.Expr") -> frozenset[str]:
+    """The columns ``column`` can name: those of the filter tables each enclosing query block
+    reads (``find_field_in_tables`` in its own block, then the outer ones), every filter-table
+    column where a block reads a derived table (its columns are the derived query's)."""
+    from sqlglot import exp
+
+    names: set[str] = set()
+    block = column.find_ancestor(exp.Select)
+    while block is not None:
+        for source in _block_sources(block):
+            table = TABLES.get(source.name.lower()) if isinstance(source, exp.Table) else None
+            names.update(table[0] if table is not None else COLUMN_TYPES)
+        block = block.parent.find_ancestor(exp.Select) if block.parent is not None else None
+    return frozenset(names or COLUMN_TYPES)
+
+
+def _block_sources(block: "exp.Expr") -> list["exp.Expr"]:
+    """What one query block reads: its FROM's and its joins' tables or derived tables."""
+    source = block.args.get("from_") or block.args.get("from")
+    sources = [source.this] if source is not None else []
+    return sources + [join.this for join in block.args.get("joins") or ()]
 
 
 def _numeric_literals(tree: "exp.Expr") -> None:

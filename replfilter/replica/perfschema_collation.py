@@ -13,8 +13,8 @@ only), in the schema created as ``CREATE SCHEMA performance_schema CHARACTER SET
   = 'ch_1 '`` matches nothing. (CHAR columns lose their padding when read, so a stored value
   has none to compare.)
 
-ORDER BY, MIN/MAX and GROUP BY order and group by the same weights (replfilter's DISTINCT does
-not yet: exact values). replfilter's key is the
+ORDER BY, MIN/MAX, GROUP BY, BETWEEN, IN, ``SELECT DISTINCT`` and ``COUNT(DISTINCT ...)`` order,
+group and compare by the same weights. replfilter's key is the
 primary level as far as Unicode's canonical decomposition gives it: NFD, combining marks
 dropped, case folded (``ß`` is ``ss``). Expansions DUCET has beyond that (``æ`` = ``ae``) are not
 made; names in the filter tables are identifiers, which rarely hold them.
@@ -127,3 +127,51 @@ def collated_groups(tree: Any) -> None:
         for column in list(inner.find_all(exp.Column)):
             if column.name.upper() in keyed and column.find_ancestor(exp.AggFunc) is None:
                 column.replace(exp.Min(this=column.copy()))
+
+
+def collated_distinct_counts(tree: Any) -> None:
+    """``COUNT(DISTINCT col, ...)`` counts the text columns' distinct collation keys: the
+    server's ``Item_sum_count_distinct`` keeps its rows in a temporary table (or ``Unique``
+    tree) whose key compares each field under its collation (``a`` and ``A`` count once)."""
+    from sqlglot import exp
+
+    for count in tree.find_all(exp.Count):
+        distinct = count.this
+        if not isinstance(distinct, exp.Distinct):
+            continue
+        for expression in list(distinct.expressions):
+            if isinstance(expression, exp.Column) and expression.name.upper() in TEXT_COLUMNS:
+                expression.replace(exp.Anonymous(this="RF_CI", expressions=[expression.copy()]))
+
+
+def distinct_as_groups(tree: Any) -> bool:
+    """``SELECT DISTINCT`` over a text column becomes ``GROUP BY`` its select items, so that
+    :func:`collated_groups` makes the rows distinct by the collation's keys, each showing its
+    first row's value: the server removes duplicates through a temporary table with a unique
+    key on the select list's fields (``create_tmp_table`` with ``distinct``), which compares
+    them under their collation. Only a plain case is rewritten (no GROUP BY, HAVING, aggregate
+    or window, every ORDER BY item a select item or its position, so the ONLY_FULL_GROUP_BY
+    checks made before are unchanged); others keep the executor's exact DISTINCT. Returns
+    whether the query was rewritten."""
+    from sqlglot import exp
+
+    distinct = tree.args.get("distinct")
+    if not isinstance(distinct, exp.Distinct) or distinct.args.get("on") is not None:
+        return False
+    if tree.args.get("group") is not None or tree.args.get("having") is not None:
+        return False
+    items = [e.this if isinstance(e, exp.Alias) else e for e in tree.expressions]
+    if any(item.find(exp.AggFunc, exp.Window, exp.Star) is not None or isinstance(item, exp.Star) for item in items):
+        return False
+    if not any(isinstance(item, exp.Column) and item.name.upper() in TEXT_COLUMNS for item in items):
+        return False
+    names = {e.alias_or_name.upper() for e in tree.expressions}
+    order = tree.args.get("order")
+    for ordered in order.expressions if order is not None else ():
+        target = ordered.this
+        positional = isinstance(target, exp.Literal) and target.is_int
+        if not positional and not (isinstance(target, exp.Column) and target.name.upper() in names):
+            return False
+    tree.set("distinct", None)
+    tree.set("group", exp.Group(expressions=[item.copy() for item in items]))
+    return True

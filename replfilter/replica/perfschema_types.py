@@ -100,9 +100,52 @@ def select_types(expressions: "list[exp.Expr]") -> tuple[ColumnType | None, ...]
         if isinstance(node, exp.Literal) and node.is_string:  # Item_string: never NULL, utf8mb4
             types.append(ColumnType(ColumnType.VAR_STRING, 4 * len(node.this), nullable=False))
             continue
+        if _is_predicate(node):
+            types.append(ColumnType(ColumnType.LONGLONG, 1, 0, False, _nullable(node)))
+            continue
         item = _resolve(node)
         types.append(None if item is None or item.result == STRING else _column_type(item))
     return tuple(types)
+
+
+def _predicate_classes() -> "tuple[type[exp.Expr], ...]":
+    from sqlglot import exp
+
+    return (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.Like, exp.In, exp.Between,
+            exp.Is, exp.Not, exp.And, exp.Or, exp.Xor, exp.Boolean, exp.Exists)
+
+
+def _is_predicate(node: "exp.Expr") -> bool:
+    """Whether the item is an ``Item_bool_func`` (a comparison, ``LIKE``, ``IN``, ``BETWEEN``,
+    ``IS [NOT] NULL``, ``NOT``, ``AND``/``OR``/``XOR``, ``TRUE``/``FALSE``, ``EXISTS``): its
+    constructor calls ``set_data_type_bool`` (``sql/item.h``): MYSQL_TYPE_LONGLONG,
+    ``max_length`` 1, no decimals, signed (``sql/item_cmpfunc.h``)."""
+    while _paren(node):
+        node = node.this
+    return isinstance(node, _predicate_classes())
+
+
+def _paren(node: "exp.Expr") -> bool:
+    from sqlglot import exp
+
+    return isinstance(node, exp.Paren)
+
+
+def _nullable(node: "exp.Expr") -> bool:
+    """``is_nullable()`` of an item, as ``Item_func::fix_fields`` derives it (nullable when an
+    argument is); ``IS [NOT] NULL`` and ``<=>`` never are (``Item_func_isnull::resolve_type``,
+    ``Item_func_equal::resolve_type``), nor ``COUNT``; other aggregates, ``/``, ``%`` and
+    ``DIV`` (NULL on a zero divisor), a parameter and a subquery may be. The tables' columns
+    are NOT NULL."""
+    from sqlglot import exp
+
+    if isinstance(node, (exp.Null, exp.Placeholder, exp.Subquery, exp.Div, exp.Mod, exp.IntDiv)):
+        return True
+    if isinstance(node, (exp.Literal, exp.Boolean, exp.Column, exp.Is, exp.NullSafeEQ, exp.Count, exp.Exists)):
+        return False
+    if isinstance(node, exp.AggFunc):
+        return True
+    return any(_nullable(child) for child in node.iter_expressions())
 
 
 def _column_type(item: Item) -> ColumnType:

@@ -22,6 +22,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..core.errors import ER, Condition, MySQLError
+from ..dialect.clause_order import SELECT_OPTIONS
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -250,7 +251,9 @@ def select_item_texts(sql: str) -> list[str] | None:
     """Each select item's text as typed, from its first token to its last: the name the server
     gives an item without an alias (``PTI_expr_with_alias::itemize`` copies the expression's
     span of the query, so ``1.5*2`` is named ``1.5*2`` and ``count(*)`` keeps its letter
-    case). None when the select list cannot be read so (the caller names items otherwise)."""
+    case), the select options before the list left out (``SELECT ALL 1.5*2`` names it
+    ``1.5*2``: :data:`.clause_order.SELECT_OPTIONS`). None when the select list cannot be read so (the caller
+    names items otherwise)."""
     from sqlglot.dialects.mysql import MySQL
     from sqlglot.tokens import TokenType
 
@@ -268,7 +271,7 @@ def select_item_texts(sql: str) -> list[str] | None:
                                    TokenType.ORDER_BY, TokenType.LIMIT, TokenType.SEMICOLON, TokenType.INTO,
                                    TokenType.UNION, TokenType.WINDOW, TokenType.FOR):
             break
-        if kind == TokenType.DISTINCT and not items[0]:
+        if not items[0] and len(items) == 1 and sql[token.start:token.end + 1].upper() in SELECT_OPTIONS:
             continue
         if kind == TokenType.L_PAREN:
             depth += 1

@@ -529,7 +529,7 @@ def compile_rules(state: ReplicaState) -> CompiledRules:
         channel = state.channel(name)
         compiled[name] = (c, channel is not None and channel.configured)
         signature.append((name, rules_key(channel_filters(state, name), state.collation), compiled[name][1]))
-        joined.add_channel(c, len(channels))
+        joined = joined.with_channel(c, len(channels))
         channels.append(name)
         first_code[name] = len(outcomes) + 1
         for verdict, ftype, db_type, table_type, rule, rule_from in _layout(c) + compiled_queries.layout(c):

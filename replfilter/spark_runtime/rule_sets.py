@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
-from typing import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import ClassVar, Mapping, Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -49,24 +50,36 @@ _CH = "_rf_jch"
 _KEY = "_rf_jkey"
 
 
+JoinedSet = tuple[int, int, Mapping[str, str]]
+"""One large exact set: (channel index, bit, the rules' key -> spelling mapping)."""
+
+
 @dataclass(frozen=True)
 class JoinedSets:
     """The large exact sets of the compiled channels, per kind (``db``: the database sets,
-    ``table``: the table sets) as (channel index, bit, the rules' key -> spelling mapping).
-    ``bits_columns`` names the column :meth:`attach` adds for each kind, NULL where the row's
-    key is in none of its sets."""
+    ``table``: the table sets), each a :data:`JoinedSet`. ``bits_columns`` names the column
+    :meth:`attach` adds for each kind, NULL where the row's key is in none of its sets.
 
-    db: list[tuple[int, int, Mapping[str, str]]] = field(default_factory=list)
-    table: list[tuple[int, int, Mapping[str, str]]] = field(default_factory=list)
+    Immutable as the :class:`~.compiled_rules.CompiledRules` holding it is frozen: tuples,
+    grown by :meth:`with_channel` into a new value, so a compiled rule set (cached and shared
+    between streams' threads) never changes under a reader."""
 
-    bits_columns = {"db": "_rf_jdb", "table": "_rf_jtb"}
+    db: tuple[JoinedSet, ...] = ()
+    table: tuple[JoinedSet, ...] = ()
 
-    def add_channel(self, c: CompiledFilters, channel: int) -> None:
-        """Put the exact sets of channel number ``channel`` above :data:`MAX_SET_RULES` here."""
+    bits_columns: ClassVar[Mapping[str, str]] = MappingProxyType({"db": "_rf_jdb", "table": "_rf_jtb"})
+
+    def with_channel(self, c: CompiledFilters, channel: int) -> "JoinedSets":
+        """These sets and the exact sets of channel number ``channel`` above
+        :data:`MAX_SET_RULES`, in :data:`SET_TYPES`' order."""
+        added: dict[str, list[JoinedSet]] = {"db": [], "table": []}
         for ftype, kind, bit in SET_TYPES:
             rules = set_rules(c, ftype)
             if len(rules) > MAX_SET_RULES:
-                getattr(self, kind).append((channel, bit, rules))
+                added[kind].append((channel, bit, rules))
+        if not added["db"] and not added["table"]:
+            return self
+        return JoinedSets((*self.db, *added["db"]), (*self.table, *added["table"]))
 
     def __bool__(self) -> bool:
         return bool(self.db or self.table)
@@ -99,7 +112,7 @@ _MAX_SIDES = 4
 _LOCK = threading.Lock()  # streams may decide batches from several threads
 
 
-def side_table(spark, sets: list[tuple[int, int, Mapping[str, str]]], bits: str) -> DataFrame:
+def side_table(spark, sets: Sequence[JoinedSet], bits: str) -> DataFrame:
     """The build side of one kind: one row a (channel, ASCII key) with the key's bits, from
     one Arrow batch; the one made before when the session and the rule mappings are the same."""
     key = (id(spark), bits, tuple((channel, bit, id(rules)) for channel, bit, rules in sets))
@@ -140,7 +153,7 @@ def members(c: CompiledFilters, db_key: Column, subject: Column, joined: JoinedS
     return out
 
 
-def _table(spark, sets: list[tuple[int, int, Mapping[str, str]]], bits: str) -> DataFrame:
+def _table(spark, sets: Sequence[JoinedSet], bits: str) -> DataFrame:
     """Make the build side: a key in a do and an ignore set of a channel is one row."""
     import pyarrow as pa
 

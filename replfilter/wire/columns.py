@@ -79,25 +79,30 @@ def _column(name: str, kind: "int | Declared") -> WireColumn:
 
 
 def _declared(name: str, declared: Declared) -> WireColumn:
-    """A column of a declared type: a number in the binary character set with BINARY_FLAG (a
-    number's collation is binary) and UNSIGNED_FLAG, text in utf8mb4; NOT_NULL_FLAG for an item
-    that cannot be NULL."""
+    """A column of a declared type: a number in the binary character set with UNSIGNED_FLAG,
+    and BINARY_FLAG unless it is a numeric table column (:attr:`.ColumnType.binary`); text in
+    utf8mb4; NOT_NULL_FLAG for an item that cannot be NULL, NO_DEFAULT_VALUE_FLAG for a table
+    column declared NOT NULL without a DEFAULT (:attr:`.ColumnType.no_default`)."""
     if declared.code in (Declared.VAR_STRING, Declared.STRING, Declared.BLOB):
         flags = ColumnDefinition(0) if declared.nullable else ColumnDefinition.NOT_NULL_FLAG
         if declared.code == Declared.BLOB:
             flags |= ColumnDefinition.BLOB_FLAG
         if declared.enum:
             flags |= ColumnDefinition.ENUM_FLAG
+        if declared.no_default:
+            flags |= ColumnDefinition.NO_DEFAULT_VALUE_FLAG
         return WireColumn(ResultColumn(name, ColumnType(declared.code), CharacterSet.utf8mb4), declared.length, flags,
                           CharacterSet.utf8mb4)
     column = ResultColumn(name, ColumnType(declared.code))
-    flags = ColumnDefinition.BINARY_FLAG
+    flags = ColumnDefinition.BINARY_FLAG if declared.binary else ColumnDefinition(0)
     if declared.unsigned:
         flags |= ColumnDefinition.UNSIGNED_FLAG
         if declared.code == Declared.LONGLONG:
             column.binary_encoder = _unsigned_bigint
     if not declared.nullable:
         flags |= ColumnDefinition.NOT_NULL_FLAG
+    if declared.no_default:
+        flags |= ColumnDefinition.NO_DEFAULT_VALUE_FLAG
     if declared.code == Declared.DOUBLE:
         column.binary_encoder = _double
     if declared.code == Declared.TIMESTAMP:

@@ -1,0 +1,44 @@
+"""A SELECT option before the select list (``ALL``, ``DISTINCT``, ``DISTINCTROW``,
+``HIGH_PRIORITY``, ``STRAIGHT_JOIN``, ``SQL_SMALL_RESULT``, ``SQL_BIG_RESULT``,
+``SQL_BUFFER_RESULT``, ``SQL_CALC_FOUND_ROWS``, ``SQL_NO_CACHE``: ``select_options`` in
+``sql/sql_yacc.yy``) is no part of the first item's name: the server names an item by the span
+of its expression (``PTI_expr_with_alias::itemize``), which starts after the options."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from test_perfschema_literals import _replica
+
+TABLE = "performance_schema.replication_applier_filters"
+OPTIONS = ["ALL", "all", "DISTINCT", "DistinctRow", "HIGH_PRIORITY", "STRAIGHT_JOIN", "SQL_SMALL_RESULT",
+           "SQL_BIG_RESULT", "SQL_BUFFER_RESULT", "SQL_CALC_FOUND_ROWS", "SQL_NO_CACHE"]
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+def test_an_option_is_not_part_of_the_first_items_name(option):
+    result = _replica(0).session.execute_text(f"SELECT {option} 1.5*2, COUNTER+1 FROM {TABLE}")
+    assert result.columns == ("1.5*2", "COUNTER+1")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["HIGH_PRIORITY", "STRAIGHT_JOIN", "SQL_SMALL_RESULT", "SQL_BIG_RESULT",
+                                 "SQL_BUFFER_RESULT"]), max_size=3, unique=True),
+       st.sampled_from(["", "ALL ", "DISTINCT "]),
+       st.sampled_from(["1.5*2", "COUNTER + 1", "1e0/4", "FILTER_RULE = 'x'"]),
+       st.sampled_from([" ", "\t", "  \n"]))
+def test_any_options_leave_the_name_as_typed(options, quantifier, item, space):
+    """Options in any number and order, with any spacing: the name is the item's text alone."""
+    prefix = "".join(f"{option}{space}" for option in options)
+    result = _replica(1).session.execute_text(f"SELECT{space}{quantifier}{prefix}{item}{space}FROM {TABLE}")
+    assert result.columns == (item,)
+
+
+def test_a_quoted_column_named_like_an_option_keeps_its_name():
+    """Only the keyword is an option: a quoted identifier is a name (1054 here: no such column)."""
+    from replfilter.core.errors import MySQLError
+
+    with pytest.raises(MySQLError) as error:
+        _replica(0).session.execute_text(f"SELECT `ALL` + 1 FROM {TABLE}")
+    assert error.value.code == 1054 and "'ALL'" in str(error.value)
