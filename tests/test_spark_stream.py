@@ -479,7 +479,10 @@ def test_batches_with_refused_rows_lost_channels_and_sql_text_decide_as_the_eval
     assert [(s.decided_by, s.counters_from) for s in stats] == [("compiled", "write")] * len(batches)
     # the progress line says how many rows and keys took the exact path (the query events)
     lines = progress.getvalue().splitlines()
-    assert [f", compiled ({s.exact_events} rows, " in line for s, line in zip(stats, lines)] == [True] * len(batches)
+    # (or, for a batch after one whose rows were all covered, that it was written in one pass)
+    said = [", compiled (one pass, every row covered" if s.written_first else f", compiled ({s.exact_events} rows, " for s in stats]
+    assert [text in line for text, line in zip(said, lines)] == [True] * len(batches)
+    assert [s.written_first for s in stats] == [False] * 6 + [True]  # batch 5's SQL text gave one table
     assert [s.dead for s in stats] == [0, 0, 1, 0, 1, 0, 0]
 
     reference = _fresh()
@@ -594,3 +597,56 @@ def test_a_manifest_of_the_one_pass_version_still_reads():
                       "one_pass_missed": False, "distinct_keys": None, "query_id": "q"})
     stats = BatchStats.from_json(old)
     assert (stats.batch_id, stats.events, stats.applied, stats.skipped, stats.decided_by) == (3, 5, 2, 3, "")
+
+
+def test_parquet_batches_are_written_first_while_every_row_is_covered(spark, tmp_path):
+    """A Parquet batch is written at once, and checked by the write's own observed histogram,
+    while the batches before were wholly covered: a batch with a row the expressions do not
+    cover (a non-ASCII table) or a malformed row is decided again, the exact path's keys found
+    first, and so is the batch after it. Every batch's outputs, counts and COUNTERs equal the
+    evaluator's, whichever way it went."""
+    import io
+
+    from replfilter.spark_runtime.stream import EventStream, StreamConfig
+    from spark_helpers import event_row
+
+    def clean(i: int) -> list:
+        return [e for e in _batch_events(i) if not (isinstance(e, QueryEvent) and len(e.tables) > 1)]
+
+    batches = [clean(i) for i in range(7)]
+    batches[2].append(RowEvent("b", "db2", "t1ß"))  # the exact path (Java's folding is not MySQL's)
+    rows = [[event_row(e) for e in evs] for evs in batches]
+    rows[4].append({**event_row(RowEvent("a", "d", "t")), "db": None})  # a dead letter
+    events_dir = _parquet_batches(spark, tmp_path, rows)
+    session = Session()
+    session.execute_sql(SETUP)
+    config = StreamConfig(
+        events_dir, str(tmp_path / "out"), str(tmp_path / "ckpt"), skipped_dir=str(tmp_path / "skipped"),
+        input_format="parquet", max_files_per_trigger=1,
+    )
+    progress = io.StringIO()
+    stats = EventStream(spark, session, config, progress=progress).run_available_now()
+    assert [s.written_first for s in stats] == [True, True, False, False, False, False, True]
+    assert [s.exact_events for s in stats] == [0, 0, 1, 0, 0, 0, 0]
+    assert [s.dead for s in stats] == [0, 0, 0, 0, 1, 0, 0]
+    assert {(s.decided_by, s.counters_from) for s in stats} == {("compiled", "write")}
+    lines = progress.getvalue().splitlines()
+    assert ["one pass, every row covered" in line for line in lines] == [s.written_first for s in stats]
+
+    reference = _fresh()
+    applied = spark.read.parquet(config.output_dir).collect()
+    skipped = spark.read.parquet(config.skipped_dir).collect()
+    for i, evs in enumerate(batches):
+        decisions, reference = apply_events(reference, evs)
+        got = {(_key(r), r["decision"], r["filter_type"], r["filter_rule"]) for r in applied + skipped if r["batch_id"] == i}
+        want = {
+            (_event_key(e, d), d.decision.value, d.filter_type.keyword if d.filter_type else None, d.rule)
+            for e, d in zip(evs, decisions)
+        }
+        assert got == want, f"batch {i}"
+        assert len([r for r in applied + skipped if r["batch_id"] == i]) == len(evs), f"batch {i}"
+        assert (stats[i].events, stats[i].applied) == (len(evs), sum(d.applied for d in decisions)), f"batch {i}"
+    for name in ("a", "b"):
+        assert {f: s.counter for f, s in session.state.channel(name).filters.items()} == {
+            f: s.counter for f, s in reference.channel(name).filters.items()
+        }

@@ -30,6 +30,7 @@ check) and the counts read by :func:`add_observed` after it wrote the applied ev
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -146,6 +147,7 @@ def compiled_frame(
     decisions: BatchDecisions,
     counters: bool = True,
     extra: Sequence[Column] = (),
+    trusted: Column | None = None,
 ) -> tuple[DataFrame, Observation | None]:
     """``df`` with the four decision columns in one projection: the rows ``rules`` cover by
     their compiled code, the others by their key hash looked up in ``decisions`` (the exact
@@ -153,7 +155,10 @@ def compiled_frame(
     observed as the frame is written (read them with :func:`add_observed`). ``extra``: named
     columns to add after those, in the same projection: a projection above the ``observe``
     is a stage of its own that copies every row again (the bench's 400-byte row images: ~12%
-    of the write's JVM CPU time, README "Benchmarks")."""
+    of the write's JVM CPU time, README "Benchmarks"). ``trusted`` (with ``counters``): rows
+    where it is not true are left out of the histogram, like the uncovered rows, so that a
+    write whose observed rows all fell into it shows that every row was covered and trusted
+    (:func:`add_observed` with ``exact_rows`` 0)."""
     spark = df.sparkSession
     coded = rules.with_code(df)
     cc = F.col(compiled_rules.CODE_COLUMN)
@@ -193,7 +198,8 @@ def compiled_frame(
     # where this costs ~1 (README, "Benchmarks")
     rewritten = F.col(compiled_rules.COUNTED_REWRITE_COLUMN).cast("int")
     decided = [*[columns[name].alias(name) for name in DECISION_COLUMNS], *extra]
-    projected = coded.select(*out, *decided, (cc * 2 + rewritten).alias(_METRIC))
+    metric = cc * 2 + rewritten if trusted is None else F.when(trusted, cc * 2 + rewritten)
+    projected = coded.select(*out, *decided, metric.alias(_METRIC))
     observation = Observation()
     bins = 2 * len(rules.outcomes) + 2
     metrics = [F.count(F.lit(1)).alias("rows"), F.histogram_numeric(F.col(_METRIC), F.lit(bins)).alias("classes")]
@@ -202,14 +208,16 @@ def compiled_frame(
 
 
 def add_observed(
-    into: BatchDecisions, rules: CompiledRules, observation: Observation, exact_rows: int, total: int | None = None
+    into: BatchDecisions, rules: CompiledRules, observation: Observation, exact_rows: int, total: int | None = None,
+    wait: float = 0.0,
 ) -> bool:
     """Add the covered rows' counts observed while :func:`compiled_frame`'s frame was written
     to ``into`` and say so (``counters_from = "write"``); False, adding nothing, unless the
     observation is finished and whole: its rows (``total`` when given) are ``exact_rows`` (the
     uncovered rows, counted by their key aggregate) plus the covered rows its histogram
-    counted, each class an exact integer bin."""
-    observed = _observed(observation)
+    counted, each class an exact integer bin. ``wait``: seconds to wait for the metrics of a
+    write that has returned (Spark hands them over on its listener bus, after the job)."""
+    observed = _observed(observation, wait)
     if observed is None:
         return False
     rows = observed.get("rows")
@@ -226,13 +234,18 @@ def add_observed(
     return True
 
 
-def _observed(observation: Observation) -> dict | None:
-    """The observation's metrics when its first action has finished, else None (never waits)."""
+def _observed(observation: Observation, wait: float = 0.0) -> dict | None:
+    """The observation's metrics when its first action has finished, else None (waiting at
+    most ``wait`` seconds for them)."""
     jo = observation._jo
     if jo is None:
         return None
     try:
-        return observation.get if jo.future().isCompleted() else None
+        future = jo.future()
+        deadline = time.monotonic() + wait
+        while not future.isCompleted() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return observation.get if future.isCompleted() else None
     except Exception:  # noqa: BLE001 - no metrics row: Spark ran no observed plan (a local frame)
         return None
 

@@ -139,6 +139,10 @@ class BatchStats:
     """Where the statistics and COUNTER moves came from: ``write`` (observed as the applied
     events were written), ``aggregate`` (one more job over the key columns) or ``keys`` (the
     counted keys of two passes)."""
+    written_first: bool = False
+    """The applied events were written before any other job, every row checked as it was
+    written to be covered by the expressions (:meth:`.stream.EventStream._write_first`); False
+    when a key job found the exact path's keys first."""
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     file_names: list[str] = field(default_factory=list)
     position: dict | None = None
