@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from .clause_order import quantifier_conflicts, without_spans
 from .grammar import RESERVED_WORDS, admin_parser, ascii_upper
 
 # sqlglot statement nodes that are statements MySQL runs (a bare expression such as ``foo bar``
@@ -148,7 +149,9 @@ def statement_kind(text: str) -> str | None:
 
         logging.getLogger("sqlglot").setLevel(logging.ERROR)  # its "falling back to Command" notes
 
-        tree = sqlglot.parse_one(text, read="mysql", error_level=ErrorLevel.RAISE)
+        # ALL with DISTINCT is MySQL syntax (refused later, 1221: clause_order.quantifier_conflicts)
+        readable = without_spans(text, quantifier_conflicts(text)) if words[0] == "SELECT" else text
+        tree = sqlglot.parse_one(readable, read="mysql", error_level=ErrorLevel.RAISE)
     except Exception:  # ParseError, TokenError and friends: not MySQL as far as sqlglot can tell
         return None
     while isinstance(tree, exp.Subquery) and not tree.args.get("alias"):  # (SELECT ...): a SELECT

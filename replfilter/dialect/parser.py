@@ -10,7 +10,7 @@ from lark.lexer import LexerThread
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast
-from .clause_order import misplaced_clause
+from .clause_order import misplaced_clause, quantifier_conflicts
 from .other_statements import reads_filter_tables_only, statement_kind, unparenthesized
 from .grammar import ascii_upper, lark_parser
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
@@ -229,6 +229,8 @@ def _other_statement(text: str, failure: MySQLError, written: str | None = None,
     kind = statement_kind(text)
     if kind is None:
         raise failure
+    if kind == "SELECT" and quantifier_conflicts(text):  # the statement parsed: its query block refuses
+        raise MySQLError.of(ER.WRONG_USAGE, "ALL", "DISTINCT")
     query = unparenthesized(text) if kind == "SELECT" else text
     if kind == "SELECT" and reads_filter_tables_only(query):
         return ast.QueryPerformanceSchema(query.strip())
