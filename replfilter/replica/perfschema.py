@@ -24,7 +24,7 @@ from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operato
                                print_operators)
 from .perfschema_collation import (collate, collated_distinct_counts, collated_groups, collated_max, collated_min,
                                   collated_order, distinct_as_groups, enum_index, sort_key)
-from .perfschema_groupcheck import check_group_by, resolve_group_references, take_dependents
+from .perfschema_groupcheck import check_distinct_order, check_group_by, resolve_group_references, take_dependents
 from .perfschema_having import grouped_by_having, having_as_where, having_target, in_aggregate
 from .perfschema_types import select_types
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
@@ -215,6 +215,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     _check_columns(tree)
     resolve_group_references(tree, _table_columns(tree))
     dependents = check_group_by(tree, SCHEMA, _table_columns(tree))
+    check_distinct_order(tree, SCHEMA, _table_columns(tree))
     definitions = COLUMN_DEFINITIONS.get(_table_name(tree), {})
     implicit = tree.args.get("group") is None
     declared = tuple(d if d is not None else _column_definition(e, definitions, bool(dependents) and implicit)
