@@ -227,8 +227,8 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     temporals = bind_values(tree, values)
     _numeric_literals(tree)
     numeric = []
-    for comparison in list(tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.In,
-                                         exp.Between)):
+    for comparison in list(tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ,
+                                         exp.Like, exp.In, exp.Between)):
         if _numeric(comparison):  # COUNTER and a string compare as doubles (read_text_as_doubles)
             numeric.append(comparison)
         elif any(isinstance(node, exp.Literal) and node.is_string for node in comparison.walk()):
