@@ -42,3 +42,31 @@ def test_a_quoted_column_named_like_an_option_keeps_its_name():
     with pytest.raises(MySQLError) as error:
         _replica(0).session.execute_text(f"SELECT `ALL` + 1 FROM {TABLE}")
     assert error.value.code == 1054 and "'ALL'" in str(error.value)
+
+
+@pytest.mark.parametrize("options", ["ALL DISTINCT", "DISTINCT ALL", "all distinctrow", "DISTINCTROW HIGH_PRIORITY ALL",
+                                     "ALL ALL DISTINCT"])
+def test_all_with_distinct_is_1221(options):
+    """``Query_block::validate_base_options`` (``sql/sql_lex.cc``): ``ER_WRONG_USAGE`` with "ALL",
+    "DISTINCT" once the statement has parsed; mysql-test refuses ``SELECT DISTINCT ALL *`` so."""
+    from replfilter.core.errors import MySQLError
+
+    for query in (f"SELECT {options} CHANNEL_NAME FROM {TABLE}", f"select {options} 1",
+                  f"SELECT COUNTER FROM {TABLE} WHERE COUNTER IN (SELECT {options} 1)"):
+        with pytest.raises(MySQLError) as error:
+            _replica(0).session.execute_text(query)
+        assert (error.value.code, error.value.sqlstate, str(error.value)) == (
+            1221, "HY000", "Incorrect usage of ALL and DISTINCT"), query
+
+
+@pytest.mark.parametrize("query, near", [
+    (f"SELECT ALL DISTINCT FROM {TABLE}", f"FROM {TABLE}"),
+    ("SELECT ALL DISTINCT a LIMIT 1 WHERE 1", "WHERE 1"),
+])
+def test_a_syntax_error_wins_over_all_with_distinct(query, near):
+    """The pair is refused when the parsed query block is contextualized: a syntax error first."""
+    from replfilter.core.errors import MySQLError
+
+    with pytest.raises(MySQLError) as error:
+        _replica(0).session.execute_text(query)
+    assert error.value.code == 1064 and f"near '{near}'" in str(error.value)

@@ -155,6 +155,13 @@ class ER(Enum):
     MIX_OF_GROUP_FUNC_AND_FIELDS = ErrorSpec(  # the number of ER_MIX_OF_GROUP_FUNC_AND_FIELDS, the text of its _V2
         1140, "42000", "In aggregated query without GROUP BY, expression #%u of %s contains nonaggregated column "
         "'%s'; this is incompatible with sql_mode=only_full_group_by")
+    WRONG_USAGE = ErrorSpec(1221, "HY000", "Incorrect usage of %s and %s")
+    FIELD_IN_ORDER_NOT_SELECT = ErrorSpec(
+        3065, "HY000", "Expression #%u of ORDER BY clause is not in SELECT list, references column '%s' which is not "
+        "in SELECT list; this is incompatible with %s")
+    AGGREGATE_IN_ORDER_NOT_SELECT = ErrorSpec(
+        3066, "HY000", "Expression #%u of ORDER BY clause is not in SELECT list, contains aggregate function; this is "
+        "incompatible with %s")
     NON_UNIQ_ERROR = ErrorSpec(1052, "23000", "Column '%s' in %s is ambiguous")
     EMPTY_QUERY = ErrorSpec(1065, "42000", "Query was empty")
     UNKNOWN_TABLE = ErrorSpec(1109, "42S02", "Unknown table '%s' in %s")

@@ -74,3 +74,45 @@ def misplaced_clause(text: str) -> Misplaced | None:
         elif depth == 0 and kind in _NEW_BLOCK:
             rank = 0
     return None
+
+
+def quantifier_conflicts(text: str) -> tuple[tuple[int, int], ...]:
+    """The spans of the ``ALL`` options of each query block whose options also say ``DISTINCT``
+    (or ``DISTINCTROW``), empty when none does or the text cannot be tokenized.
+
+    MySQL's grammar takes both (``select_option_list`` only ORs the options together,
+    ``Query_options::merge``); the query block refuses the pair when it is contextualized after
+    the whole statement has parsed (``Query_options::save_to`` calls
+    ``Query_block::validate_base_options``, ``sql/sql_lex.cc``: ``ER_WRONG_USAGE`` "ALL",
+    "DISTINCT"; mysql-test's ``--error ER_WRONG_USAGE`` ``SELECT DISTINCT ALL * FROM t1``). So a
+    syntax error anywhere in the statement wins over 1221, and the statement is read, for that,
+    with these ``ALL`` left out (sqlglot's reader refuses the pair itself)."""
+    from sqlglot.dialects.mysql import MySQL
+
+    try:
+        tokens = MySQL().tokenize(text)
+    except Exception:  # noqa: BLE001 - an unterminated quote...: the reader reports it
+        return ()
+    spans: list[tuple[int, int]] = []
+    index = 0
+    while index < len(tokens):
+        if tokens[index].token_type.name != "SELECT":
+            index += 1
+            continue
+        index += 1
+        options: list[tuple[str, int, int]] = []
+        while index < len(tokens) and text[tokens[index].start:tokens[index].end + 1].upper() in SELECT_OPTIONS:
+            token = tokens[index]
+            options.append((text[token.start:token.end + 1].upper(), token.start, token.end + 1))
+            index += 1
+        words = {word for word, _, _ in options}
+        if "ALL" in words and words & {"DISTINCT", "DISTINCTROW"}:
+            spans.extend((start, end) for word, start, end in options if word == "ALL")
+    return tuple(spans)
+
+
+def without_spans(text: str, spans: tuple[tuple[int, int], ...]) -> str:
+    """``text`` with each span blanked by spaces (every other position kept)."""
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from .clause_order import quantifier_conflicts, without_spans
 from .grammar import RESERVED_WORDS, admin_parser, ascii_upper
 
 # sqlglot statement nodes that are statements MySQL runs (a bare expression such as ``foo bar``
@@ -62,6 +63,28 @@ def placeholder_positions(text: str) -> tuple[int, ...]:
     return tuple(token.start for token in tokens if token.token_type is TokenType.PLACEHOLDER)
 
 
+def unparenthesized(text: str) -> str:
+    """The query inside the parentheses that enclose all of ``text`` (``((SELECT 1))`` is
+    ``SELECT 1``), else ``text``. MySQL reads a query block in parentheses as that query block
+    (``sql_yacc.yy``: ``query_expression_parens: '(' query_expression_parens ')' | '('
+    query_expression_with_opt_locking_clauses ')'``), so it runs as the query inside does."""
+    from sqlglot.dialects.mysql import MySQL
+
+    try:
+        tokens = MySQL().tokenize(text)
+    except Exception:  # noqa: BLE001 - the reader reports an unterminated quote
+        return text
+    start, end = 0, len(tokens)
+    while end - start >= 2 and tokens[start].token_type.name == "L_PAREN" and tokens[end - 1].token_type.name == "R_PAREN":
+        depth = 0
+        for index in range(start, end - 1):
+            depth += {"L_PAREN": 1, "R_PAREN": -1}.get(tokens[index].token_type.name, 0)
+            if depth == 0:  # the first "(" closes before the end: (SELECT 1) UNION (SELECT 2)
+                return text if start == 0 else text[tokens[start - 1].end + 1:tokens[end].start]
+        start, end = start + 1, end - 1
+    return text if start == 0 else text[tokens[start - 1].end + 1:tokens[end].start]
+
+
 def reads_filter_tables_only(text: str) -> bool:
     """True for a SELECT (``statement_kind`` said so) whose tables are all performance_schema
     filter tables, and that names at least one."""
@@ -78,12 +101,34 @@ def reads_filter_tables_only(text: str) -> bool:
     )
 
 
+def statement_words(text: str) -> list[str]:
+    """The words the statement kind is read from: ``text``'s tokens as MySQL's lexer cuts them
+    (``sql/sql_lex.cc``: ``*``, ``(``, ``)`` and ``,`` are tokens of their own, so
+    ``select*from t`` starts with ``SELECT`` as ``select * from t`` does), upper-cased as typed
+    (white space inside a token cuts it too);
+    the text split at white space when it cannot be tokenized (an unterminated quote: no reader
+    will take it, so the words only decide which error it gets). A query expression in
+    parentheses (``(SELECT ...)``, ``sql_yacc.yy``'s ``query_expression_parens``) is of the kind
+    of the query inside: its leading ``(`` are left out when a ``SELECT`` follows them."""
+    from sqlglot.dialects.mysql import MySQL
+
+    try:
+        tokens = MySQL().tokenize(text)
+    except Exception:  # noqa: BLE001 - TokenError and friends: white space is all there is to go by
+        return ascii_upper(text).split()
+    # A token may hold white space: sqlglot reads ``LOCK TABLES`` as one COMMAND token and the
+    # rest of such a statement as one STRING; their words are cut at white space, as before.
+    words = [word for token in tokens for word in ascii_upper(text[token.start:token.end + 1]).split()]
+    opened = next((i for i, word in enumerate(words) if word != "("), len(words))
+    return words[opened:] if opened and words[opened:opened + 1] == ["SELECT"] else words
+
+
 def statement_kind(text: str) -> str | None:
     """The kind (``SELECT``, ``SHOW``...) of an ordinary MySQL statement ``text`` is, or None
     when it is not one (a syntax error)."""
     if len(text) > MAX_CHARS or _LOOKALIKES & set(text):
         return None
-    words = ascii_upper(text).split()
+    words = statement_words(text)
     if not words or words[0] in _DIALECT_FIRST_WORDS:
         return None
     if words[0] == "SHOW" and (len(words) < 2 or words[1] in _DIALECT_SHOW_WORDS or words[1].startswith("COUNT")):
@@ -99,13 +144,18 @@ def statement_kind(text: str) -> str | None:
         import logging
 
         import sqlglot
+        from sqlglot import exp
         from sqlglot.errors import ErrorLevel
 
         logging.getLogger("sqlglot").setLevel(logging.ERROR)  # its "falling back to Command" notes
 
-        tree = sqlglot.parse_one(text, read="mysql", error_level=ErrorLevel.RAISE)
+        # ALL with DISTINCT is MySQL syntax (refused later, 1221: clause_order.quantifier_conflicts)
+        readable = without_spans(text, quantifier_conflicts(text)) if words[0] == "SELECT" else text
+        tree = sqlglot.parse_one(readable, read="mysql", error_level=ErrorLevel.RAISE)
     except Exception:  # ParseError, TokenError and friends: not MySQL as far as sqlglot can tell
         return None
+    while isinstance(tree, exp.Subquery) and not tree.args.get("alias"):  # (SELECT ...): a SELECT
+        tree = tree.this
     if tree is None or type(tree).__name__ not in _STATEMENT_NODES:
         return None
     return words[0]

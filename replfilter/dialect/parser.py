@@ -10,8 +10,8 @@ from lark.lexer import LexerThread
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast
-from .clause_order import misplaced_clause
-from .other_statements import reads_filter_tables_only, statement_kind
+from .clause_order import misplaced_clause, quantifier_conflicts
+from .other_statements import reads_filter_tables_only, statement_kind, unparenthesized
 from .grammar import ascii_upper, lark_parser
 from ..core.errors import ER, Condition, MySQLError, deprecated_syntax
 from ..core.version import DEFAULT_VERSION, ServerVersion
@@ -229,8 +229,11 @@ def _other_statement(text: str, failure: MySQLError, written: str | None = None,
     kind = statement_kind(text)
     if kind is None:
         raise failure
-    if kind == "SELECT" and reads_filter_tables_only(text):
-        return ast.QueryPerformanceSchema(text.strip())
+    if kind == "SELECT" and quantifier_conflicts(text):  # the statement parsed: its query block refuses
+        raise MySQLError.of(ER.WRONG_USAGE, "ALL", "DISTINCT")
+    query = unparenthesized(text) if kind == "SELECT" else text
+    if kind == "SELECT" and reads_filter_tables_only(query):
+        return ast.QueryPerformanceSchema(query.strip())
     raise MySQLError.of(ER.NOT_SUPPORTED_YET, f"{kind} statements other than those of the replication "
                         "filter dialect in replfilter (it does not simulate them)")
 

@@ -22,9 +22,9 @@ from ..core.filters import FilterSet
 from ..core.results import ColumnType, ResultSet, Value
 from .perfschema_arith import (Arithmetic, Unsigned, decimal_text, mysql_operators, negation_kinds,
                                print_operators)
-from .perfschema_collation import (collate, collated_distinct_counts, collated_groups, collated_max, collated_min,
-                                  collated_order, distinct_as_groups, enum_index, sort_key)
-from .perfschema_groupcheck import check_group_by, resolve_group_references, take_dependents
+from .perfschema_collation import (collate, collate_for_like, collated_distinct_counts, collated_groups, collated_max,
+                                  collated_min, collated_order, distinct_as_groups, enum_index, sort_key)
+from .perfschema_groupcheck import check_distinct_order, check_group_by, resolve_group_references, take_dependents
 from .perfschema_having import grouped_by_having, having_as_where, having_target, in_aggregate
 from .perfschema_types import select_types
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
@@ -215,6 +215,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     _check_columns(tree)
     resolve_group_references(tree, _table_columns(tree))
     dependents = check_group_by(tree, SCHEMA, _table_columns(tree))
+    check_distinct_order(tree, SCHEMA, _table_columns(tree))
     definitions = COLUMN_DEFINITIONS.get(_table_name(tree), {})
     implicit = tree.args.get("group") is None
     declared = tuple(d if d is not None else _column_definition(e, definitions, bool(dependents) and implicit)
@@ -226,14 +227,15 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     temporals = bind_values(tree, values)
     _numeric_literals(tree)
     numeric = []
-    for comparison in list(tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.In,
-                                         exp.Between)):
+    for comparison in list(tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ,
+                                         exp.Like, exp.In, exp.Between)):
         if _numeric(comparison):  # COUNTER and a string compare as doubles (read_text_as_doubles)
             numeric.append(comparison)
         elif any(isinstance(node, exp.Literal) and node.is_string for node in comparison.walk()):
             for operand in comparison.iter_expressions():
                 if isinstance(operand, (exp.Column, exp.Literal)):  # the columns' utf8mb4_0900_ai_ci
-                    operand.replace(exp.Anonymous(this="RF_CI", expressions=[operand.copy()]))
+                    function = "RF_CI_LIKE" if isinstance(comparison, exp.Like) else "RF_CI"
+                    operand.replace(exp.Anonymous(this=function, expressions=[operand.copy()]))
     warnings = read_text_as_doubles(tree, numeric, temporals)
     bind_doubles(tree, values)
     arithmetic = Arithmetic()
@@ -344,7 +346,7 @@ def _execute(tree: "exp.Expr", schema: dict, tables: dict, arithmetic: Arithmeti
 
     optimized = optimize(tree, ensure_schema(schema), leave_tables_isolated=True)
     try:
-        env = {**arithmetic.env(), "RF_CI": collate, "RF_ENUM": enum_index, "MAX": collated_max, "MIN": collated_min}
+        env = {**arithmetic.env(), "RF_CI": collate, "RF_CI_LIKE": collate_for_like, "RF_ENUM": enum_index, "MAX": collated_max, "MIN": collated_min}
         return PythonExecutor(env=env, tables=ensure_tables(tables)).execute(Plan(optimized))
     except ExecuteError as error:  # the executor wraps what a step raised: a MySQL error is ours
         if isinstance(error.__cause__, MySQLError):

@@ -117,7 +117,26 @@ class Arithmetic:
     def env(self) -> dict[str, Callable[..., Any]]:
         return {"RF_ADD": self.add, "RF_SUB": self.sub, "RF_MUL": self.mul, "RF_DIV": self.div,
                 "RF_NEG": self.neg, "RF_DEC": lambda text: Decimal(text), "RF_UINT": lambda text: Unsigned(text),
-                "AVG": _avg, "SUM": _sum, "MOD": self.mod, "ABS": _abs, "INTDIV": self.intdiv}
+                "AVG": _avg, "SUM": _sum, "MOD": self.mod, "ABS": _abs, "INTDIV": self.intdiv,
+                "RF_NSEQ": _null_safe_equal, "RF_XOR": self.xor}
+
+    def xor(self, a: Any, b: Any) -> bool | None:
+        """``Item_func_xor::val_int`` (``sql/item_cmpfunc.cc``): NULL when either side is NULL,
+        else whether exactly one side is true (``val_bool``: a string by its double, with the
+        1292 warning ``double_from_string_with_check`` gives text that is not a number)."""
+        if a is None or b is None:
+            return None
+        return self._truth(a) != self._truth(b)
+
+    def _truth(self, value: Any) -> bool:
+        if isinstance(value, str):
+            from .perfschema_values import text_to_double
+
+            double, warning = text_to_double(value)
+            if warning is not None:
+                self.warnings.append(warning)
+            return double != 0
+        return bool(value)
 
     def _real(self, value: float, index: int) -> float:
         if math.isfinite(value):
@@ -239,6 +258,15 @@ class Arithmetic:
 def _shown(result: Decimal, a: int | Decimal, b: int | Decimal) -> MyDecimal:
     """A sum or difference shows the larger scale (``Item_func_additive_op::result_precision``)."""
     return MyDecimal(result, max(scale(a), scale(b)))
+
+
+def _null_safe_equal(a: Any, b: Any) -> bool:
+    """``<=>`` (``Item_func_equal::val_int``, ``sql/item_cmpfunc.cc``; ``Arg_comparator::compare_*``
+    with ``set_null`` false): true when both sides are NULL, false when one is, else ``=``'s
+    answer; never NULL. Text sides arrive as the collation's keys, as ``=``'s do."""
+    if a is None or b is None:
+        return a is None and b is None
+    return bool(a == b)
 
 
 def _abs(value: Any) -> Any:
@@ -373,6 +401,9 @@ def mysql_operators(tree: "exp.Expr", texts: dict[int, str | None], arithmetic: 
         elif not literal.is_string and literal.this.isdigit() and 2 ** 63 <= int(literal.this) < 2 ** 64:
             # above BIGINT a literal is BIGINT UNSIGNED (Item_uint)
             literal.replace(exp.Anonymous(this="RF_UINT", expressions=[exp.Literal.string(literal.this)]))
+    for node in list(tree.find_all(exp.NullSafeEQ, exp.Xor)):  # functions the executor lacks
+        name = "RF_NSEQ" if isinstance(node, exp.NullSafeEQ) else "RF_XOR"
+        node.replace(exp.Anonymous(this=name, expressions=[node.this, node.expression]))
     for node in list(tree.find_all(exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg)):
         arithmetic.texts.append(texts.get(id(node)))
         index = exp.Literal.number(len(arithmetic.texts) - 1)

@@ -17,7 +17,10 @@ ORDER BY, MIN/MAX, GROUP BY, BETWEEN, IN, ``SELECT DISTINCT`` and ``COUNT(DISTIN
 group and compare by the same weights. replfilter's key is the
 primary level as far as Unicode's canonical decomposition gives it: NFD, combining marks
 dropped, case folded (``ß`` is ``ss``). Expansions DUCET has beyond that (``æ`` = ``ae``) are not
-made; names in the filter tables are identifiers, which rarely hold them.
+made; names in the filter tables are identifiers, which rarely hold them. The key's characters
+order as DUCET's primary weights do for ASCII (punctuation < ``$`` < digits < letters:
+:data:`_DUCET_ASCII_PRIMARY`), other characters after them in code-point order; LIKE matches on
+the folded text instead (:func:`like_key`), whose ``%`` and ``_`` a key of weights would hide.
 """
 
 from __future__ import annotations
@@ -27,9 +30,45 @@ from functools import lru_cache
 from typing import Any
 
 
+_DUCET_ASCII_PRIMARY = {
+    " ": 0x0209, "_": 0x020B, "-": 0x020D, ",": 0x0223, ";": 0x023A, ":": 0x0240, "!": 0x0267, "?": 0x026D,
+    ".": 0x027E, "'": 0x0316, '"': 0x031D, "(": 0x0328, ")": 0x0329, "[": 0x032A, "]": 0x032B, "{": 0x032C,
+    "}": 0x032D, "@": 0x03A0, "*": 0x03A1, "/": 0x03A6, "\\": 0x03A7, "&": 0x03A9, "#": 0x03AC, "%": 0x03AD,
+    "`": 0x04B4, "^": 0x04B7, "+": 0x0666, "<": 0x066A, "=": 0x066B, ">": 0x066C, "|": 0x066E, "~": 0x0670,
+    "$": 0x1F64, **{chr(0x30 + d): 0x1F98 + d for d in range(10)},
+    **dict(zip("abcdefghijklmnopqrstuvwxyz", (
+        0x1FA2, 0x1FBC, 0x1FD6, 0x1FEB, 0x2007, 0x2042, 0x2051, 0x2075, 0x2090, 0x20AB, 0x20C4, 0x20D6, 0x2109,
+        0x2118, 0x213C, 0x216B, 0x2180, 0x2193, 0x21D2, 0x21F7, 0x2217, 0x2247, 0x2259, 0x2264, 0x2270, 0x2286))),
+}
+"""The primary weights DUCET (the UCA's default table, ``allkeys.txt``) gives printable ASCII,
+whose relative order UCA 9.0.0 keeps (``strings/uca900_data.h`` is generated from its
+``allkeys.txt``): the variable characters (white space, then punctuation, then symbols: ``' '
+< '_' < '-' < ',' < ';' < ':' < '!' < '?' < '.'`` ...) before the currency sign ``$``, then the
+digits, then the letters, each capital with its small letter. utf8mb4_0900_ai_ci weighs the
+variable characters as they are (non-ignorable, ``my_uca_scanner``), so ``ch_2`` sorts
+before ``ch1`` (``_`` < ``1``), where code-point order puts it after. Only the order matters
+here, so the weights need not be 9.0.0's own numbers."""
+_KEY_SHIFT = 0x2400
+"""Where a character without an ASCII weight goes in a key: above every ASCII weight (DUCET puts
+the other scripts' letters after Latin, and the few non-ASCII symbols that would come earlier
+are rare in names)."""
+_ASCII_KEYS = {ord(c): chr(w) for c, w in _DUCET_ASCII_PRIMARY.items()} | {
+    ord(c.upper()): chr(w) for c, w in _DUCET_ASCII_PRIMARY.items() if c.isalpha()}
+
+
 @lru_cache(maxsize=4096)
 def collation_key(text: str) -> str:
-    """The value ``utf8mb4_0900_ai_ci`` compares ``text`` by (primary strength, NO PAD)."""
+    """The value ``utf8mb4_0900_ai_ci`` compares and orders ``text`` by (primary strength, NO
+    PAD): each character its primary weight as a character (:data:`_DUCET_ASCII_PRIMARY`), so
+    that Python's string order is the collation's. Not for LIKE: see :func:`like_key`."""
+    return "".join(_ASCII_KEYS.get(ord(c)) or (chr(ord(c) + _KEY_SHIFT) if ord(c) < 0x110000 - _KEY_SHIFT else c)
+                   for c in like_key(text))
+
+
+@lru_cache(maxsize=4096)
+def like_key(text: str) -> str:
+    """``text`` folded as the collation compares it (case and accents dropped), its characters
+    kept: LIKE matches ``%`` and ``_`` in such text (a key of weights would hide them)."""
     if text.isascii():
         return text.lower()
     decomposed = unicodedata.normalize("NFD", text)
@@ -39,6 +78,11 @@ def collation_key(text: str) -> str:
 def collate(value: Any) -> Any:
     """A string's collation key; other values as they are (COUNTER compares as a number)."""
     return collation_key(value) if isinstance(value, str) else value
+
+
+def collate_for_like(value: Any) -> Any:
+    """A string folded for LIKE (:func:`like_key`); other values as they are."""
+    return like_key(value) if isinstance(value, str) else value
 
 
 def _pick(values: Any, largest: bool) -> Any:

@@ -181,3 +181,71 @@ def take_dependents(tree: "exp.Expr", dependents: frozenset[str]) -> None:
         for column in list(inner.find_all(exp.Column)):
             if column.name.upper() in dependents and column.find_ancestor(exp.AggFunc) is None:
                 column.replace(exp.Max(this=column.copy()))
+
+
+def check_distinct_order(tree: "exp.Expr", schema: str, columns: tuple[str, ...]) -> None:
+    """3065 or 3066 for a DISTINCT query whose ORDER BY could order its rows at random, as MySQL
+    8.4 checks it after ``Group_check`` under ONLY_FULL_GROUP_BY (``Distinct_check::check_query``,
+    ``sql/aggregate_check.cc``, in ``Query_block::check_only_full_group_by``).
+
+    Each ORDER BY item not in the SELECT list (a position, a select alias, or an expression
+    ``find_item_in_list`` finds equal to a select item) is walked prefix: its first column that
+    is not itself a select item fails with ``ER_FIELD_IN_ORDER_NOT_SELECT`` (``full_name()``:
+    ``schema.table.COLUMN``, "DISTINCT"), and an aggregate of this query block met before any
+    such column with ``ER_AGGREGATE_IN_ORDER_NOT_SELECT`` (``Item_sum::aggregate_check_distinct``);
+    ``ANY_VALUE(...)`` is never walked into. The check has no DISTINCT to check where
+    ``Query_block::prepare`` removed it: a grouped query selecting every GROUP BY expression,
+    and an implicitly grouped one (one row: its ORDER BY is dropped). A subquery in ORDER BY
+    is not walked into (its columns are its own block's; an outer reference there is not
+    checked: a documented gap)."""
+    from sqlglot import exp
+
+    order = tree.args.get("order")
+    if not tree.args.get("distinct") or order is None:
+        return
+    selected = _select_items(tree, columns)
+    selected_keys = {_key(item) for item in selected}
+    group = tree.args.get("group")
+    group_items = list(group.expressions) if group is not None else []
+    if group_items and all(_key(g) in selected_keys for g in group_items):
+        tree.set("distinct", None)  # redundant: removed, as prepare removes it (the executor then runs it)
+        return
+    having = tree.args.get("having")
+    if not group_items and any(e.find(exp.AggFunc) for e in (*tree.expressions, *([having] if having else []))):
+        return  # implicitly grouped: one row, no ORDER BY left
+    aliases = {e.alias.upper() for e in tree.expressions if isinstance(e, exp.Alias)}
+    selected_columns = {item.name.upper() for item in selected if isinstance(item, exp.Column)}
+    table = tree.find(exp.Table)
+    table_name = (table.alias or table.name) if table is not None else ""
+    for number, ordered in enumerate(order.expressions, 1):
+        item = ordered.this
+        if isinstance(item, exp.Literal) and not item.is_string:
+            continue  # a position in the SELECT list
+        if _key(item) in selected_keys or (isinstance(item, exp.Column) and item.name.upper() in aliases):
+            continue  # in the SELECT list
+        failure = _first_unselected(item, selected_columns)
+        if failure is None:
+            continue
+        if isinstance(failure, exp.Column):
+            raise MySQLError.of(ER.FIELD_IN_ORDER_NOT_SELECT, number, f"{schema}.{table_name}.{failure.name.upper()}",
+                                "DISTINCT")
+        raise MySQLError.of(ER.AGGREGATE_IN_ORDER_NOT_SELECT, number, "DISTINCT")
+
+
+def _first_unselected(item: "exp.Expr", selected_columns: set[str]) -> "exp.Expr | None":
+    """The first node of ``item``, prefix and left to right (``Item::walk`` with WALK_PREFIX),
+    that fails the DISTINCT check: a column not selected itself, or an aggregate."""
+    from sqlglot import exp
+
+    if isinstance(item, (exp.Select, exp.Subquery, exp.AnyValue)) or (
+            isinstance(item, exp.Anonymous) and str(item.this).upper() == "ANY_VALUE"):
+        return None  # ANY_VALUE: Item_func_any_value::aggregate_check_distinct stops the walk
+    if isinstance(item, exp.AggFunc):
+        return item
+    if isinstance(item, exp.Column):
+        return None if item.name.upper() in selected_columns else item
+    for child in item.iter_expressions():
+        found = _first_unselected(child, selected_columns)
+        if found is not None:
+            return found
+    return None
