@@ -12,6 +12,7 @@ compares as a number.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -263,6 +264,34 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     return ResultSet(tuple(names), rows_out, (*warnings, *arithmetic.warnings), integers, types)
 
 
+def fold_quoted_names(tree: "exp.Expr") -> "exp.Expr":
+    """``tree`` with its quoted column names and select aliases read as unquoted ones (a name
+    that needs its quotes, `` `x y` ``, in lower case, as sqlglot's optimizer folds unquoted
+    names): the optimizer keeps a quoted name's case, so `` `FILTER_NAME` `` would name no column
+    of the schema, and ORDER BY `` `X` `` no alias ``x``.
+
+    In MySQL quoting only lets a name hold any character: a column's name is compared without
+    regard to case, quoted or not (``find_field_in_table`` and ``Item_field::eq`` compare names
+    with ``my_strcasecmp(system_charset_info, ...)``, ``sql/sql_base.cc``, ``sql/item.cc``), and
+    so is a select alias (``find_item_in_list``). Table names are left alone: their case is
+    ``lower_case_table_names``' business, settled where the tables are resolved."""
+    from sqlglot import exp
+
+    for identifier in list(tree.find_all(exp.Identifier)):
+        parent = identifier.parent
+        if identifier.quoted and ((isinstance(parent, exp.Column) and identifier.arg_key == "this")
+                                  or (isinstance(parent, exp.Alias) and identifier.arg_key == "alias")):
+            if _PLAIN_NAME.fullmatch(identifier.name):
+                identifier.set("quoted", False)
+            else:
+                identifier.set("this", identifier.name.lower())
+    return tree
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+"""A name that reads the same unquoted (a reserved word too: the tree is parsed already)."""
+
+
 def _table_name(tree: "exp.Expr") -> str:
     """The filter table the query reads (lower case)."""
     from sqlglot import exp
@@ -344,7 +373,7 @@ def _execute(tree: "exp.Expr", schema: dict, tables: dict, arithmetic: Arithmeti
     from sqlglot.planner import Plan
     from sqlglot.schema import ensure_schema
 
-    optimized = optimize(tree, ensure_schema(schema), leave_tables_isolated=True)
+    optimized = optimize(fold_quoted_names(tree), ensure_schema(schema), leave_tables_isolated=True)
     try:
         env = {**arithmetic.env(), "RF_CI": collate, "RF_CI_LIKE": collate_for_like, "RF_ENUM": enum_index, "MAX": collated_max, "MIN": collated_min}
         return PythonExecutor(env=env, tables=ensure_tables(tables)).execute(Plan(optimized))
@@ -365,7 +394,7 @@ def _integer_columns(sql: str, positions: Sequence[int], schema: dict, count: in
 
     tree = sqlglot.parse_one(split_numbers(placeholder_names(sql, positions) if positions else sql), read="mysql")
     try:
-        typed = optimize(tree, schema=schema, dialect="mysql")
+        typed = optimize(fold_quoted_names(tree), schema=schema, dialect="mysql")
     except Exception:  # an expression sqlglot cannot type: text, as before the types were read
         return (False,) * count
     kinds = tuple(e.type is not None and e.type.is_type(*exp.DataType.INTEGER_TYPES)
