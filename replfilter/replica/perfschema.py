@@ -211,7 +211,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     values = tuple(parameters or ())
     if len(values) != len(positions):  # the wire counts the same ``?``; a mismatch is the client's
         raise MySQLError.of(ER.WRONG_ARGUMENTS, "COM_STMT_EXECUTE")  # mysql_stmt_precheck's count check
-    tree = sqlglot.parse_one(split_numbers(placeholder_names(sql, positions) if positions else sql), read="mysql")
+    tree = sqlglot.parse_one(_readable(sql, positions), read="mysql")
     names = _select_names(tree, sql)
     _check_columns(tree)
     resolve_group_references(tree, _table_columns(tree))
@@ -262,6 +262,16 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     rows_out = tuple(tuple(_text(v) for v in r[: len(r) - hidden]) for r in result.rows)
     types = declared if len(declared) == len(names) and any(declared) else None
     return ResultSet(tuple(names), rows_out, (*warnings, *arithmetic.warnings), integers, types)
+
+
+def _readable(sql: str, positions: Sequence[int]) -> str:
+    """``sql`` as sqlglot's reader is given it: select options as it takes them
+    (:func:`.clause_order.canonical_options`, at the same positions), each ``?`` named, numbers
+    split as MySQL's lexer splits them (:mod:`.perfschema_values`)."""
+    from ..dialect.clause_order import canonical_options
+
+    text = canonical_options(sql)
+    return split_numbers(placeholder_names(text, positions) if positions else text)
 
 
 def fold_quoted_names(tree: "exp.Expr") -> "exp.Expr":
@@ -392,7 +402,7 @@ def _integer_columns(sql: str, positions: Sequence[int], schema: dict, count: in
     from sqlglot import exp
     from sqlglot.optimizer import optimize
 
-    tree = sqlglot.parse_one(split_numbers(placeholder_names(sql, positions) if positions else sql), read="mysql")
+    tree = sqlglot.parse_one(_readable(sql, positions), read="mysql")
     try:
         typed = optimize(fold_quoted_names(tree), schema=schema, dialect="mysql")
     except Exception:  # an expression sqlglot cannot type: text, as before the types were read
