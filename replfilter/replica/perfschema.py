@@ -27,6 +27,7 @@ from .perfschema_collation import (collate, collate_for_like, collated_distinct_
                                   collated_min, collated_order, distinct_as_groups, enum_index, sort_key)
 from .perfschema_groupcheck import check_distinct_order, check_group_by, resolve_group_references, take_dependents
 from .perfschema_having import grouped_by_having, having_as_where, having_target, in_aggregate
+from .perfschema_like import like_calls, mysql_like
 from .perfschema_types import select_types
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
                                 read_text_as_doubles, select_item_texts, split_numbers, text_to_double, unnamed)
@@ -237,6 +238,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
                 if isinstance(operand, (exp.Column, exp.Literal)):  # the columns' utf8mb4_0900_ai_ci
                     function = "RF_CI_LIKE" if isinstance(comparison, exp.Like) else "RF_CI"
                     operand.replace(exp.Anonymous(this=function, expressions=[operand.copy()]))
+    like_calls(tree)
     warnings = read_text_as_doubles(tree, numeric, temporals)
     bind_doubles(tree, values)
     arithmetic = Arithmetic()
@@ -385,7 +387,7 @@ def _execute(tree: "exp.Expr", schema: dict, tables: dict, arithmetic: Arithmeti
 
     optimized = optimize(fold_quoted_names(tree), ensure_schema(schema), leave_tables_isolated=True)
     try:
-        env = {**arithmetic.env(), "RF_CI": collate, "RF_CI_LIKE": collate_for_like, "RF_ENUM": enum_index, "MAX": collated_max, "MIN": collated_min}
+        env = {**arithmetic.env(), "RF_CI": collate, "RF_CI_LIKE": collate_for_like, "RF_LIKE": mysql_like, "RF_ENUM": enum_index, "MAX": collated_max, "MIN": collated_min}
         return PythonExecutor(env=env, tables=ensure_tables(tables)).execute(Plan(optimized))
     except ExecuteError as error:  # the executor wraps what a step raised: a MySQL error is ours
         if isinstance(error.__cause__, MySQLError):
