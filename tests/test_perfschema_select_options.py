@@ -70,3 +70,49 @@ def test_a_syntax_error_wins_over_all_with_distinct(query, near):
     with pytest.raises(MySQLError) as error:
         _replica(0).session.execute_text(query)
     assert error.value.code == 1064 and f"near '{near}'" in str(error.value)
+
+
+def _two_filters():
+    """One channel with two filters: two rows, one CHANNEL_NAME."""
+    from replfilter.server.session import Session
+
+    session = Session()
+    session.execute_text("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL 'a'")
+    session.execute_text("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (d1), REPLICATE_IGNORE_DB = (d2) FOR CHANNEL 'a'")
+    return session
+
+
+@pytest.mark.parametrize("options, distinct", [
+    ("SQL_NO_CACHE DISTINCT", True), ("HIGH_PRIORITY DISTINCT", True), ("STRAIGHT_JOIN DISTINCTROW", True),
+    ("DISTINCT DISTINCT", True), ("DISTINCT DISTINCTROW SQL_SMALL_RESULT DISTINCT", True),
+    ("ALL ALL", False), ("ALL SQL_BUFFER_RESULT ALL", False), ("SQL_BIG_RESULT SQL_BIG_RESULT", False),
+])
+def test_options_in_any_order_and_number(options, distinct):
+    """``select_option_list: select_option_list select_option | select_option`` (``sql_yacc.yy``)
+    takes the options in any order and any number of times, OR-ing them together
+    (``Query_options::merge``): only ALL with DISTINCT is refused (1221, above)."""
+    session = _two_filters()
+    for where in ("", " WHERE COUNTER >= 0"):  # the grammar's reader and sqlglot's
+        result = session.execute_text(f"SELECT {options} CHANNEL_NAME FROM {TABLE}{where}")
+        assert result.columns == ("CHANNEL_NAME",)
+        assert result.rows == ((("a",),) if distinct else (("a",), ("a",)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["DISTINCT", "DISTINCTROW", "HIGH_PRIORITY", "STRAIGHT_JOIN", "SQL_SMALL_RESULT",
+                                 "SQL_BIG_RESULT", "SQL_BUFFER_RESULT", "SQL_CALC_FOUND_ROWS", "SQL_NO_CACHE", "ALL"]),
+                min_size=1, max_size=5))
+def test_any_option_list_runs_or_is_1221(options):
+    from replfilter.core.errors import MySQLError
+
+    session = _two_filters()
+    sql = f"SELECT {' '.join(options)} CHANNEL_NAME, COUNTER + 1 FROM {TABLE} WHERE COUNTER >= 0"
+    distinct = bool({"DISTINCT", "DISTINCTROW"} & set(options))
+    if distinct and "ALL" in options:
+        with pytest.raises(MySQLError) as error:
+            session.execute_text(sql)
+        assert error.value.code == 1221
+        return
+    result = session.execute_text(sql)
+    assert result.columns == ("CHANNEL_NAME", "COUNTER + 1")
+    assert len(result.rows) == (1 if distinct else 2)

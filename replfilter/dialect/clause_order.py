@@ -76,24 +76,16 @@ def misplaced_clause(text: str) -> Misplaced | None:
     return None
 
 
-def quantifier_conflicts(text: str) -> tuple[tuple[int, int], ...]:
-    """The spans of the ``ALL`` options of each query block whose options also say ``DISTINCT``
-    (or ``DISTINCTROW``), empty when none does or the text cannot be tokenized.
-
-    MySQL's grammar takes both (``select_option_list`` only ORs the options together,
-    ``Query_options::merge``); the query block refuses the pair when it is contextualized after
-    the whole statement has parsed (``Query_options::save_to`` calls
-    ``Query_block::validate_base_options``, ``sql/sql_lex.cc``: ``ER_WRONG_USAGE`` "ALL",
-    "DISTINCT"; mysql-test's ``--error ER_WRONG_USAGE`` ``SELECT DISTINCT ALL * FROM t1``). So a
-    syntax error anywhere in the statement wins over 1221, and the statement is read, for that,
-    with these ``ALL`` left out (sqlglot's reader refuses the pair itself)."""
+def _option_runs(text: str) -> list[list[tuple[str, int, int]]]:
+    """Each query block's select options as typed (upper-cased word, start, end), in order;
+    empty when the text cannot be tokenized."""
     from sqlglot.dialects.mysql import MySQL
 
     try:
         tokens = MySQL().tokenize(text)
     except Exception:  # noqa: BLE001 - an unterminated quote...: the reader reports it
-        return ()
-    spans: list[tuple[int, int]] = []
+        return []
+    runs: list[list[tuple[str, int, int]]] = []
     index = 0
     while index < len(tokens):
         if tokens[index].token_type.name != "SELECT":
@@ -105,14 +97,49 @@ def quantifier_conflicts(text: str) -> tuple[tuple[int, int], ...]:
             token = tokens[index]
             options.append((text[token.start:token.end + 1].upper(), token.start, token.end + 1))
             index += 1
+        runs.append(options)
+    return runs
+
+
+def quantifier_conflicts(text: str) -> tuple[tuple[int, int], ...]:
+    """The spans of the ``ALL`` options of each query block whose options also say ``DISTINCT``
+    (or ``DISTINCTROW``), empty when none does or the text cannot be tokenized.
+
+    MySQL's grammar takes both (``select_option_list`` only ORs the options together,
+    ``Query_options::merge``); the query block refuses the pair when it is contextualized after
+    the whole statement has parsed (``Query_options::save_to`` calls
+    ``Query_block::validate_base_options``, ``sql/sql_lex.cc``: ``ER_WRONG_USAGE`` "ALL",
+    "DISTINCT"; mysql-test's ``--error ER_WRONG_USAGE`` ``SELECT DISTINCT ALL * FROM t1``). So a
+    syntax error anywhere in the statement wins over 1221."""
+    spans: list[tuple[int, int]] = []
+    for options in _option_runs(text):
         words = {word for word, _, _ in options}
         if "ALL" in words and words & {"DISTINCT", "DISTINCTROW"}:
             spans.extend((start, end) for word, start, end in options if word == "ALL")
     return tuple(spans)
 
 
-def without_spans(text: str, spans: tuple[tuple[int, int], ...]) -> str:
-    """``text`` with each span blanked by spaces (every other position kept)."""
-    for start, end in spans:
-        text = text[:start] + " " * (end - start) + text[end:]
+def canonical_options(text: str) -> str:
+    """``text`` with each query block's select options as sqlglot's reader takes them, at the
+    same length (so every later position, quoted by an error, stays where it was typed): one
+    ``DISTINCT`` first when any of them says ``DISTINCT``/``DISTINCTROW``, then each other
+    option once, no ``ALL``, the rest of the run blank.
+
+    MySQL's ``select_options`` is ``select_option_list: select_option_list select_option |
+    select_option`` (``sql/sql_yacc.yy``): any of the options, in any order, any number of
+    times, merged by OR-ing their bits (``Query_options::merge``), so ``SELECT SQL_NO_CACHE
+    DISTINCT``, ``SELECT ALL ALL`` and ``SELECT DISTINCT DISTINCT`` are one query each; only
+    ``ALL`` with ``DISTINCT`` is refused, later (:func:`quantifier_conflicts`, checked before
+    this). sqlglot's reader wants ``DISTINCT`` first and once, and no ``ALL`` with other
+    options. ``ALL`` is the default, so leaving it out changes nothing; the other options do not
+    change what a query on the filter tables returns."""
+    for options in reversed(_option_runs(text)):
+        if not options:
+            continue
+        words = [word for word, _, _ in options]
+        kept = (["DISTINCT"] if {"DISTINCT", "DISTINCTROW"} & set(words) else []) + list(dict.fromkeys(
+            word for word in words if word not in ("ALL", "DISTINCT", "DISTINCTROW")))
+        start, end = options[0][1], options[-1][2]
+        run = " ".join(kept)
+        text = text[:start] + run + " " * (end - start - len(run)) + text[end:]
     return text

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .clause_order import quantifier_conflicts, without_spans
+from .clause_order import canonical_options
 from .grammar import RESERVED_WORDS, admin_parser, ascii_upper
 
 # sqlglot statement nodes that are statements MySQL runs (a bare expression such as ``foo bar``
@@ -91,7 +91,7 @@ def reads_filter_tables_only(text: str) -> bool:
     import sqlglot
     from sqlglot import exp
 
-    tree = sqlglot.parse_one(text, read="mysql")
+    tree = sqlglot.parse_one(canonical_options(text), read="mysql")
     if not isinstance(tree, exp.Select):
         return False
     tables = list(tree.find_all(exp.Table))
@@ -149,8 +149,9 @@ def statement_kind(text: str) -> str | None:
 
         logging.getLogger("sqlglot").setLevel(logging.ERROR)  # its "falling back to Command" notes
 
-        # ALL with DISTINCT is MySQL syntax (refused later, 1221: clause_order.quantifier_conflicts)
-        readable = without_spans(text, quantifier_conflicts(text)) if words[0] == "SELECT" else text
+        # options in any order and number are MySQL syntax (ALL with DISTINCT refused later, 1221):
+        # clause_order.canonical_options puts them as sqlglot reads them
+        readable = canonical_options(text) if words[0] == "SELECT" else text
         tree = sqlglot.parse_one(readable, read="mysql", error_level=ErrorLevel.RAISE)
     except Exception:  # ParseError, TokenError and friends: not MySQL as far as sqlglot can tell
         return None

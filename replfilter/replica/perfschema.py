@@ -12,6 +12,7 @@ compares as a number.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -26,6 +27,7 @@ from .perfschema_collation import (collate, collate_for_like, collated_distinct_
                                   collated_min, collated_order, distinct_as_groups, enum_index, sort_key)
 from .perfschema_groupcheck import check_distinct_order, check_group_by, resolve_group_references, take_dependents
 from .perfschema_having import grouped_by_having, having_as_where, having_target, in_aggregate
+from .perfschema_like import like_calls, mysql_like
 from .perfschema_types import select_types
 from .perfschema_values import (Parameter, bind_doubles, bind_values, double_text, placeholder_names,
                                 read_text_as_doubles, select_item_texts, split_numbers, text_to_double, unnamed)
@@ -210,7 +212,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     values = tuple(parameters or ())
     if len(values) != len(positions):  # the wire counts the same ``?``; a mismatch is the client's
         raise MySQLError.of(ER.WRONG_ARGUMENTS, "COM_STMT_EXECUTE")  # mysql_stmt_precheck's count check
-    tree = sqlglot.parse_one(split_numbers(placeholder_names(sql, positions) if positions else sql), read="mysql")
+    tree = sqlglot.parse_one(_readable(sql, positions), read="mysql")
     names = _select_names(tree, sql)
     _check_columns(tree)
     resolve_group_references(tree, _table_columns(tree))
@@ -236,6 +238,7 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
                 if isinstance(operand, (exp.Column, exp.Literal)):  # the columns' utf8mb4_0900_ai_ci
                     function = "RF_CI_LIKE" if isinstance(comparison, exp.Like) else "RF_CI"
                     operand.replace(exp.Anonymous(this=function, expressions=[operand.copy()]))
+    like_calls(tree)
     warnings = read_text_as_doubles(tree, numeric, temporals)
     bind_doubles(tree, values)
     arithmetic = Arithmetic()
@@ -261,6 +264,44 @@ def query_performance_schema(state: ReplicaState, sql: str, parameters: Sequence
     rows_out = tuple(tuple(_text(v) for v in r[: len(r) - hidden]) for r in result.rows)
     types = declared if len(declared) == len(names) and any(declared) else None
     return ResultSet(tuple(names), rows_out, (*warnings, *arithmetic.warnings), integers, types)
+
+
+def _readable(sql: str, positions: Sequence[int]) -> str:
+    """``sql`` as sqlglot's reader is given it: select options as it takes them
+    (:func:`.clause_order.canonical_options`, at the same positions), each ``?`` named, numbers
+    split as MySQL's lexer splits them (:mod:`.perfschema_values`)."""
+    from ..dialect.clause_order import canonical_options
+
+    text = canonical_options(sql)
+    return split_numbers(placeholder_names(text, positions) if positions else text)
+
+
+def fold_quoted_names(tree: "exp.Expr") -> "exp.Expr":
+    """``tree`` with its quoted column names and select aliases read as unquoted ones (a name
+    that needs its quotes, `` `x y` ``, in lower case, as sqlglot's optimizer folds unquoted
+    names): the optimizer keeps a quoted name's case, so `` `FILTER_NAME` `` would name no column
+    of the schema, and ORDER BY `` `X` `` no alias ``x``.
+
+    In MySQL quoting only lets a name hold any character: a column's name is compared without
+    regard to case, quoted or not (``find_field_in_table`` and ``Item_field::eq`` compare names
+    with ``my_strcasecmp(system_charset_info, ...)``, ``sql/sql_base.cc``, ``sql/item.cc``), and
+    so is a select alias (``find_item_in_list``). Table names are left alone: their case is
+    ``lower_case_table_names``' business, settled where the tables are resolved."""
+    from sqlglot import exp
+
+    for identifier in list(tree.find_all(exp.Identifier)):
+        parent = identifier.parent
+        if identifier.quoted and ((isinstance(parent, exp.Column) and identifier.arg_key == "this")
+                                  or (isinstance(parent, exp.Alias) and identifier.arg_key == "alias")):
+            if _PLAIN_NAME.fullmatch(identifier.name):
+                identifier.set("quoted", False)
+            else:
+                identifier.set("this", identifier.name.lower())
+    return tree
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+"""A name that reads the same unquoted (a reserved word too: the tree is parsed already)."""
 
 
 def _table_name(tree: "exp.Expr") -> str:
@@ -344,9 +385,9 @@ def _execute(tree: "exp.Expr", schema: dict, tables: dict, arithmetic: Arithmeti
     from sqlglot.planner import Plan
     from sqlglot.schema import ensure_schema
 
-    optimized = optimize(tree, ensure_schema(schema), leave_tables_isolated=True)
+    optimized = optimize(fold_quoted_names(tree), ensure_schema(schema), leave_tables_isolated=True)
     try:
-        env = {**arithmetic.env(), "RF_CI": collate, "RF_CI_LIKE": collate_for_like, "RF_ENUM": enum_index, "MAX": collated_max, "MIN": collated_min}
+        env = {**arithmetic.env(), "RF_CI": collate, "RF_CI_LIKE": collate_for_like, "RF_LIKE": mysql_like, "RF_ENUM": enum_index, "MAX": collated_max, "MIN": collated_min}
         return PythonExecutor(env=env, tables=ensure_tables(tables)).execute(Plan(optimized))
     except ExecuteError as error:  # the executor wraps what a step raised: a MySQL error is ours
         if isinstance(error.__cause__, MySQLError):
@@ -363,9 +404,9 @@ def _integer_columns(sql: str, positions: Sequence[int], schema: dict, count: in
     from sqlglot import exp
     from sqlglot.optimizer import optimize
 
-    tree = sqlglot.parse_one(split_numbers(placeholder_names(sql, positions) if positions else sql), read="mysql")
+    tree = sqlglot.parse_one(_readable(sql, positions), read="mysql")
     try:
-        typed = optimize(tree, schema=schema, dialect="mysql")
+        typed = optimize(fold_quoted_names(tree), schema=schema, dialect="mysql")
     except Exception:  # an expression sqlglot cannot type: text, as before the types were read
         return (False,) * count
     kinds = tuple(e.type is not None and e.type.is_type(*exp.DataType.INTEGER_TYPES)

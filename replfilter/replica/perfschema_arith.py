@@ -21,6 +21,9 @@
 * Division by zero (exact or double, ``/`` or ``%``) is NULL with warning 1365 ``Division by 0``
   (``signal_divide_by_null``, under the default ``sql_mode``'s ``ERROR_FOR_DIVISION_BY_ZERO``:
   replfilter does not read the session's ``sql_mode`` here). ``%`` keeps the dividend's sign.
+* ``AND``/``OR``/``NOT``/``XOR`` read each operand as a number (``Item::val_bool``: a string by
+  its double, 1292 for text that is not a number), three-valued, short-circuited, and yield 1,
+  0 or NULL (``Item_cond_and``/``Item_cond_or``/``Item_func_not::val_int``): :meth:`Arithmetic.and_`.
 """
 
 from __future__ import annotations
@@ -118,7 +121,39 @@ class Arithmetic:
         return {"RF_ADD": self.add, "RF_SUB": self.sub, "RF_MUL": self.mul, "RF_DIV": self.div,
                 "RF_NEG": self.neg, "RF_DEC": lambda text: Decimal(text), "RF_UINT": lambda text: Unsigned(text),
                 "AVG": _avg, "SUM": _sum, "MOD": self.mod, "ABS": _abs, "INTDIV": self.intdiv,
-                "RF_NSEQ": _null_safe_equal, "RF_XOR": self.xor}
+                "RF_NSEQ": _null_safe_equal, "RF_XOR": self.xor, "RF_AND": self.and_, "RF_OR": self.or_,
+                "RF_NOT": self.not_}
+
+    def and_(self, *operands: Callable[[], Any]) -> int | None:
+        """``Item_cond_and::val_int`` (``sql/item_cmpfunc.cc``): each operand in turn by its
+        ``val_bool`` (a number by its value, a string by its double with 1292 when it is not
+        one: ``Item::val_bool``), 0 at the first false one (the rest never evaluated, so never
+        warn), else NULL when one was NULL, else 1. ``operands`` are thunks for that reason."""
+        null = False
+        for operand in operands:
+            value = operand()
+            if value is None:
+                null = True
+            elif not self._truth(value):
+                return 0
+        return None if null else 1
+
+    def or_(self, *operands: Callable[[], Any]) -> int | None:
+        """``Item_cond_or::val_int``: 1 at the first true operand, else NULL when one was NULL,
+        else 0."""
+        null = False
+        for operand in operands:
+            value = operand()
+            if value is None:
+                null = True
+            elif self._truth(value):
+                return 1
+        return None if null else 0
+
+    def not_(self, operand: Callable[[], Any]) -> int | None:
+        """``Item_func_not::val_int``: 1 for a false operand, 0 for a true one, NULL for NULL."""
+        value = operand()
+        return None if value is None else int(not self._truth(value))
 
     def xor(self, a: Any, b: Any) -> bool | None:
         """``Item_func_xor::val_int`` (``sql/item_cmpfunc.cc``): NULL when either side is NULL,
@@ -401,6 +436,7 @@ def mysql_operators(tree: "exp.Expr", texts: dict[int, str | None], arithmetic: 
         elif not literal.is_string and literal.this.isdigit() and 2 ** 63 <= int(literal.this) < 2 ** 64:
             # above BIGINT a literal is BIGINT UNSIGNED (Item_uint)
             literal.replace(exp.Anonymous(this="RF_UINT", expressions=[exp.Literal.string(literal.this)]))
+    _logical_operators(tree)
     for node in list(tree.find_all(exp.NullSafeEQ, exp.Xor)):  # functions the executor lacks
         name = "RF_NSEQ" if isinstance(node, exp.NullSafeEQ) else "RF_XOR"
         node.replace(exp.Anonymous(this=name, expressions=[node.this, node.expression]))
@@ -414,3 +450,23 @@ def mysql_operators(tree: "exp.Expr", texts: dict[int, str | None], arithmetic: 
             continue
         call = exp.Anonymous(this=_OPERATORS[type(node).__name__][1], expressions=[node.this, node.expression, index])
         node.replace(call)
+
+
+_LOGICAL = {"And": "RF_AND", "Or": "RF_OR", "Not": "RF_NOT"}
+
+
+def _logical_operators(tree: "exp.Expr") -> None:
+    """``AND``/``OR``/``NOT`` become :meth:`Arithmetic.and_`... calls on thunks of their operands
+    (``exp.Lambda`` with no parameters: short-circuited as the server's are), before sqlglot's
+    optimizer sees them: its ``simplify`` would rewrite them by Python truth (``'x' OR 0`` to
+    ``'x' AND TRUE``, ``(0 AND NOT -1) OR (NOT 0 AND -1)`` to ``-1``) where MySQL reads each
+    operand as a number and yields 1, 0 or NULL. A chain ``a AND b AND c`` (one
+    ``Item_cond_and`` in the server) becomes nested calls, which evaluate the same operands in
+    the same order to the same value. The operands are moved, not copied: the texts and kinds
+    of their arithmetic are keyed by node."""
+    from sqlglot import exp
+
+    for node in reversed(list(tree.find_all(exp.And, exp.Or, exp.Not, bfs=True))):  # the inner ones first
+        operands = [node.this] if isinstance(node, exp.Not) else [node.this, node.expression]
+        node.replace(exp.Anonymous(this=_LOGICAL[type(node).__name__],
+                                   expressions=[exp.Lambda(this=operand, expressions=[]) for operand in operands]))
