@@ -16,16 +16,15 @@ from replfilter.replica.perfschema_collation import collation_key
 from replfilter.replica.state import ReplicaState
 from replfilter.server.session import Session
 
+from perfschema_sessions import channels_with_do_db
+
 TABLE = "performance_schema.replication_applier_filters"
 RULES = {"ch": "Bé", "x": "a"}
 
 
 @pytest.fixture(scope="module")
 def session() -> Session:
-    session = Session()
-    for channel, rule in RULES.items():
-        session.execute_text(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL '{channel}'")
-        session.execute_text(f"CHANGE REPLICATION FILTER REPLICATE_DO_DB = (`{rule}`) FOR CHANNEL '{channel}'")
+    session = channels_with_do_db(RULES)
     session.execute_text("CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (C) FOR CHANNEL 'x'")
     return session
 

@@ -14,6 +14,8 @@ from hypothesis import given, settings, strategies as st
 from replfilter.replica.perfschema_collation import collation_key
 from replfilter.server.session import Session
 
+from perfschema_sessions import channels_with_do_db
+
 TABLE = "performance_schema.replication_applier_filters"
 RULES = {"a": "db_2", "b": "db1", "c": "db-3", "d": "DB0", "e": "dbA", "f": "db 4", "g": "db$"}
 PUNCTUATION = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~"
@@ -28,11 +30,7 @@ def _rank(c: str) -> int:
 
 @pytest.fixture(scope="module")
 def session() -> Session:
-    session = Session()
-    for channel, rule in RULES.items():
-        session.execute_text(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL '{channel}'")
-        session.execute_text(f"CHANGE REPLICATION FILTER REPLICATE_DO_DB = (`{rule}`) FOR CHANNEL '{channel}'")
-    return session
+    return channels_with_do_db(RULES)
 
 
 def _column(session: Session, sql: str) -> list:

@@ -11,6 +11,8 @@ import pytest
 from replfilter.core.errors import MySQLError
 from replfilter.server.session import Session
 
+from perfschema_sessions import channels_with_do_db
+
 TABLE = "performance_schema.replication_applier_filters"
 FIELD = ("Expression #{n} of ORDER BY clause is not in SELECT list, references column '{column}' which is not in "
          "SELECT list; this is incompatible with DISTINCT")
@@ -20,11 +22,7 @@ AGGREGATE = ("Expression #{n} of ORDER BY clause is not in SELECT list, contains
 
 @pytest.fixture(scope="module")
 def session() -> Session:
-    session = Session()
-    for channel, database in (("ch", "db1"), ("x", "db2")):
-        session.execute_text(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL '{channel}'")
-        session.execute_text(f"CHANGE REPLICATION FILTER REPLICATE_DO_DB = ({database}) FOR CHANNEL '{channel}'")
-    return session
+    return channels_with_do_db({"ch": "db1", "x": "db2"})
 
 
 @pytest.mark.parametrize("query, code, message", [

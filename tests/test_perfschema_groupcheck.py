@@ -9,6 +9,8 @@ import pytest
 from replfilter.core.errors import MySQLError
 from replfilter.server.session import Session
 
+from perfschema_sessions import channels_with_do_db
+
 TABLE = "performance_schema.replication_applier_filters"
 GLOBAL = "performance_schema.replication_applier_global_filters"
 MIX = ("In aggregated query without GROUP BY, expression #{n} of {place} contains nonaggregated column "
@@ -20,10 +22,7 @@ WRONG = ("Expression #{n} of {place} is not in GROUP BY clause and contains nona
 
 @pytest.fixture(scope="module")
 def session() -> Session:
-    session = Session()
-    for channel, database in (("ch", "db1"), ("x", "db2")):
-        session.execute_text(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'h' FOR CHANNEL '{channel}'")
-        session.execute_text(f"CHANGE REPLICATION FILTER REPLICATE_DO_DB = ({database}) FOR CHANNEL '{channel}'")
+    session = channels_with_do_db({"ch": "db1", "x": "db2"})
     session.execute_text("CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (g)")
     return session
 
