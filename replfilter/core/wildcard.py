@@ -26,23 +26,24 @@ from typing import Iterable, Sequence
 from .filters import NameCollation, fold_case
 
 
-def like_to_regex(pattern: str) -> str:
-    """Translate one LIKE pattern (escape ``\\``) to an anchored-by-use regex source.
+def like_to_regex(pattern: str, escape: str = "\\") -> str:
+    """Translate one LIKE pattern to an anchored-by-use regex source.
 
-    ``\\x`` -> literal ``x``; a trailing lone ``\\`` -> literal ``\\``; ``%`` -> ``.*``;
+    ``<escape>x`` -> literal ``x``; a trailing lone escape -> itself, literal; ``%`` -> ``.*``;
     ``_`` -> ``.``; everything else literal. No capturing groups are produced, which lets
-    :class:`WildList` identify the matching rule by its alternative's group number.
+    :class:`WildList` identify the matching rule by its alternative's group number. The
+    filter rules always escape with ``\\``; a SELECT's ``LIKE ... ESCAPE`` names its own.
     """
     out: list[str] = []
     i, n = 0, len(pattern)
     while i < n:
         ch = pattern[i]
-        if ch == "\\":
+        if ch == escape:
             if i + 1 < n:
                 out.append(re.escape(pattern[i + 1]))
                 i += 2
                 continue
-            out.append(re.escape("\\"))
+            out.append(re.escape(escape))
         elif ch == "%":
             # Collapse runs of % (same language, less backtracking).
             if not out or out[-1] != ".*":

@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ER, MySQLError
+from ..core.wildcard import like_to_regex
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -37,17 +38,9 @@ DEFAULT_ESCAPE = "\\"
 
 @lru_cache(maxsize=1024)
 def _pattern(pattern: str, escape: str) -> "re.Pattern[str]":
-    parts: list[str] = []
-    index = 0
-    while index < len(pattern):
-        char = pattern[index]
-        if char == escape and index + 1 < len(pattern):
-            parts.append(re.escape(pattern[index + 1]))
-            index += 2
-            continue
-        parts.append(".*" if char == "%" else "." if char == "_" else re.escape(char))
-        index += 1
-    return re.compile("".join(parts), re.DOTALL)
+    """The pattern as the filter rules' wild patterns are read (:func:`.core.wildcard.like_to_regex`),
+    with this LIKE's escape character."""
+    return re.compile(like_to_regex(pattern, escape), re.DOTALL)
 
 
 def _text(value: Any) -> str:
